@@ -1,0 +1,437 @@
+import { readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import fg from 'fast-glob';
+import type { z } from 'zod';
+import { UnreadableInputError } from '../errors.js';
+import { cmp, type Problem } from '../problems.js';
+import { isParseFailure, parseLocated, stripBom, type LocatedDoc } from '../util/located.js';
+import {
+  describeIssue,
+  harnessFileSchema,
+  HOOK_EVENT_ALIASES,
+  hookSchema,
+  skillFrontMatterKnown,
+  skillFrontMatterSchema,
+  type HarnessFile,
+  type HookInput,
+} from './schema.js';
+import { normaliseToolFile } from './tools.js';
+import type { Harness, Hook, HookCheck, Section, Skill, Tool } from './types.js';
+import { validateHarness } from './validate.js';
+
+export interface LoadResult {
+  /** Present when the snapshot could be assembled (it may still have problems). */
+  harness?: Harness;
+  problems: Problem[];
+  /** Every file read, relative to the snapshot root, with its bytes: for manifests. */
+  files: { file: string; text: string }[];
+}
+
+/** Where each harness part came from, for cross-reference problems. */
+export interface HarnessOrigins {
+  harnessFile: string;
+  harnessDoc?: LocatedDoc;
+  skills: Record<string, { file: string; line?: number }>;
+  tools: Record<string, { file: string; line?: number }>;
+  hooks: Record<string, { file: string; line?: number; doc?: LocatedDoc; path: (string | number)[] }>;
+  sections: Record<string, { file: string }>;
+}
+
+/**
+ * Load a harness snapshot: a folder holding `harness.yaml` (folder form) or a YAML file (single-file
+ * form). Every problem is collected and returned; nothing is thrown except for an input that cannot
+ * be read at all (UnreadableInputError).
+ */
+export async function loadHarness(input: string): Promise<LoadResult> {
+  let info;
+  try {
+    info = await stat(input);
+  } catch {
+    throw new UnreadableInputError(`${input}: no such file or folder`);
+  }
+  const folderForm = info.isDirectory();
+  const root = folderForm ? input : path.dirname(input);
+  const harnessFile = folderForm ? path.join(input, 'harness.yaml') : input;
+  const display = (rel: string) => path.join(root, rel);
+  const problems: Problem[] = [];
+  const files: { file: string; text: string }[] = [];
+  const err = (file: string, p: string, message: string, line?: number) =>
+    problems.push({ file, ...(line !== undefined ? { line } : {}), path: p, message, severity: 'error' });
+  const warn = (file: string, p: string, message: string, line?: number) =>
+    problems.push({ file, ...(line !== undefined ? { line } : {}), path: p, message, severity: 'warning' });
+
+  const mainText = await readText(harnessFile);
+  files.push({ file: path.relative(root, harnessFile) || path.basename(harnessFile), text: mainText });
+  const mainDoc = parseLocated(harnessFile, mainText);
+  if (isParseFailure(mainDoc)) {
+    err(harnessFile, '', `YAML syntax: ${mainDoc.message}`, mainDoc.line);
+    return { problems, files };
+  }
+  const parsed = harnessFileSchema.safeParse(mainDoc.value ?? {});
+  if (!parsed.success) {
+    pushZod(problems, harnessFile, mainDoc, parsed.error.issues, []);
+    return { problems, files };
+  }
+  const cfg: HarnessFile = parsed.data;
+  const origins: HarnessOrigins = { harnessFile, harnessDoc: mainDoc, skills: {}, tools: {}, hooks: {}, sections: {} };
+
+  // Prompt sections: files of the prompt folder (folder form or explicit dir), then inline ones.
+  const sectionTexts = new Map<string, string>();
+  const promptDir = cfg.prompt?.dir ?? (folderForm ? 'prompt' : undefined);
+  if (promptDir !== undefined) {
+    const names = await listDir(path.join(root, promptDir), cfg.prompt?.dir !== undefined);
+    if (names === null) err(harnessFile, 'prompt.dir', `folder ${display(promptDir)} does not exist`, mainDoc.lineOf(['prompt', 'dir']));
+    for (const name of (names ?? []).filter((n) => n.endsWith('.md'))) {
+      const rel = path.join(promptDir, name);
+      const text = await readText(path.join(root, rel));
+      files.push({ file: rel, text });
+      const id = name.slice(0, -'.md'.length);
+      sectionTexts.set(id, normaliseNewlines(stripBom(text)).trim());
+      origins.sections[id] = { file: display(rel) };
+    }
+  }
+  (cfg.prompt?.sections ?? []).forEach((s, i) => {
+    if (sectionTexts.has(s.id)) {
+      err(harnessFile, `prompt.sections.${i}.id`, `duplicate section id "${s.id}"`, mainDoc.lineOf(['prompt', 'sections', i, 'id']));
+      return;
+    }
+    sectionTexts.set(s.id, normaliseNewlines(s.text).trim());
+    origins.sections[s.id] = { file: harnessFile };
+  });
+
+  // Skills.
+  const skills: Skill[] = [];
+  const skillsDir = cfg.skills?.dir ?? (folderForm ? 'skills' : undefined);
+  if (skillsDir !== undefined) {
+    const names = await listDir(path.join(root, skillsDir), cfg.skills?.dir !== undefined);
+    if (names === null) err(harnessFile, 'skills.dir', `folder ${display(skillsDir)} does not exist`, mainDoc.lineOf(['skills', 'dir']));
+    for (const name of names ?? []) {
+      const dir = path.join(root, skillsDir, name);
+      if (!(await isDir(dir))) continue;
+      const rel = path.join(skillsDir, name, 'SKILL.md');
+      let text: string;
+      try {
+        text = await readFile(path.join(root, rel), 'utf8');
+      } catch {
+        err(display(path.join(skillsDir, name)), '', 'skill folder has no SKILL.md');
+        continue;
+      }
+      files.push({ file: rel, text });
+      const skill = parseSkillFile(display(rel), name, text, problems);
+      if (skill) {
+        skills.push(skill);
+        origins.skills[skill.id] = { file: display(rel), line: 2 };
+      }
+    }
+  }
+  (cfg.skills?.items ?? []).forEach((s, i) => {
+    const skill: Skill = {
+      id: s.name,
+      description: s.description,
+      kind: s.kind ?? 'reply',
+      tools: s.tools ?? [],
+      body: normaliseNewlines(s.body).trim(),
+      extra: {},
+    };
+    const line = mainDoc.lineOf(['skills', 'items', i]);
+    if (s.description.length < 1 || s.description.length > 1024) {
+      err(harnessFile, `skills.items.${i}.description`, 'must be 1–1024 characters', mainDoc.lineOf(['skills', 'items', i, 'description']));
+    }
+    if (origins.skills[skill.id]) {
+      err(harnessFile, `skills.items.${i}.name`, `duplicate skill "${skill.id}" (also ${origins.skills[skill.id]!.file})`, line);
+      return;
+    }
+    skills.push(skill);
+    origins.skills[skill.id] = { file: harnessFile, ...(line !== undefined ? { line } : {}) };
+  });
+  skills.sort((a, b) => cmp(a.id, b.id));
+
+  // Tools.
+  const tools: Tool[] = [];
+  const addTools = (value: unknown, file: string, doc: LocatedDoc | undefined, prefix: (string | number)[]) => {
+    const { tools: found, issues } = normaliseToolFile(value);
+    for (const issue of issues) {
+      const full = [...prefix, ...issue.path];
+      err(file, full.join('.'), issue.message, doc?.lineOf(full));
+    }
+    for (const { tool, path: p } of found) {
+      const full = [...prefix, ...p];
+      const line = doc?.lineOf(full);
+      const prior = origins.tools[tool.name];
+      if (prior) {
+        err(file, full.join('.') || 'name', `duplicate tool "${tool.name}" (also ${prior.file}${prior.line ? `:${prior.line}` : ''})`, line);
+        continue;
+      }
+      tools.push(tool);
+      origins.tools[tool.name] = { file, ...(line !== undefined ? { line } : {}) };
+    }
+  };
+  const toolSources = cfg.tools?.sources ?? (folderForm ? ['tools/*.json', 'tools/*.yaml', 'tools/*.yml'] : []);
+  const toolFiles = (await fg(toolSources, { cwd: root, onlyFiles: true, dot: false })).sort(cmp);
+  if (cfg.tools?.sources && toolFiles.length === 0) {
+    err(harnessFile, 'tools.sources', `no file matches ${cfg.tools.sources.join(', ')}`, mainDoc.lineOf(['tools', 'sources']));
+  }
+  for (const rel of toolFiles) {
+    const text = await readText(path.join(root, rel));
+    files.push({ file: rel, text });
+    const doc = parseLocated(display(rel), text);
+    if (isParseFailure(doc)) {
+      err(display(rel), '', `${rel.endsWith('.json') ? 'JSON' : 'YAML'} syntax: ${doc.message}`, doc.line);
+      continue;
+    }
+    addTools(doc.value, display(rel), doc, []);
+  }
+  (cfg.tools?.items ?? []).forEach((item, i) => addTools(item, harnessFile, mainDoc, ['tools', 'items', i]));
+
+  // Hooks.
+  const hooks: Hook[] = [];
+  let hookInputs: { hooks: unknown[]; file: string; doc: LocatedDoc; base: (string | number)[] } | undefined;
+  if (typeof cfg.hooks === 'string' || (cfg.hooks === undefined && folderForm)) {
+    const rel = typeof cfg.hooks === 'string' ? cfg.hooks : 'hooks.yaml';
+    const abs = path.join(root, rel);
+    const exists = await isFile(abs);
+    if (!exists && typeof cfg.hooks === 'string') {
+      err(harnessFile, 'hooks', `file ${display(rel)} does not exist`, mainDoc.lineOf(['hooks']));
+    } else if (exists) {
+      const text = await readText(abs);
+      files.push({ file: rel, text });
+      const doc = parseLocated(display(rel), text);
+      if (isParseFailure(doc)) {
+        err(display(rel), '', `YAML syntax: ${doc.message}`, doc.line);
+      } else {
+        const top = doc.value;
+        if (top === null || typeof top !== 'object' || Array.isArray(top) || !Array.isArray((top as { hooks?: unknown }).hooks)) {
+          err(display(rel), 'hooks', 'expected a mapping with a `hooks:` list', 1);
+        } else {
+          const extra = Object.keys(top).filter((k) => k !== 'hooks');
+          if (extra.length > 0) err(display(rel), '', `unknown key${extra.length > 1 ? 's' : ''}: ${extra.join(', ')}`, doc.lineOf([extra[0]!]));
+          hookInputs = { hooks: (top as { hooks: unknown[] }).hooks, file: display(rel), doc, base: ['hooks'] };
+        }
+      }
+    }
+  } else if (Array.isArray(cfg.hooks)) {
+    hookInputs = { hooks: cfg.hooks, file: harnessFile, doc: mainDoc, base: ['hooks'] };
+  }
+  if (hookInputs) {
+    const { file, doc, base } = hookInputs;
+    hookInputs.hooks.forEach((raw, i) => {
+      const p = [...base, i];
+      const r = hookSchema.safeParse(raw);
+      if (!r.success) {
+        pushZod(problems, file, doc, r.error.issues, p);
+        return;
+      }
+      const hook = normaliseHook(r.data);
+      const line = doc.lineOf([...p, 'id']);
+      if (origins.hooks[hook.id]) {
+        err(file, `${p.join('.')}.id`, `duplicate hook "${hook.id}"`, line);
+        return;
+      }
+      if (hook.command === undefined && hook.checks.length === 0) {
+        err(file, p.join('.'), 'a hook needs `checks` or a `command`', line);
+      }
+      if (hook.command !== undefined && hook.checks.length > 0) {
+        err(file, p.join('.'), 'a hook has either `checks` or a `command`, not both', line);
+      }
+      hooks.push(hook);
+      origins.hooks[hook.id] = { file, ...(line !== undefined ? { line } : {}), doc, path: p };
+    });
+  }
+
+  // Prompt order: declared order, else file-name order; the catalog goes last unless placed.
+  const catalogId = cfg.prompt?.catalog?.id ?? 'skills';
+  if (sectionTexts.has(catalogId)) {
+    err(origins.sections[catalogId]!.file, '', `section id "${catalogId}" is reserved for the generated skill catalog (prompt.catalog.id)`);
+  }
+  const order: string[] = [];
+  const declared = cfg.prompt?.order;
+  if (declared) {
+    const seen = new Set<string>();
+    declared.forEach((id, i) => {
+      const line = mainDoc.lineOf(['prompt', 'order', i]);
+      if (seen.has(id)) err(harnessFile, `prompt.order.${i}`, `section "${id}" is listed twice`, line);
+      else if (id !== catalogId && !sectionTexts.has(id)) err(harnessFile, `prompt.order.${i}`, `no section "${id}" (no ${promptDir ?? 'prompt'}/${id}.md and no inline section)`, line);
+      else order.push(id);
+      seen.add(id);
+    });
+    for (const id of [...sectionTexts.keys()].sort(cmp)) {
+      if (!seen.has(id)) {
+        warn(harnessFile, 'prompt.order', `section "${id}" is not listed; it is appended at the end`, mainDoc.lineOf(['prompt', 'order']));
+        order.push(id);
+      }
+    }
+  } else {
+    order.push(...[...sectionTexts.keys()].sort(cmp));
+  }
+  if (!order.includes(catalogId) && skills.length > 0) order.push(catalogId);
+  const sections: Section[] = order.map((id) =>
+    id === catalogId
+      ? { id, kind: 'catalog', text: '', placement: 'system' }
+      : { id, kind: 'text', text: sectionTexts.get(id) ?? '', placement: 'system' },
+  );
+
+  const variables: Harness['variables'] = {};
+  for (const [k, v] of Object.entries(cfg.variables ?? {})) {
+    const entry: { description?: string; default?: unknown } = {};
+    if (v?.description !== undefined) entry.description = v.description;
+    if (v && 'default' in v && v.default !== undefined) entry.default = v.default;
+    variables[k] = entry;
+  }
+  const catalog: Harness['catalog'] = { id: catalogId, title: cfg.prompt?.catalog?.title ?? 'Skills' };
+  if (cfg.prompt?.catalog?.intro !== undefined) catalog.intro = cfg.prompt.catalog.intro.trim();
+
+  const harness: Harness = {
+    name: cfg.name,
+    version: cfg.version,
+    ...(cfg.description !== undefined ? { description: cfg.description } : {}),
+    sections,
+    pinned: cfg.prompt?.pinned ?? [],
+    unordered: cfg.prompt?.unordered ?? [],
+    separator: cfg.prompt?.separator ?? '\n\n',
+    catalog,
+    variables,
+    skillNaming: cfg.skills?.naming ?? 'agent-skills',
+    skillLoader: cfg.skills?.loader ?? null,
+    skills,
+    tools,
+    hooks,
+    hookMessages: { namePrefix: cfg.hook_messages?.name_prefix ?? 'hook:' },
+    promptStyle: null,
+  };
+  problems.push(...validateHarness(harness, origins));
+  files.sort((a, b) => cmp(a.file, b.file));
+  return { harness, problems, files };
+}
+
+/** Parse `SKILL.md`: YAML front matter between `---` lines, then the markdown body. */
+export function parseSkillFile(file: string, folderName: string, raw: string, problems: Problem[]): Skill | undefined {
+  const text = normaliseNewlines(stripBom(raw));
+  const m = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(text);
+  if (!m) {
+    problems.push({ file, line: 1, path: 'front-matter', message: 'SKILL.md must start with YAML front matter between --- lines', severity: 'error' });
+    return undefined;
+  }
+  const fmText = m[1] ?? '';
+  const doc = parseLocated(file, fmText);
+  if (isParseFailure(doc)) {
+    problems.push({ file, line: (doc.line ?? 0) + 1, path: 'front-matter', message: `YAML syntax: ${doc.message}`, severity: 'error' });
+    return undefined;
+  }
+  const lineOf = (p: (string | number)[]) => {
+    const l = doc.lineOf(p);
+    return l === undefined ? 2 : l + 1;
+  };
+  const r = skillFrontMatterSchema.safeParse(doc.value ?? {});
+  if (!r.success) {
+    for (const issue of r.error.issues) {
+      const d = describeIssue(issue);
+      problems.push({ file, line: lineOf(d.path), path: d.path.join('.') || 'front-matter', message: d.message, severity: 'error' });
+    }
+    return undefined;
+  }
+  const fm = r.data;
+  const extra: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(fm)) {
+    if ((skillFrontMatterKnown as readonly string[]).includes(k)) continue;
+    extra[k] = v;
+    problems.push({ file, line: lineOf([k]), path: k, message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' });
+  }
+  if (fm.name !== folderName) {
+    problems.push({ file, line: lineOf(['name']), path: 'name', message: `"${fm.name}" must equal the folder name "${folderName}"`, severity: 'error' });
+  }
+  return {
+    id: fm.name,
+    description: fm.description,
+    kind: fm.kind ?? 'reply',
+    tools: fm.tools ?? [],
+    body: text.slice(m[0].length).trim(),
+    extra,
+  };
+}
+
+function normaliseHook(h: HookInput): Hook {
+  const event = HOOK_EVENT_ALIASES[h.event]!;
+  // A forbid check looks at the reply on stop/pre_inference hooks and at the call's arguments on tool hooks.
+  const forbidTarget = event === 'stop' || event === 'pre_inference' ? 'reply' : 'arguments';
+  const checks: HookCheck[] = (h.checks ?? []).map((c): HookCheck => {
+    if ('max_chars' in c) return { type: 'max_chars', value: c.max_chars };
+    if ('forbid' in c) return { type: 'forbid', phrases: c.forbid.phrases ?? [], regex: c.forbid.regex ?? [], target: c.forbid.target ?? forbidTarget };
+    if ('require_tool' in c) {
+      const out: HookCheck = { type: 'require_tool', tools: c.require_tool.tools };
+      if (c.require_tool.intents) out.intents = c.require_tool.intents;
+      if (c.require_tool.when_reply_matches !== undefined) out.whenReplyMatches = c.require_tool.when_reply_matches;
+      return out;
+    }
+    if ('schema_valid' in c) return { type: 'schema_valid' };
+    return { type: 'max_tool_rounds', value: c.max_tool_rounds };
+  });
+  const hook: Hook = {
+    id: h.id,
+    event,
+    checks,
+    action: h.action ?? (event === 'pre_tool_use' ? 'reject' : 'retry'),
+    channel: h.channel ?? (event === 'pre_tool_use' || event === 'post_tool_use' ? 'tool' : 'user'),
+    feedback: h.feedback ?? `[${h.id}] {{reason}}`,
+    maxRounds: h.max_rounds ?? 3,
+  };
+  if (h.description !== undefined) hook.description = h.description;
+  if (h.matcher !== undefined) hook.matcher = typeof h.matcher === 'string' ? [h.matcher] : h.matcher;
+  if (h.command !== undefined) hook.command = h.command;
+  if (h.timeout !== undefined) hook.timeout = h.timeout;
+  return hook;
+}
+
+function pushZod(
+  problems: Problem[],
+  file: string,
+  doc: LocatedDoc,
+  issues: readonly z.core.$ZodIssue[],
+  prefix: (string | number)[],
+): void {
+  for (const issue of issues) {
+    const d = describeIssue(issue);
+    const full = [...prefix, ...d.path];
+    // An unknown key is located at the key itself.
+    const at = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...full, issue.keys[0]] : full;
+    const line = doc.lineOf(at);
+    problems.push({ file, ...(line !== undefined ? { line } : {}), path: full.join('.'), message: d.message, severity: 'error' });
+  }
+}
+
+async function readText(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new UnreadableInputError(`${file}: cannot read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'})`);
+  }
+}
+
+/** Sorted entries of a folder; `null` when it does not exist and was required, `[]` when optional. */
+async function listDir(dir: string, required: boolean): Promise<string[] | null> {
+  try {
+    return (await readdir(dir)).sort(cmp);
+  } catch {
+    return required ? null : [];
+  }
+}
+
+async function isDir(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+async function isFile(p: string): Promise<boolean> {
+  try {
+    return (await stat(p)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function normaliseNewlines(s: string): string {
+  return s.replace(/\r\n?/g, '\n');
+}

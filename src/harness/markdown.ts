@@ -1,0 +1,167 @@
+import type { PromptStyle } from './types.js';
+
+/**
+ * A small markdown model for prompt sections: a title, then blocks (paragraphs, lists, sub-headings,
+ * fenced code). Enough to restyle a section (heading style, list markers, title case) and to list
+ * its rules; anything unrecognised stays a paragraph, verbatim.
+ */
+export type Block =
+  | { kind: 'heading'; level: number; text: string }
+  | { kind: 'list'; ordered: boolean; items: string[] }
+  | { kind: 'para'; text: string }
+  | { kind: 'code'; text: string };
+
+export interface ParsedSection {
+  title: string | null;
+  titleLevel: number;
+  blocks: Block[];
+}
+
+const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const BULLET = /^(\s{0,3})([-*+•]|\d+[.)])\s+(.*)$/;
+
+export function parseSection(text: string): ParsedSection {
+  const lines = text.split('\n');
+  let title: string | null = null;
+  let titleLevel = 1;
+  let i = 0;
+  const first = lines[0] !== undefined ? HEADING.exec(lines[0]) : null;
+  if (first) {
+    title = first[2]!;
+    titleLevel = first[1]!.length;
+    i = 1;
+  }
+  const blocks: Block[] = [];
+  let para: string[] = [];
+  let list: { ordered: boolean; items: string[] } | null = null;
+  const flush = () => {
+    if (para.length) blocks.push({ kind: 'para', text: para.join('\n') });
+    if (list) blocks.push({ kind: 'list', ...list });
+    para = [];
+    list = null;
+  };
+  for (; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line.startsWith('```')) {
+      flush();
+      const code = [line];
+      for (i++; i < lines.length; i++) {
+        code.push(lines[i]!);
+        if (lines[i]!.startsWith('```')) break;
+      }
+      blocks.push({ kind: 'code', text: code.join('\n') });
+      continue;
+    }
+    if (line.trim() === '') {
+      flush();
+      continue;
+    }
+    const h = HEADING.exec(line);
+    if (h) {
+      flush();
+      blocks.push({ kind: 'heading', level: h[1]!.length, text: h[2]! });
+      continue;
+    }
+    const b = BULLET.exec(line);
+    if (b && b[1] === '') {
+      if (para.length) flush();
+      const ordered = /\d/.test(b[2]!);
+      if (!list || list.ordered !== ordered) {
+        flush();
+        list = { ordered, items: [] };
+      }
+      list.items.push(b[3]!);
+      continue;
+    }
+    if (list && /^\s+\S/.test(line)) {
+      // A continuation line of the last item.
+      const items = list.items;
+      items[items.length - 1] += `\n${line.trim()}`;
+      continue;
+    }
+    if (list) flush();
+    para.push(line);
+  }
+  flush();
+  return { title, titleLevel, blocks };
+}
+
+/** Render a section in a style. */
+export function renderSection(p: ParsedSection, style: PromptStyle): string {
+  const out: string[] = [];
+  let closing: string | null = null;
+  if (p.title !== null) {
+    const t = caseTitle(p.title, style.titleCase);
+    switch (style.heading) {
+      case 'markdown':
+        out.push(`${'#'.repeat(style.headingLevel)} ${t}`);
+        break;
+      case 'xml': {
+        const tag = xmlTag(p.title);
+        out.push(`<${tag}>`);
+        closing = `</${tag}>`;
+        break;
+      }
+      case 'bracket':
+        out.push(`[${t}]`);
+        break;
+      case 'caps':
+        out.push(t.toUpperCase());
+        break;
+      case 'colon':
+        out.push(`${t}:`);
+        break;
+    }
+  }
+  const body: string[] = [];
+  for (const b of p.blocks) {
+    if (b.kind === 'para' || b.kind === 'code') body.push(b.text);
+    else if (b.kind === 'heading') body.push(`${'#'.repeat(Math.min(6, b.level))} ${b.text}`);
+    else body.push(b.items.map((item, i) => `${marker(style.listMarker, b.ordered, i)} ${item.replace(/\n/g, '\n  ')}`).join('\n'));
+  }
+  const joined = [out.join('\n'), body.join('\n\n')].filter((x) => x !== '').join(style.heading === 'xml' ? '\n' : '\n\n');
+  return closing ? `${joined}\n${closing}` : joined;
+}
+
+/** Parse and render in one step. */
+export function restyleSection(text: string, style: PromptStyle): string {
+  return renderSection(parseSection(text), style);
+}
+
+/** The rules of a section: its list items and paragraphs, normalised (markers, case of spacing). */
+export function sectionUnits(text: string): string[] {
+  const p = parseSection(text);
+  const units: string[] = [];
+  if (p.title !== null) units.push(`title:${normaliseUnit(p.title)}`);
+  for (const b of p.blocks) {
+    if (b.kind === 'list') for (const item of b.items) units.push(`item:${normaliseUnit(item)}`);
+    else if (b.kind === 'heading') units.push(`title:${normaliseUnit(b.text)}`);
+    else units.push(`text:${normaliseUnit(b.text)}`);
+  }
+  return units;
+}
+
+export function normaliseUnit(s: string): string {
+  return s.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+function marker(m: PromptStyle['listMarker'], ordered: boolean, i: number): string {
+  if (m === '1.') return `${i + 1}.`;
+  if (ordered && m !== '•') return `${i + 1}.`;
+  return m;
+}
+
+function caseTitle(t: string, c: PromptStyle['titleCase']): string {
+  if (c === 'upper') return t.toUpperCase();
+  if (c === 'lower') return t.toLowerCase();
+  if (c === 'title') return t.replace(/\b([a-z])/g, (x) => x.toUpperCase());
+  return t;
+}
+
+function xmlTag(title: string): string {
+  const tag = title
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  return tag === '' || /^\d/.test(tag) ? `section_${tag}` : tag;
+}

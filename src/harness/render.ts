@@ -1,0 +1,61 @@
+import { restyleSection } from './markdown.js';
+import { fillTemplate } from './template.js';
+import type { Harness, OpenAiTool, Section } from './types.js';
+
+/**
+ * What the model sees under a harness state, for one trajectory context: the system prompt, an
+ * optional preamble (sections a transform moved in front of the first user turn) and the tools.
+ * Pure and deterministic.
+ */
+export interface RenderedPrompt {
+  system: string;
+  preamble: string;
+}
+
+export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
+  const defaults = variableDefaults(h);
+  const system: string[] = [];
+  const preamble: string[] = [];
+  for (const s of h.sections) {
+    const text = renderSection(h, s, context, defaults);
+    if (text === '') continue;
+    (s.placement === 'preamble' ? preamble : system).push(text);
+  }
+  const sep = h.promptStyle?.separator ?? h.separator;
+  return { system: system.join(sep), preamble: preamble.join(sep) };
+}
+
+/** The system message content for a trajectory with this `context`. */
+export function renderSystemPrompt(h: Harness, context: unknown): string {
+  return renderPrompt(h, context).system;
+}
+
+/** The tool list the model sees, in OpenAI Chat Completions shape and harness order. */
+export function renderTools(h: Harness): OpenAiTool[] {
+  return h.tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
+}
+
+function renderSection(h: Harness, s: Section, context: unknown, defaults: Record<string, unknown>): string {
+  const text = s.kind === 'catalog' ? catalogText(h) : s.text;
+  if (text === '') return '';
+  const styled = h.promptStyle ? restyleSection(text, h.promptStyle) : text;
+  return fillTemplate(styled, context ?? {}, defaults);
+}
+
+/** The generated skill catalog in markdown; empty when there are no skills. */
+export function catalogText(h: Harness): string {
+  if (h.skills.length === 0) return '';
+  const lines = [`# ${h.catalog.title}`, ''];
+  if (h.catalog.intro) lines.push(h.catalog.intro, '');
+  for (const s of h.skills) lines.push(`- ${s.id}: ${s.description.replace(/\s*\n\s*/g, ' ').trim()}`);
+  return lines.join('\n');
+}
+
+function variableDefaults(h: Harness): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(h.variables)) if ('default' in v) out[k] = v.default;
+  return out;
+}

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+
+/** Shapes of the snapshot files, checked by zod. Cross-references are checked in validate.ts. */
+
+const versionString = z.union([z.string().min(1), z.number()]).transform((v) => String(v));
+
+const inlineSection = z.strictObject({ id: z.string().min(1), text: z.string() });
+
+const inlineSkill = z.strictObject({
+  name: z.string().min(1),
+  description: z.string(),
+  kind: z.enum(['reply', 'strategy']).optional(),
+  tools: z.array(z.string()).optional(),
+  body: z.string().default(''),
+});
+
+export const hookCheckSchema = z.union([
+  z.strictObject({ max_chars: z.number().int().positive() }),
+  z.strictObject({
+    forbid: z.strictObject({
+      phrases: z.array(z.string().min(1)).optional(),
+      regex: z.array(z.string().min(1)).optional(),
+      target: z.enum(['reply', 'arguments', 'user']).optional(),
+    }),
+  }),
+  z.strictObject({
+    require_tool: z.strictObject({
+      tools: z.array(z.string().min(1)).min(1),
+      intents: z.array(z.string()).optional(),
+      when_reply_matches: z.string().optional(),
+    }),
+  }),
+  z.strictObject({ schema_valid: z.literal(true) }),
+  z.strictObject({ max_tool_rounds: z.number().int().positive() }),
+]);
+
+export const HOOK_EVENT_ALIASES: Record<string, 'pre_inference' | 'pre_tool_use' | 'post_tool_use' | 'stop'> = {
+  pre_inference: 'pre_inference',
+  pre_tool_use: 'pre_tool_use',
+  post_tool_use: 'post_tool_use',
+  stop: 'stop',
+  UserPromptSubmit: 'pre_inference',
+  PreToolUse: 'pre_tool_use',
+  PostToolUse: 'post_tool_use',
+  Stop: 'stop',
+};
+
+export const hookSchema = z.strictObject({
+  id: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'must start with a letter and use letters, digits, _ . -'),
+  event: z.string().refine((e) => e in HOOK_EVENT_ALIASES, {
+    message: `must be one of ${Object.keys(HOOK_EVENT_ALIASES).join(', ')}`,
+  }),
+  description: z.string().optional(),
+  matcher: z.union([z.string(), z.array(z.string())]).optional(),
+  checks: z.array(hookCheckSchema).optional(),
+  action: z.enum(['retry', 'reject', 'force_reply']).optional(),
+  channel: z.enum(['user', 'system', 'tool']).optional(),
+  feedback: z.string().optional(),
+  max_rounds: z.number().int().positive().optional(),
+  command: z.string().min(1).optional(),
+  timeout: z.number().positive().optional(),
+});
+
+export const hooksFileSchema = z.strictObject({ hooks: z.array(hookSchema) });
+
+export const harnessFileSchema = z.strictObject({
+  name: z.string().min(1),
+  version: versionString,
+  description: z.string().optional(),
+  prompt: z
+    .strictObject({
+      dir: z.string().optional(),
+      order: z.array(z.string().min(1)).optional(),
+      pinned: z.array(z.string().min(1)).optional(),
+      unordered: z.array(z.string().min(1)).optional(),
+      separator: z.string().optional(),
+      sections: z.array(inlineSection).optional(),
+      catalog: z
+        .strictObject({
+          id: z.string().min(1).optional(),
+          title: z.string().min(1).optional(),
+          intro: z.string().optional(),
+        })
+        .optional(),
+    })
+    .optional(),
+  variables: z
+    .record(
+      z.string(),
+      z.strictObject({ description: z.string().optional(), default: z.unknown().optional() }).nullable(),
+    )
+    .optional(),
+  skills: z
+    .strictObject({
+      dir: z.string().optional(),
+      naming: z.enum(['agent-skills', 'snake', 'kebab', 'identifier']).optional(),
+      loader: z.strictObject({ tool: z.string().min(1), argument: z.string().min(1) }).nullable().optional(),
+      items: z.array(inlineSkill).optional(),
+    })
+    .optional(),
+  tools: z
+    .strictObject({
+      sources: z.array(z.string().min(1)).optional(),
+      items: z.array(z.unknown()).optional(),
+    })
+    .optional(),
+  hooks: z.union([z.string().min(1), z.array(z.unknown())]).optional(),
+  hook_messages: z.strictObject({ name_prefix: z.string().min(1) }).optional(),
+});
+
+export type HarnessFile = z.infer<typeof harnessFileSchema>;
+export type HookInput = z.infer<typeof hookSchema>;
+
+export const skillFrontMatterKnown = ['name', 'description', 'kind', 'tools'] as const;
+
+export const skillFrontMatterSchema = z.looseObject({
+  name: z.string().min(1),
+  description: z.string().min(1, 'must be 1–1024 characters').max(1024, 'must be 1–1024 characters'),
+  kind: z.enum(['reply', 'strategy']).optional(),
+  tools: z.array(z.string().min(1)).optional(),
+});
+
+export const openAiToolSchema = z.strictObject({
+  type: z.literal('function'),
+  function: z.strictObject({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    parameters: z.record(z.string(), z.unknown()).optional(),
+    strict: z.boolean().nullable().optional(),
+  }),
+});
+
+export const mcpToolSchema = z.looseObject({
+  name: z.string().min(1),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  inputSchema: z.record(z.string(), z.unknown()),
+  outputSchema: z.record(z.string(), z.unknown()).optional(),
+  annotations: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** zod issue → (path, message) in our words. */
+export function describeIssue(issue: z.core.$ZodIssue): { path: (string | number)[]; message: string } {
+  const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+  if (issue.code === 'unrecognized_keys') {
+    return { path, message: `unknown key${issue.keys.length > 1 ? 's' : ''}: ${issue.keys.join(', ')}` };
+  }
+  if (issue.code === 'invalid_type' && issue.input === undefined) {
+    return { path, message: `required (expected ${issue.expected})` };
+  }
+  if (issue.code === 'invalid_union') {
+    return { path, message: unionMessage(issue) };
+  }
+  return { path, message: issue.message };
+}
+
+function unionMessage(issue: z.core.$ZodIssueInvalidUnion): string {
+  const input = issue.input;
+  if (input !== null && typeof input === 'object' && !Array.isArray(input)) {
+    const keys = Object.keys(input);
+    if (keys.length === 1) {
+      // One-key check objects: report against the branch with that key.
+      for (const branch of issue.errors) {
+        const first = branch[0];
+        if (first && first.path[0] === keys[0]) return `${keys[0]}: ${describeIssue(first).message}`;
+      }
+      if (issue.errors.every((b) => b.some((i) => i.code === 'unrecognized_keys'))) {
+        return `unknown check "${keys[0]}" (expected one of max_chars, forbid, require_tool, schema_valid, max_tool_rounds)`;
+      }
+    }
+  }
+  return 'does not match any accepted form';
+}

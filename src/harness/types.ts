@@ -1,0 +1,122 @@
+/**
+ * The in-memory harness: one concrete harness state. Plain JSON data (no classes, no Maps) so a
+ * state can be hashed, cloned, diffed and written into a manifest.
+ */
+export type JsonSchema = Record<string, unknown>;
+
+export type SkillNaming = 'agent-skills' | 'snake' | 'kebab' | 'identifier';
+export type SkillKind = 'reply' | 'strategy';
+export type HookEvent = 'pre_inference' | 'pre_tool_use' | 'post_tool_use' | 'stop';
+export type HookAction = 'retry' | 'reject' | 'force_reply';
+export type HookChannel = 'user' | 'system' | 'tool';
+
+export interface Section {
+  id: string;
+  /** `text`: a prompt file; `catalog`: the generated skill catalog. */
+  kind: 'text' | 'catalog';
+  /** Markdown with `{{slots}}`, trimmed. Empty for the catalog. */
+  text: string;
+  /** Where in the system prompt it goes: the system message, or a preamble before the first user turn. */
+  placement: 'system' | 'preamble';
+}
+
+export interface Catalog {
+  id: string;
+  title: string;
+  intro?: string;
+}
+
+export interface Skill {
+  id: string;
+  description: string;
+  kind: SkillKind;
+  tools: string[];
+  body: string;
+  /** Front-matter keys we do not interpret, kept as written. */
+  extra: Record<string, unknown>;
+  /** A distractor added by a transform: listed, never loaded. */
+  distractor?: boolean;
+}
+
+export interface Tool {
+  /** The name the model sees (OpenAI-safe). */
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+  title?: string;
+  annotations?: Record<string, unknown>;
+  /** The tool's name in its source (differs from `name` for MCP names OpenAI does not allow). */
+  sourceName: string;
+  sourceFormat: 'openai' | 'mcp';
+  /** A distractor added by a transform: listed, never called. */
+  distractor?: boolean;
+}
+
+export type HookCheck =
+  | { type: 'max_chars'; value: number }
+  | { type: 'forbid'; phrases: string[]; regex: string[]; target: 'reply' | 'arguments' | 'user' }
+  | { type: 'require_tool'; tools: string[]; intents?: string[]; whenReplyMatches?: string }
+  | { type: 'schema_valid' }
+  | { type: 'max_tool_rounds'; value: number };
+
+export interface Hook {
+  id: string;
+  event: HookEvent;
+  description?: string;
+  /** Tool hooks only: the tools this hook applies to; absent = every tool. */
+  matcher?: string[];
+  checks: HookCheck[];
+  action: HookAction;
+  channel: HookChannel;
+  feedback: string;
+  maxRounds: number;
+  /** Claude Code convention command hook; run only with --allow-command-hooks. */
+  command?: string;
+  timeout?: number;
+}
+
+/** How the prompt is laid out when a transform restyles it; `null` renders sections as written. */
+export interface PromptStyle {
+  heading: 'markdown' | 'xml' | 'bracket' | 'caps' | 'colon';
+  headingLevel: number;
+  titleCase: 'as-is' | 'upper' | 'lower' | 'title';
+  listMarker: '-' | '*' | '+' | '1.' | '•';
+  separator: string;
+}
+
+export interface Harness {
+  name: string;
+  version: string;
+  description?: string;
+  /** Sections in prompt order, the skill catalog among them. */
+  sections: Section[];
+  pinned: string[];
+  unordered: string[];
+  separator: string;
+  catalog: Catalog;
+  variables: Record<string, { description?: string; default?: unknown }>;
+  skillNaming: SkillNaming;
+  skillLoader: { tool: string; argument: string } | null;
+  /** Skills in catalog order. */
+  skills: Skill[];
+  /** Tools in the order the model sees them. */
+  tools: Tool[];
+  hooks: Hook[];
+  hookMessages: { namePrefix: string };
+  promptStyle: PromptStyle | null;
+}
+
+/** The tool list the model sees, in OpenAI Chat Completions shape. */
+export interface OpenAiTool {
+  type: 'function';
+  function: { name: string; description: string; parameters: JsonSchema };
+}
+
+export const SKILL_NAME_PATTERNS: Record<SkillNaming, RegExp> = {
+  'agent-skills': /^[a-z0-9]+(-[a-z0-9]+)*$/,
+  snake: /^[a-z][a-z0-9_]*$/,
+  kebab: /^[a-z][a-z0-9-]*$/,
+  identifier: /^[A-Za-z][A-Za-z0-9_-]*$/,
+};
+export const SKILL_NAME_MAX = 64;
+export const OPENAI_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

@@ -1,0 +1,11 @@
+/** The public API of hsa, for scripts and tests. */
+export { loadHarness, type LoadResult } from './harness/load.js';
+export { renderPrompt, renderSystemPrompt, renderTools, catalogText } from './harness/render.js';
+export { fillTemplate, templateSlots } from './harness/template.js';
+export type * from './harness/types.js';
+export { readTrajectories, parseTrajectoryLine, type ReadItem } from './trajectory/read.js';
+export { checkTrajectory } from './trajectory/check.js';
+export type * from './trajectory/types.js';
+export { formatProblem, type Problem } from './problems.js';
+export { canonicalJson } from './util/canonical-json.js';
+export { HsaError, UsageError, UnreadableInputError, RenderError } from './errors.js';

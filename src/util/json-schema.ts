@@ -1,0 +1,51 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { canonicalJson } from './canonical-json.js';
+
+/**
+ * JSON Schema compilation through ajv, cached by the schema's canonical JSON so a schema shared
+ * by thousands of records (or variants) is compiled once. Draft-07 by default; 2019-09/2020-12
+ * when the schema's `$schema` says so.
+ */
+const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+const cache = new Map<string, ValidateFunction | { error: string }>();
+
+export function compileSchema(schema: unknown): ValidateFunction | { error: string } {
+  const key = canonicalJson(schema);
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let out: ValidateFunction | { error: string };
+  try {
+    const s = schema as { $schema?: unknown };
+    const ajv = typeof s.$schema === 'string' && /2019-09|2020-12/.test(s.$schema) ? draft2020 : draft7;
+    out = ajv.compile(schema as object);
+  } catch (e) {
+    out = { error: (e as Error).message };
+  }
+  if (cache.size > 10_000) cache.clear();
+  cache.set(key, out);
+  return out;
+}
+
+/** Validate `value`; `[]` when valid, else readable messages with their JSON paths. */
+export function schemaErrors(schema: unknown, value: unknown): string[] {
+  const v = compileSchema(schema);
+  if ('error' in v) return [`schema does not compile: ${v.error}`];
+  if (v(value)) return [];
+  return (v.errors ?? []).map(formatAjvError);
+}
+
+function formatAjvError(e: ErrorObject): string {
+  const where = e.instancePath === '' ? 'arguments' : `arguments${e.instancePath.replace(/\//g, '.')}`;
+  if (e.keyword === 'additionalProperties') {
+    return `${where}: unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+  }
+  if (e.keyword === 'required') {
+    return `${where}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`;
+  }
+  if (e.keyword === 'enum') {
+    return `${where}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  }
+  return `${where}: ${e.message ?? e.keyword}`;
+}

@@ -1,0 +1,74 @@
+import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+
+/**
+ * A parsed YAML or JSON file that can tell the line of any key path, so a problem found after
+ * parsing (by zod or a cross-reference rule) still names its line.
+ */
+export interface LocatedDoc {
+  file: string;
+  value: unknown;
+  /** 1-based line of the node at `path`, or of its nearest existing ancestor. */
+  lineOf(path: readonly (string | number)[]): number | undefined;
+}
+
+export interface ParseFailure {
+  file: string;
+  line?: number;
+  message: string;
+}
+
+/** Parse YAML (JSON is YAML too) keeping positions; syntax errors come back, never thrown. */
+export function parseLocated(file: string, text: string): LocatedDoc | ParseFailure {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(stripBom(text), { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const first = doc.errors[0];
+  if (first) {
+    const pos = first.pos[0];
+    return { file, line: lineCounter.linePos(pos).line, message: firstLine(first.message) };
+  }
+  return {
+    file,
+    value: doc.toJS({ maxAliasCount: 1000 }),
+    lineOf: (path) => lineOfPath(doc, lineCounter, path),
+  };
+}
+
+export function isParseFailure(x: LocatedDoc | ParseFailure): x is ParseFailure {
+  return !('lineOf' in x);
+}
+
+function lineOfPath(doc: Document, lc: LineCounter, path: readonly (string | number)[]): number | undefined {
+  let node: unknown = doc.contents;
+  let best: number | undefined = rangeLine(node, lc);
+  for (const key of path) {
+    if (isMap(node)) {
+      const pair = node.items.find((p) => {
+        const k = p.key as { value?: unknown } | null;
+        return k !== null && typeof k === 'object' && String(k.value) === String(key);
+      });
+      if (!pair) break;
+      best = rangeLine(pair.key, lc) ?? best;
+      node = pair.value;
+    } else if (isSeq(node) && typeof key === 'number') {
+      node = node.items[key];
+      if (node === undefined) break;
+      best = rangeLine(node, lc) ?? best;
+    } else {
+      break;
+    }
+  }
+  return best;
+}
+
+function rangeLine(node: unknown, lc: LineCounter): number | undefined {
+  const range = (node as { range?: [number, number, number] } | null)?.range;
+  return range ? lc.linePos(range[0]).line : undefined;
+}
+
+export function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}

@@ -1,6 +1,7 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import fg from 'fast-glob';
+import { isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { UnreadableInputError } from '../errors.js';
 import { cmp, type Problem } from '../problems.js';
@@ -31,7 +32,7 @@ export interface LoadResult {
 export interface HarnessOrigins {
   harnessFile: string;
   harnessDoc?: LocatedDoc;
-  skills: Record<string, { file: string; line?: number }>;
+  skills: Record<string, { file: string; line?: number; toolLines?: (number | undefined)[] }>;
   tools: Record<string, { file: string; line?: number }>;
   hooks: Record<string, { file: string; line?: number; doc?: LocatedDoc; path: (string | number)[] }>;
   sections: Record<string, { file: string }>;
@@ -67,12 +68,15 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     err(harnessFile, '', `YAML syntax: ${mainDoc.message}`, mainDoc.line);
     return { problems, files };
   }
-  const parsed = harnessFileSchema.safeParse(mainDoc.value ?? {});
+  const parsed = harnessFileSchema.safeParse(mainDoc.value ?? {}, { reportInput: true });
   if (!parsed.success) {
     pushZod(problems, harnessFile, mainDoc, parsed.error.issues, []);
     return { problems, files };
   }
   const cfg: HarnessFile = parsed.data;
+  // A YAML number version is kept as written (`1.10` stays "1.10", not "1.1").
+  const versionNode = parseDocument(stripBom(mainText)).get('version', true);
+  if (isScalar(versionNode) && typeof versionNode.value === 'number' && versionNode.source) cfg.version = versionNode.source;
   const origins: HarnessOrigins = { harnessFile, harnessDoc: mainDoc, skills: {}, tools: {}, hooks: {}, sections: {} };
 
   // Prompt sections: files of the prompt folder (folder form or explicit dir), then inline ones.
@@ -117,10 +121,11 @@ export async function loadHarness(input: string): Promise<LoadResult> {
         continue;
       }
       files.push({ file: rel, text });
-      const skill = parseSkillFile(display(rel), name, text, problems);
+      const where: SkillLines = {};
+      const skill = parseSkillFile(display(rel), name, text, problems, where);
       if (skill) {
         skills.push(skill);
-        origins.skills[skill.id] = { file: display(rel), line: 2 };
+        origins.skills[skill.id] = { file: display(rel), line: where.line ?? 2, toolLines: where.toolLines ?? [] };
       }
     }
   }
@@ -142,7 +147,8 @@ export async function loadHarness(input: string): Promise<LoadResult> {
       return;
     }
     skills.push(skill);
-    origins.skills[skill.id] = { file: harnessFile, ...(line !== undefined ? { line } : {}) };
+    const toolLines = skill.tools.map((_, j) => mainDoc.lineOf(['skills', 'items', i, 'tools', j]));
+    origins.skills[skill.id] = { file: harnessFile, ...(line !== undefined ? { line } : {}), toolLines };
   });
   skills.sort((a, b) => cmp(a.id, b.id));
 
@@ -159,7 +165,8 @@ export async function loadHarness(input: string): Promise<LoadResult> {
       const line = doc?.lineOf(full);
       const prior = origins.tools[tool.name];
       if (prior) {
-        err(file, full.join('.') || 'name', `duplicate tool "${tool.name}" (also ${prior.file}${prior.line ? `:${prior.line}` : ''})`, line);
+        const namePath = [...full, ...(tool.sourceFormat === 'openai' ? ['function', 'name'] : ['name'])];
+        err(file, namePath.join('.'), `duplicate tool "${tool.name}" (also ${prior.file}${prior.line ? `:${prior.line}` : ''})`, doc?.lineOf(namePath) ?? line);
         continue;
       }
       tools.push(tool);
@@ -177,6 +184,12 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     const doc = parseLocated(display(rel), text);
     if (isParseFailure(doc)) {
       err(display(rel), '', `${rel.endsWith('.json') ? 'JSON' : 'YAML'} syntax: ${doc.message}`, doc.line);
+      continue;
+    }
+    // YAML accepts more than JSON (trailing commas, comments, single quotes): a .json file must be JSON.
+    const jsonError = rel.endsWith('.json') ? jsonSyntaxError(text) : undefined;
+    if (jsonError) {
+      err(display(rel), '', `JSON syntax: ${jsonError.message}`, jsonError.line);
       continue;
     }
     addTools(doc.value, display(rel), doc, []);
@@ -216,7 +229,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     const { file, doc, base } = hookInputs;
     hookInputs.hooks.forEach((raw, i) => {
       const p = [...base, i];
-      const r = hookSchema.safeParse(raw);
+      const r = hookSchema.safeParse(raw, { reportInput: true });
       if (!r.success) {
         pushZod(problems, file, doc, r.error.issues, p);
         return;
@@ -303,8 +316,14 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   return { harness, problems, files };
 }
 
+/** Lines of a parsed SKILL.md's `name` and `tools` items, for cross-reference problems. */
+export interface SkillLines {
+  line?: number;
+  toolLines?: (number | undefined)[];
+}
+
 /** Parse `SKILL.md`: YAML front matter between `---` lines, then the markdown body. */
-export function parseSkillFile(file: string, folderName: string, raw: string, problems: Problem[]): Skill | undefined {
+export function parseSkillFile(file: string, folderName: string, raw: string, problems: Problem[], where?: SkillLines): Skill | undefined {
   const text = normaliseNewlines(stripBom(raw));
   const m = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(text);
   if (!m) {
@@ -321,7 +340,7 @@ export function parseSkillFile(file: string, folderName: string, raw: string, pr
     const l = doc.lineOf(p);
     return l === undefined ? 2 : l + 1;
   };
-  const r = skillFrontMatterSchema.safeParse(doc.value ?? {});
+  const r = skillFrontMatterSchema.safeParse(doc.value ?? {}, { reportInput: true });
   if (!r.success) {
     for (const issue of r.error.issues) {
       const d = describeIssue(issue);
@@ -335,6 +354,10 @@ export function parseSkillFile(file: string, folderName: string, raw: string, pr
     if ((skillFrontMatterKnown as readonly string[]).includes(k)) continue;
     extra[k] = v;
     problems.push({ file, line: lineOf([k]), path: k, message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' });
+  }
+  if (where) {
+    where.line = lineOf(['name']);
+    where.toolLines = (fm.tools ?? []).map((_, i) => lineOf(['tools', i]));
   }
   if (fm.name !== folderName) {
     problems.push({ file, line: lineOf(['name']), path: 'name', message: `"${fm.name}" must equal the folder name "${folderName}"`, severity: 'error' });
@@ -429,6 +452,20 @@ async function isFile(p: string): Promise<boolean> {
     return (await stat(p)).isFile();
   } catch {
     return false;
+  }
+}
+
+/** The JSON.parse error of a text (with the line of its position when known), or undefined. */
+function jsonSyntaxError(text: string): { message: string; line?: number } | undefined {
+  const body = stripBom(text);
+  try {
+    JSON.parse(body);
+    return undefined;
+  } catch (e) {
+    const message = (e as Error).message;
+    const pos = /at position (\d+)/.exec(message);
+    if (!pos) return { message };
+    return { message, line: body.slice(0, Number(pos[1])).split('\n').length };
   }
 }
 

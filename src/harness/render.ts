@@ -54,7 +54,8 @@ export function catalogText(h: Harness): string {
   return lines.join('\n');
 }
 
-function variableDefaults(h: Harness): Record<string, unknown> {
+/** Declared defaults of template variables. */
+export function variableDefaults(h: Harness): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(h.variables)) if ('default' in v) out[k] = v.default;
   return out;

@@ -148,6 +148,9 @@ export function describeIssue(issue: z.core.$ZodIssue): { path: (string | number
   if (issue.code === 'invalid_type' && issue.input === undefined) {
     return { path, message: `required (expected ${issue.expected})` };
   }
+  if (issue.code === 'invalid_union' && issue.input === undefined) {
+    return { path, message: 'required' };
+  }
   if (issue.code === 'invalid_union') {
     return { path, message: unionMessage(issue) };
   }

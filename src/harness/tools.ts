@@ -47,7 +47,7 @@ export function normaliseToolFile(value: unknown): {
 /** One tool object in either format → the internal form. */
 export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawToolIssue[] } {
   if (isObject(item) && item.type === 'function' && 'function' in item) {
-    const parsed = openAiToolSchema.safeParse(item);
+    const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
     if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
     const f = parsed.data.function;
     if (!OPENAI_TOOL_NAME.test(f.name)) {
@@ -64,7 +64,7 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
     };
   }
   if (isObject(item) && 'inputSchema' in item) {
-    const parsed = mcpToolSchema.safeParse(item);
+    const parsed = mcpToolSchema.safeParse(item, { reportInput: true });
     if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
     const t = parsed.data;
     const tool: Tool = {

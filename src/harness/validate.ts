@@ -34,7 +34,7 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
       at(file, 'name', `"${s.id}" does not follow skills.naming "${h.skillNaming}" (${pattern.source}, at most ${SKILL_NAME_MAX} characters)`, o?.line);
     }
     s.tools.forEach((t, i) => {
-      if (!toolNames.has(t)) at(file, `tools.${i}`, `skill "${s.id}" names tool "${t}", which does not exist`, o?.line);
+      if (!toolNames.has(t)) at(file, `tools.${i}`, `skill "${s.id}" names tool "${t}", which does not exist`, o?.toolLines?.[i] ?? o?.line);
     });
   }
 
@@ -64,7 +64,7 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
     const base = o ? o.path.join('.') : `hooks.${hook.id}`;
     const line = (rest: (string | number)[]) => o?.doc?.lineOf([...(o?.path ?? []), ...rest]) ?? o?.line;
     (hook.matcher ?? []).forEach((t, i) => {
-      if (!toolNames.has(t)) at(file, `${base}.matcher${hook.matcher!.length > 1 ? `.${i}` : ''}`, `hook "${hook.id}" names tool "${t}", which does not exist`, line(['matcher']));
+      if (!toolNames.has(t)) at(file, `${base}.matcher${hook.matcher!.length > 1 ? `.${i}` : ''}`, `hook "${hook.id}" names tool "${t}", which does not exist`, line(['matcher', i]));
     });
     if (hook.matcher && (hook.event === 'stop' || hook.event === 'pre_inference')) {
       at(file, `${base}.matcher`, `a matcher only applies to pre_tool_use and post_tool_use hooks (this one is ${hook.event})`, line(['matcher']));
@@ -74,24 +74,24 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
       const cl = line(['checks', i]);
       if (c.type === 'require_tool') {
         c.tools.forEach((t, j) => {
-          if (!toolNames.has(t)) at(file, `${cp}.require_tool.tools.${j}`, `hook "${hook.id}" names tool "${t}", which does not exist`, cl);
+          if (!toolNames.has(t)) at(file, `${cp}.require_tool.tools.${j}`, `hook "${hook.id}" names tool "${t}", which does not exist`, line(['checks', i, 'require_tool', 'tools', j]));
         });
-        if (c.whenReplyMatches !== undefined) checkRegex(c.whenReplyMatches, `${cp}.require_tool.when_reply_matches`);
+        if (c.whenReplyMatches !== undefined) checkRegex(c.whenReplyMatches, ['require_tool', 'when_reply_matches']);
         if (hook.event !== 'stop') at(file, `${cp}.require_tool`, 'require_tool applies to stop hooks only', cl);
       }
       if (c.type === 'forbid') {
-        c.regex.forEach((r, j) => checkRegex(r, `${cp}.forbid.regex.${j}`));
+        c.regex.forEach((r, j) => checkRegex(r, ['forbid', 'regex', j]));
         if (c.phrases.length === 0 && c.regex.length === 0) at(file, `${cp}.forbid`, 'forbid needs phrases or regex', cl);
       }
       if (c.type === 'max_chars' && hook.event !== 'stop') at(file, `${cp}.max_chars`, 'max_chars applies to stop hooks only', cl);
       if (c.type === 'schema_valid' && hook.event !== 'pre_tool_use' && hook.event !== 'post_tool_use') {
         at(file, `${cp}.schema_valid`, 'schema_valid applies to tool hooks only', cl);
       }
-      function checkRegex(r: string, p: string) {
+      function checkRegex(r: string, rest: (string | number)[]) {
         try {
           new RegExp(r, 'u');
         } catch (e) {
-          at(file, p, `invalid regular expression: ${(e as Error).message}`, cl);
+          at(file, `${cp}.${rest.join('.')}`, `invalid regular expression: ${(e as Error).message}`, line(['checks', i, ...rest]));
         }
       }
     });

@@ -3,6 +3,7 @@ import type { Harness, JsonSchema } from '../harness/types.js';
 import type { Problem } from '../problems.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
+import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';
 
 export interface CheckContext {
@@ -74,7 +75,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
         }
         if (schema) for (const msg of schemaErrors(schema, args)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
         if (h.skillLoader && name === h.skillLoader.tool) {
-          const skill = (args as Record<string, unknown>)[h.skillLoader.argument];
+          const skill = getPath(args, h.skillLoader.argument);
           if (typeof skill === 'string' && !skills.has(skill)) add(`${cp}.function.arguments.${h.skillLoader.argument}`, `skill "${skill}" does not exist`);
         }
       });

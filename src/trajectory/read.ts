@@ -26,7 +26,7 @@ export function parseTrajectoryLine(file: string, line: number, text: string): R
   } catch (e) {
     return { ok: false, file, line, text, problems: [{ file, line, path: '(json)', message: `not valid JSON: ${(e as Error).message}`, severity: 'error' }] };
   }
-  const r = trajectorySchema.safeParse(value);
+  const r = trajectorySchema.safeParse(value, { reportInput: true });
   if (!r.success) {
     const id = value !== null && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : undefined;
     const problems = r.error.issues.map((issue): Problem => {

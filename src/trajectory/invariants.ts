@@ -1,0 +1,256 @@
+import { fillTemplate } from '../harness/template.js';
+import { renderPrompt, variableDefaults } from '../harness/render.js';
+import { normaliseUnit, sectionUnits } from '../harness/markdown.js';
+import type { Harness, JsonSchema } from '../harness/types.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { schemaErrors } from '../util/json-schema.js';
+import { TextRewriter } from '../transform/identifiers.js';
+import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
+import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
+import { rewriteTrajectory, textMap, PREAMBLE_NAME } from './rewrite.js';
+import { getPath } from '../util/path.js';
+import { textOf, type Trajectory } from './types.js';
+
+/**
+ * The checks every augmented record passes (DESIGN §5): calls valid against the record's tools,
+ * no leaked old identifier, exact round trip, prompt rules kept. Each returns human-readable
+ * failures; an empty list means the check passed.
+ */
+export interface CheckReport {
+  calls: string[];
+  leaks: string[];
+  roundTrip: string[];
+  rules: string[];
+}
+
+export function checkVariant(
+  source: Trajectory,
+  augmented: Trajectory,
+  plan: RewritePlan,
+  from: Harness,
+  to: Harness,
+  opts: { roundTrip: boolean; rules: boolean },
+): CheckReport {
+  return {
+    calls: checkCalls(augmented, to),
+    leaks: checkLeaks(augmented, plan, from, to),
+    roundTrip: opts.roundTrip ? checkRoundTrip(source, augmented, plan, from, to) : [],
+    rules: opts.rules ? checkRules(from, to, plan, source.context ?? {}) : [],
+  };
+}
+
+export function reportFailures(r: CheckReport): string[] {
+  return [
+    ...r.calls.map((x) => `invalid call: ${x}`),
+    ...r.leaks.map((x) => `leak: ${x}`),
+    ...r.roundTrip.map((x) => `round trip: ${x}`),
+    ...r.rules.map((x) => `rules: ${x}`),
+  ];
+}
+
+/** Every tool call names a listed tool and its arguments validate against that tool's schema. */
+export function checkCalls(rec: Trajectory, state: Harness): string[] {
+  const schemas = new Map<string, JsonSchema>();
+  if (rec.tools) for (const t of rec.tools) schemas.set(t.function.name, (t.function.parameters ?? { type: 'object' }) as JsonSchema);
+  else for (const t of state.tools) schemas.set(t.name, t.parameters);
+  const out: string[] = [];
+  rec.messages.forEach((m, i) => {
+    if (m.role !== 'assistant' || !m.tool_calls) return;
+    m.tool_calls.forEach((c, k) => {
+      const where = `messages.${i}.tool_calls.${k}`;
+      const schema = schemas.get(c.function.name);
+      if (!schema) return void out.push(`${where}: tool "${c.function.name}" is not in the record's tools`);
+      let args: unknown;
+      try {
+        args = JSON.parse(c.function.arguments);
+      } catch {
+        return void out.push(`${where}: arguments are not JSON`);
+      }
+      for (const e of schemaErrors(schema, args)) out.push(`${where}: ${e}`);
+    });
+  });
+  return out;
+}
+
+/**
+ * No renamed identifier survives: not as a tool, call, parameter, skill-load or hook name, and not
+ * mentioned in the system prompt, tool descriptions, assistant text, skill bodies or hook feedback
+ * (plain-word identifiers count only inside code spans; user words and tool data are not checked).
+ */
+export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to: Harness): string[] {
+  const current = stateIdentifiers(to);
+  const gone = (map: Record<string, string>) => Object.entries(map).filter(([a, b]) => a !== b && !current.has(a)).map(([a]) => a);
+  const oldTools = new Set(gone(plan.tools));
+  const oldSkills = new Set(gone(plan.skills));
+  const oldHooks = new Set(gone(plan.hooks));
+  const out: string[] = [];
+  const inverseTools: Record<string, string> = {};
+  for (const [a, b] of Object.entries(plan.tools)) inverseTools[b] = a;
+  const { params } = netParamRenames(plan);
+
+  // Structural places.
+  const toolList = rec.tools?.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })) ?? to.tools;
+  for (const t of toolList) {
+    if (oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
+    const renamed = params[mapId(inverseTools, t.name)] ?? {};
+    const now = new Set(schemaPropertyNames(t.parameters));
+    for (const [path, leaf] of Object.entries(renamed)) {
+      const old = path.split('.').pop()!;
+      if (old !== leaf && now.has(old) && !Object.values(renamed).includes(old)) out.push(`tools.${t.name}: old parameter "${old}"`);
+    }
+  }
+  const prefix = to.hookMessages.namePrefix;
+  rec.messages.forEach((m, i) => {
+    if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix) && oldHooks.has(m.name.slice(prefix.length))) {
+      out.push(`messages.${i}.name: old hook name "${m.name}"`);
+    }
+    if (m.role !== 'assistant' || !m.tool_calls) return;
+    m.tool_calls.forEach((c, k) => {
+      const where = `messages.${i}.tool_calls.${k}`;
+      if (oldTools.has(c.function.name)) out.push(`${where}: old tool name "${c.function.name}"`);
+      let args: unknown;
+      try {
+        args = JSON.parse(c.function.arguments);
+      } catch {
+        return;
+      }
+      const renamed = params[mapId(inverseTools, c.function.name)] ?? {};
+      const oldKeys = new Set(Object.entries(renamed).filter(([p, l]) => p.split('.').pop() !== l).map(([p]) => p.split('.').pop()!));
+      for (const l of Object.values(renamed)) oldKeys.delete(l);
+      for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where}: old parameter "${key}"`);
+      if (to.skillLoader && c.function.name === to.skillLoader.tool) {
+        const v = getPath(args, to.skillLoader.argument);
+        if (typeof v === 'string' && oldSkills.has(v)) out.push(`${where}: loads old skill name "${v}"`);
+      }
+    });
+  });
+
+  // Free text.
+  const textOld: Record<string, string> = {};
+  for (const [a, b] of Object.entries(textMap(plan, from))) if (!current.has(a)) textOld[a] = b;
+  const finder = new TextRewriter(textOld);
+  if (finder.size === 0) return out;
+  const scan = (where: string, text: string) => {
+    for (const name of finder.mentions(text)) out.push(`${where}: mentions old name "${name}"`);
+  };
+  const loaderCalls = new Set<string>();
+  rec.messages.forEach((m, i) => {
+    const where = `messages.${i}`;
+    if (m.role === 'system' || m.role === 'developer') scan(where, textOf(m.content));
+    else if (m.role === 'user' && (m.name === PREAMBLE_NAME || m.name?.startsWith(prefix))) scan(where, textOf(m.content));
+    else if (m.role === 'assistant') {
+      scan(where, textOf(m.content));
+      for (const c of m.tool_calls ?? []) if (to.skillLoader && c.function.name === to.skillLoader.tool) loaderCalls.add(c.id);
+    } else if (m.role === 'tool' && loaderCalls.has(m.tool_call_id)) scan(where, textOf(m.content));
+  });
+  for (const t of toolList) {
+    const desc = (rec.tools?.find((x) => x.function.name === t.name)?.function.description ?? to.tools.find((x) => x.name === t.name)?.description) ?? '';
+    scan(`tools.${t.name}.description`, desc);
+    scan(`tools.${t.name}.parameters`, schemaDescriptions(t.parameters).join('\n'));
+  }
+  return out;
+}
+
+/** Applying the inverse plan to the augmented record gives the source back, canonically. */
+export function checkRoundTrip(source: Trajectory, augmented: Trajectory, plan: RewritePlan, from: Harness, to: Harness): string[] {
+  const back = rewriteTrajectory(augmented, invertPlan(plan), to, from);
+  const a = canonicalRecord(source);
+  const b = canonicalRecord(back);
+  if (a.length !== b.length) return [`inverse has ${b.length} messages, source has ${a.length}`];
+  const out: string[] = [];
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) out.push(`messages.${i} differs after inverse: ${clip(b[i]!)} vs ${clip(a[i]!)}`);
+  if (source.tools && canonicalJson(source.tools) !== canonicalJson(back.tools)) out.push('tools differ after inverse');
+  return out;
+}
+
+/** The canonical form compared by the round trip: messages with parsed arguments and "" for null content. */
+export function canonicalRecord(rec: Trajectory): string[] {
+  return rec.messages.map((m) => {
+    if (m.role !== 'assistant') return canonicalJson(m);
+    const calls = m.tool_calls?.map((c) => {
+      let args: unknown = c.function.arguments;
+      try {
+        args = JSON.parse(c.function.arguments);
+      } catch {
+        /* compared as text */
+      }
+      return { ...c, function: { ...c.function, arguments: args } };
+    });
+    return canonicalJson({ ...m, content: m.content ?? '', ...(calls ? { tool_calls: calls } : {}) });
+  });
+}
+
+/**
+ * Semantic transforms keep the prompt's rules: the multiset of normalised rules (list items and
+ * paragraphs of prompt sections, identifiers renamed) is the same in both states, and every rule
+ * of the new state appears in its rendered prompt.
+ */
+export function checkRules(from: Harness, to: Harness, plan: RewritePlan, context: unknown): string[] {
+  const text = new TextRewriter(textMap(plan, from));
+  const units = (h: Harness, rename: boolean) => {
+    const out: string[] = [];
+    for (const s of h.sections) {
+      if (s.kind !== 'text') continue;
+      let t: string;
+      try {
+        t = fillTemplate(s.text, context, variableDefaults(h));
+      } catch {
+        t = s.text;
+      }
+      for (const u of sectionUnits(rename ? text.rewrite(t) : t)) if (!u.startsWith('title:')) out.push(u);
+    }
+    return out.sort();
+  };
+  const before = units(from, true);
+  const after = units(to, false);
+  const out: string[] = [];
+  const count = (xs: string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
+  const cb = count(before);
+  const ca = count(after);
+  for (const [u, n] of cb) if ((ca.get(u) ?? 0) !== n) out.push(`rule ${clip(u)} appears ${ca.get(u) ?? 0}× (was ${n}×)`);
+  for (const [u, n] of ca) if (!cb.has(u)) out.push(`new rule ${clip(u)} (${n}×)`);
+  let rendered: string;
+  try {
+    const r = renderPrompt(to, context);
+    rendered = normaliseUnit(`${r.system}\n${r.preamble}`);
+  } catch {
+    return out;
+  }
+  for (const u of new Set(after)) {
+    const body = u.slice(u.indexOf(':') + 1);
+    if (!rendered.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
+  }
+  return out;
+}
+
+function objectKeys(v: unknown): string[] {
+  const out: string[] = [];
+  const walk = (x: unknown) => {
+    if (Array.isArray(x)) return x.forEach(walk);
+    if (x === null || typeof x !== 'object') return;
+    for (const [k, val] of Object.entries(x)) {
+      out.push(k);
+      walk(val);
+    }
+  };
+  walk(v);
+  return out;
+}
+
+function schemaDescriptions(schema: unknown): string[] {
+  const out: string[] = [];
+  const walk = (s: unknown) => {
+    if (Array.isArray(s)) return s.forEach(walk);
+    if (s === null || typeof s !== 'object') return;
+    for (const [k, v] of Object.entries(s)) {
+      if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
+      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v);
+    }
+  };
+  walk(schema);
+  return out;
+}
+
+function clip(s: string): string {
+  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
+}

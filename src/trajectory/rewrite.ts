@@ -1,0 +1,157 @@
+import { parseFeedback, renderFeedback } from '../harness/feedback.js';
+import { renderPrompt, renderTools } from '../harness/render.js';
+import type { Harness, Hook } from '../harness/types.js';
+import { TextRewriter } from '../transform/identifiers.js';
+import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
+import { schemaPropertyNames } from '../transform/state.js';
+import { getPath, setPath } from '../util/path.js';
+import { textOf, type Message, type TextContent, type Trajectory } from './types.js';
+
+/** The `name` that marks a preamble message (prompt sections moved out of the system message). */
+export const PREAMBLE_NAME = 'harness:preamble';
+
+/**
+ * Carry a trajectory from harness state `from` to state `to` along `plan`. Works on parsed
+ * structure: the system message, the tool list, skill-load results and hook feedback are
+ * re-rendered from `to`; tool calls get new names and argument edits; identifier mentions in
+ * assistant text are rewritten. User words and tool data stay as they are.
+ */
+export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harness, to: Harness): Trajectory {
+  const text = textRewriterFor(plan, from);
+  const rw = (c: TextContent): TextContent => (typeof c === 'string' ? text.rewrite(c) : c.map((p) => ({ ...p, text: text.rewrite(p.text) })));
+  const fromPrefix = from.hookMessages.namePrefix;
+  const toPrefix = to.hookMessages.namePrefix;
+  const loaderCalls = new Map<string, string>(); // call id → original skill id
+  const callTools = new Map<string, string>(); // call id → original tool name
+  const rendered = renderPrompt(to, rec.context ?? {});
+  const out: Message[] = [];
+  let preambleDone = rendered.preamble === '';
+  const hasSystem = rec.messages[0]?.role === 'system';
+
+  rec.messages.forEach((m, i) => {
+    if (m.role === 'user' && m.name === PREAMBLE_NAME) return;
+    if (!preambleDone && m.role === 'user' && hasSystem) {
+      out.push({ role: 'user', name: PREAMBLE_NAME, content: rendered.preamble });
+      preambleDone = true;
+    }
+    if (i === 0 && m.role === 'system' && !m.name?.startsWith(fromPrefix)) {
+      out.push({ ...m, content: rendered.system });
+      return;
+    }
+    if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(fromPrefix)) {
+      const oldId = m.name.slice(fromPrefix.length);
+      const newId = mapId(plan.hooks, oldId);
+      const fromHook = from.hooks.find((k) => k.id === oldId);
+      const toHook = to.hooks.find((k) => k.id === newId);
+      const role = toHook && toHook.channel !== 'tool' ? toHook.channel : m.role;
+      out.push({ ...m, role, name: `${toPrefix}${newId}`, content: refeed(textOf(m.content), fromHook, toHook, text) });
+      return;
+    }
+    if (m.role === 'assistant') {
+      const next: Message = { ...m };
+      if (m.content !== null) next.content = rw(m.content);
+      if (m.tool_calls) {
+        next.tool_calls = m.tool_calls.map((call) => {
+          const oldName = call.function.name;
+          callTools.set(call.id, oldName);
+          let args: unknown;
+          try {
+            args = JSON.parse(call.function.arguments);
+          } catch {
+            return { ...call, function: { ...call.function, name: mapId(plan.tools, oldName) } };
+          }
+          if (from.skillLoader && oldName === from.skillLoader.tool) {
+            const skill = getPath(args, from.skillLoader.argument);
+            if (typeof skill === 'string') {
+              loaderCalls.set(call.id, skill);
+              args = setPath(args, from.skillLoader.argument, mapId(plan.skills, skill));
+            }
+          }
+          const ops = plan.args[oldName];
+          if (ops) args = applyArgOps(args, ops);
+          return { ...call, function: { ...call.function, name: mapId(plan.tools, oldName), arguments: JSON.stringify(args) } };
+        });
+      }
+      out.push(next);
+      return;
+    }
+    if (m.role === 'tool') {
+      const skill = loaderCalls.get(m.tool_call_id);
+      if (skill !== undefined) {
+        const fromSkill = from.skills.find((s) => s.id === skill);
+        const toSkill = to.skills.find((s) => s.id === mapId(plan.skills, skill));
+        const content = fromSkill && toSkill && textOf(m.content).trim() === fromSkill.body ? toSkill.body : rw(m.content);
+        out.push({ ...m, content });
+        return;
+      }
+      const tool = callTools.get(m.tool_call_id);
+      const hook = tool === undefined ? undefined : toolChannelHook(from, tool, textOf(m.content));
+      if (hook) {
+        const toHook = to.hooks.find((k) => k.id === mapId(plan.hooks, hook.id));
+        out.push({ ...m, content: refeed(textOf(m.content), hook, toHook, text) });
+        return;
+      }
+      out.push(m);
+      return;
+    }
+    out.push(m);
+  });
+
+  const result: Trajectory = { ...rec, messages: out };
+  if (rec.tools) result.tools = renderTools(to);
+  return result;
+}
+
+/** The free-text rewriter of a plan: tool, skill and hook names, and parameters renamed alike in every tool. */
+export function textRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
+  return new TextRewriter(textMap(plan, from));
+}
+
+/** Identifier renames that apply to free text (ambiguous ones — one old name, two new — are left out). */
+export function textMap(plan: RewritePlan, from: Harness): Record<string, string> {
+  const candidates = new Map<string, Set<string>>();
+  const add = (a: string, b: string) => {
+    if (a === b) return;
+    const s = candidates.get(a) ?? new Set<string>();
+    s.add(b);
+    candidates.set(a, s);
+  };
+  for (const map of [plan.tools, plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
+  // A parameter name goes into the text map only when every tool that has it renames it the same way.
+  const { params } = netParamRenames(plan);
+  const leafRenames = new Map<string, Set<string>>();
+  for (const net of Object.values(params)) {
+    for (const [path, leaf] of Object.entries(net)) {
+      const old = path.split('.').pop()!;
+      const s = leafRenames.get(old) ?? new Set<string>();
+      s.add(leaf);
+      leafRenames.set(old, s);
+    }
+  }
+  for (const [old, news] of leafRenames) {
+    if (news.size !== 1) continue;
+    const everywhere = from.tools.every((t) => {
+      if (!schemaPropertyNames(t.parameters).includes(old)) return true;
+      const net = params[t.name];
+      return net !== undefined && Object.entries(net).some(([p, l]) => p.split('.').pop() === old && l === [...news][0]);
+    });
+    if (everywhere) add(old, [...news][0]!);
+  }
+  const out: Record<string, string> = {};
+  for (const [a, s] of candidates) if (s.size === 1) out[a] = [...s][0]!;
+  return out;
+}
+
+function refeed(content: string, fromHook: Hook | undefined, toHook: Hook | undefined, text: TextRewriter): string {
+  if (fromHook && toHook) {
+    const vars = parseFeedback(fromHook.feedback, content);
+    if (vars) return renderFeedback(toHook.feedback, { ...vars, hook: toHook.id });
+  }
+  return text.rewrite(content);
+}
+
+function toolChannelHook(h: Harness, tool: string, content: string): Hook | undefined {
+  return h.hooks.find(
+    (k) => k.channel === 'tool' && (k.event === 'pre_tool_use' || k.event === 'post_tool_use') && (!k.matcher || k.matcher.includes(tool)) && parseFeedback(k.feedback, content) !== null,
+  );
+}

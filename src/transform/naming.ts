@@ -1,0 +1,78 @@
+import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifiers.js';
+import type { Rng } from './rng.js';
+import type { WordLists } from './words.js';
+
+export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;
+export type NameStyle = (typeof NAME_STYLES)[number];
+
+export interface NamingRules {
+  /** A name is valid for this namespace. */
+  valid(name: string): boolean;
+  /** Case styles allowed, in preference order. */
+  cases: CaseStyle[];
+  /** Prefix of opaque names (`t` → `t_3fa9`). */
+  opaquePrefix: string;
+}
+
+/**
+ * Propose a new name for `old` in one of `styles`, valid for the namespace and not taken.
+ * Styles are tried in random order; returns `null` when no style gives a fresh valid name.
+ */
+export function proposeName(
+  old: string,
+  styles: readonly NameStyle[],
+  rules: NamingRules,
+  rng: Rng,
+  words: WordLists,
+  taken: (name: string) => boolean,
+): { name: string; style: NameStyle } | null {
+  const base = splitWords(old);
+  const current = caseStyleOf(old);
+  const style0: CaseStyle = rules.cases.includes(current) ? current : rules.cases[0]!;
+  for (const style of rng.shuffle(styles)) {
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const name = candidate(style, base, style0, current, rules, rng, words);
+      if (name !== null && name !== old && rules.valid(name) && !taken(name)) return { name, style };
+    }
+  }
+  return null;
+}
+
+function candidate(
+  style: NameStyle,
+  base: string[],
+  caseStyle: CaseStyle,
+  current: CaseStyle,
+  rules: NamingRules,
+  rng: Rng,
+  words: WordLists,
+): string | null {
+  switch (style) {
+    case 'synonym': {
+      const options = base.map((w) => words.synonyms[w] ?? []);
+      const replaceable = options.map((o, i) => (o.length ? i : -1)).filter((i) => i >= 0);
+      if (replaceable.length === 0) return null;
+      const must = rng.pick(replaceable);
+      const out = base.map((w, i) => (i === must || (options[i]!.length && rng.chance(0.4)) ? rng.pick(options[i]!) : w));
+      return joinWords(out.flatMap(splitWords), caseStyle);
+    }
+    case 'case': {
+      const others = rules.cases.filter((c) => c !== current);
+      if (others.length === 0 || base.length < 2) return null;
+      return joinWords(base, rng.pick(others));
+    }
+    case 'affix': {
+      const pre = rng.chance(0.5);
+      const word = pre ? rng.pick(words.prefixes) : rng.pick(words.suffixes);
+      return joinWords(pre ? [word, ...base] : [...base, word], caseStyle);
+    }
+    case 'opaque': {
+      const hex = Math.floor(rng.next() * 0xffff).toString(16).padStart(4, '0');
+      return joinWords([rules.opaquePrefix, hex], caseStyle === 'camel' || caseStyle === 'pascal' ? 'snake' : caseStyle);
+    }
+    case 'mcp': {
+      const server = rng.pick(words.servers);
+      return `${server}__${joinWords(base, caseStyle)}`;
+    }
+  }
+}

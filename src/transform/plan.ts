@@ -1,0 +1,177 @@
+/**
+ * A rewrite plan carries a trajectory from one harness state to another: identifier maps
+ * (original → final name) and, per tool, an ordered list of argument edits. Everything else a
+ * trajectory shows (system prompt, tools, skill bodies, hook feedback) is re-rendered from the
+ * target state, so the plan only holds what cannot be re-derived.
+ *
+ * Plans compose (`composePlans(a, b)` rewrites exactly like applying `a` then `b`) and every plan
+ * has an inverse (`invertPlan`).
+ */
+export type IdMap = Record<string, string>;
+
+export type ArgOp =
+  /** Rename object keys: path of original key names (dots, arrays transparent) → new key name. */
+  | { op: 'rename'; paths: IdMap }
+  /** Wrap all arguments in one object under `key`. */
+  | { op: 'wrap'; key: string }
+  /** The inverse of wrap: arguments are `{key: {...}}`; lift the inner object. */
+  | { op: 'unwrap'; key: string };
+
+export interface RewritePlan {
+  tools: IdMap;
+  skills: IdMap;
+  hooks: IdMap;
+  sections: IdMap;
+  /** Argument edits per tool, keyed by the tool's name in the plan's source state, in order. */
+  args: Record<string, ArgOp[]>;
+}
+
+export function emptyPlan(): RewritePlan {
+  return { tools: {}, skills: {}, hooks: {}, sections: {}, args: {} };
+}
+
+export function isIdentityPlan(p: RewritePlan): boolean {
+  return (
+    Object.keys(p.tools).length === 0 &&
+    Object.keys(p.skills).length === 0 &&
+    Object.keys(p.hooks).length === 0 &&
+    Object.keys(p.sections).length === 0 &&
+    Object.keys(p.args).length === 0
+  );
+}
+
+export function mapId(map: IdMap, id: string): string {
+  return Object.prototype.hasOwnProperty.call(map, id) ? map[id]! : id;
+}
+
+function composeMaps(a: IdMap, b: IdMap): IdMap {
+  const out: IdMap = {};
+  const aTargets = new Set<string>();
+  for (const [k, v] of Object.entries(a)) {
+    aTargets.add(v);
+    const final = mapId(b, v);
+    if (final !== k) out[k] = final;
+  }
+  for (const [k, v] of Object.entries(b)) {
+    // b's key was not produced by a: it is an original name a left alone (unless a moved it away).
+    if (!aTargets.has(k) && !Object.prototype.hasOwnProperty.call(a, k) && v !== k) out[k] = v;
+  }
+  return out;
+}
+
+function invertMap(m: IdMap): IdMap {
+  const out: IdMap = {};
+  for (const [k, v] of Object.entries(m)) out[v] = k;
+  return out;
+}
+
+/** `a` then `b`, as one plan. */
+export function composePlans(a: RewritePlan, b: RewritePlan): RewritePlan {
+  const args: Record<string, ArgOp[]> = {};
+  for (const [tool, ops] of Object.entries(a.args)) args[tool] = [...ops];
+  const aInverse = invertMap(a.tools);
+  for (const [tool, ops] of Object.entries(b.args)) {
+    const original = mapId(aInverse, tool);
+    args[original] = [...(args[original] ?? []), ...ops];
+  }
+  return {
+    tools: composeMaps(a.tools, b.tools),
+    skills: composeMaps(a.skills, b.skills),
+    hooks: composeMaps(a.hooks, b.hooks),
+    sections: composeMaps(a.sections, b.sections),
+    args,
+  };
+}
+
+/** The plan that carries the target state's trajectories back to the source state. */
+export function invertPlan(p: RewritePlan): RewritePlan {
+  const args: Record<string, ArgOp[]> = {};
+  for (const [tool, ops] of Object.entries(p.args)) {
+    args[mapId(p.tools, tool)] = [...ops].reverse().map(invertOp);
+  }
+  return {
+    tools: invertMap(p.tools),
+    skills: invertMap(p.skills),
+    hooks: invertMap(p.hooks),
+    sections: invertMap(p.sections),
+    args,
+  };
+}
+
+function invertOp(op: ArgOp): ArgOp {
+  if (op.op === 'wrap') return { op: 'unwrap', key: op.key };
+  if (op.op === 'unwrap') return { op: 'wrap', key: op.key };
+  // Inverse renames are keyed by new paths: rename each ancestor segment too.
+  const out: IdMap = {};
+  for (const path of Object.keys(op.paths)) {
+    const segs = path.split('.');
+    const newSegs = segs.map((seg, i) => leafName(op.paths, segs.slice(0, i + 1).join('.'), seg));
+    out[newSegs.join('.')] = segs[segs.length - 1]!;
+  }
+  return { op: 'rename', paths: out };
+}
+
+/** Apply a tool's argument edits to parsed arguments; returns a new object, key order kept. */
+export function applyArgOps(args: unknown, ops: readonly ArgOp[]): unknown {
+  let cur = args;
+  for (const op of ops) {
+    if (op.op === 'rename') cur = renameKeys(cur, op.paths, '');
+    else if (op.op === 'wrap') cur = { [op.key]: cur };
+    else if (isObject(cur) && isObject(cur[op.key]) && Object.keys(cur).length === 1) cur = cur[op.key];
+  }
+  return cur;
+}
+
+function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => renameKeys(v, paths, prefix));
+  if (!isObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    const path = prefix === '' ? k : `${prefix}.${k}`;
+    out[Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : k] = renameKeys(v, paths, path);
+  }
+  return out;
+}
+
+/**
+ * Net parameter renames per original tool (original path → final leaf name), when a tool's edits
+ * are renames only; tools with shape edits are listed in `reshaped`. For previews and leak checks.
+ */
+export function netParamRenames(p: RewritePlan): { params: Record<string, IdMap>; reshaped: string[] } {
+  const params: Record<string, IdMap> = {};
+  const reshaped: string[] = [];
+  for (const [tool, ops] of Object.entries(p.args)) {
+    if (ops.some((o) => o.op !== 'rename')) {
+      reshaped.push(tool);
+      continue;
+    }
+    // Track each original path through successive renames; a path an op names is matched to the
+    // original whose current segments it equals, else it is an original not renamed before.
+    const current = new Map<string, string[]>(); // original path → current segments
+    for (const op of ops) {
+      if (op.op !== 'rename') continue;
+      const byCurrent = new Map<string, string>();
+      for (const [orig, segs] of current) byCurrent.set(segs.join('.'), orig);
+      for (const path of Object.keys(op.paths)) if (!byCurrent.has(path)) current.set(path, path.split('.'));
+      for (const [orig, segs] of current) {
+        current.set(orig, segs.map((seg, i) => leafName(op.paths, segs.slice(0, i + 1).join('.'), seg)));
+      }
+    }
+    const net: IdMap = {};
+    for (const [orig, segs] of current) {
+      const leaf = segs[segs.length - 1]!;
+      if (leaf !== orig.split('.').pop()) net[orig] = leaf;
+    }
+    if (Object.keys(net).length) params[tool] = net;
+  }
+  return { params, reshaped: reshaped.sort() };
+}
+
+/** The new name of the key at `path` under a rename op (its own name when not renamed). */
+function leafName(paths: IdMap, path: string, own: string): string {
+  return Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : own;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}

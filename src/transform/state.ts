@@ -1,0 +1,90 @@
+import type { Harness, HookCheck, JsonSchema } from '../harness/types.js';
+import { TextRewriter } from './identifiers.js';
+import { mapId, type IdMap } from './plan.js';
+
+/** A deep copy of a harness state (states are plain JSON). */
+export function cloneState(h: Harness): Harness {
+  return structuredClone(h);
+}
+
+/**
+ * Apply identifier renames to a whole harness state: names, every reference to them (skill tool
+ * lists, loader, hook matchers and checks, schemas) and every free-text mention (prompt sections,
+ * catalog intro, skill bodies and descriptions, tool descriptions, hook feedback templates).
+ */
+export function renameInState(h: Harness, maps: { tools?: IdMap; skills?: IdMap; hooks?: IdMap; text?: IdMap }): Harness {
+  const tools = maps.tools ?? {};
+  const skills = maps.skills ?? {};
+  const hooks = maps.hooks ?? {};
+  const text = new TextRewriter({ ...(maps.text ?? {}), ...tools, ...skills, ...hooks });
+  const out = cloneState(h);
+  const t = (s: string) => text.rewrite(s);
+  for (const s of out.sections) s.text = t(s.text);
+  if (out.catalog.intro !== undefined) out.catalog.intro = t(out.catalog.intro);
+  out.catalog.title = t(out.catalog.title);
+  for (const s of out.skills) {
+    s.id = mapId(skills, s.id);
+    s.description = t(s.description);
+    s.body = t(s.body);
+    s.tools = s.tools.map((x) => mapId(tools, x));
+  }
+  for (const tool of out.tools) {
+    tool.name = mapId(tools, tool.name);
+    tool.description = t(tool.description);
+    tool.parameters = rewriteSchemaText(tool.parameters, t) as JsonSchema;
+  }
+  if (out.skillLoader) out.skillLoader.tool = mapId(tools, out.skillLoader.tool);
+  for (const hook of out.hooks) {
+    hook.id = mapId(hooks, hook.id);
+    if (hook.matcher) hook.matcher = hook.matcher.map((x) => mapId(tools, x));
+    hook.checks = hook.checks.map((c): HookCheck => (c.type === 'require_tool' ? { ...c, tools: c.tools.map((x) => mapId(tools, x)) } : c));
+    hook.feedback = t(hook.feedback);
+    if (hook.description !== undefined) hook.description = t(hook.description);
+  }
+  return out;
+}
+
+/** Rewrite `description` strings inside a JSON Schema (not keys, not enum values). */
+function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
+  if (Array.isArray(schema)) return schema.map((x) => rewriteSchemaText(x, t));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if ((k === 'description' || k === 'title') && typeof v === 'string') out[k] = t(v);
+    else if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;
+    else out[k] = rewriteSchemaText(v, t);
+  }
+  return out;
+}
+
+/** Every identifier a state declares: tool, parameter, skill, hook and section names. */
+export function stateIdentifiers(h: Harness): Set<string> {
+  const out = new Set<string>();
+  for (const t of h.tools) {
+    out.add(t.name);
+    for (const p of schemaPropertyNames(t.parameters)) out.add(p);
+  }
+  for (const s of h.skills) out.add(s.id);
+  for (const k of h.hooks) out.add(k.id);
+  for (const s of h.sections) out.add(s.id);
+  return out;
+}
+
+/** Property names declared anywhere in a schema (nested objects and array items included). */
+export function schemaPropertyNames(schema: unknown): string[] {
+  const out: string[] = [];
+  const walk = (s: unknown) => {
+    if (Array.isArray(s)) return s.forEach(walk);
+    if (s === null || typeof s !== 'object') return;
+    const o = s as Record<string, unknown>;
+    if (o.properties && typeof o.properties === 'object') {
+      for (const [k, v] of Object.entries(o.properties as Record<string, unknown>)) {
+        out.push(k);
+        walk(v);
+      }
+    }
+    for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', '$defs', 'definitions']) if (key in o) walk(o[key]);
+  };
+  walk(schema);
+  return out;
+}

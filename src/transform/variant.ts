@@ -1,0 +1,131 @@
+import type { z } from 'zod';
+import { HsaError } from '../errors.js';
+import type { Harness } from '../harness/types.js';
+import { textOf, type Trajectory } from '../trajectory/types.js';
+import { hashValue } from '../util/hash.js';
+import type { AnyTransform, TransformClass } from './define.js';
+import { composePlans, emptyPlan, type RewritePlan } from './plan.js';
+import { createRng } from './rng.js';
+import { stateIdentifiers } from './state.js';
+import type { WordLists } from './words.js';
+
+/** A transform chosen for a run, with its validated options. */
+export interface ResolvedTransform {
+  def: AnyTransform;
+  options: { p: number } & Record<string, unknown>;
+}
+
+/** One applied transform, as recorded in provenance. */
+export interface AppliedTransform {
+  id: string;
+  version: number;
+  class: TransformClass;
+  params: Record<string, unknown>;
+}
+
+export interface Variant {
+  state: Harness;
+  plan: RewritePlan;
+  applied: AppliedTransform[];
+  /** sha256 of the state's canonical JSON. */
+  stateHash: string;
+}
+
+export class TransformRefusedError extends HsaError {
+  constructor(message: string) {
+    super('HSA_TRANSFORM_REFUSED', message, 2);
+    this.name = 'TransformRefusedError';
+  }
+}
+
+/**
+ * Resolve a transform selection against the registry: `selection` maps transform ids to options
+ * (or `true` for defaults, `false` to switch off). Unknown ids and invalid options are errors naming
+ * the id and key; behavioural transforms are refused in rewrite mode.
+ */
+export function resolveTransforms(
+  registry: Readonly<Record<string, AnyTransform>>,
+  selection: Record<string, unknown> | undefined,
+  mode: 'rewrite' | 'teacher',
+): ResolvedTransform[] {
+  const out: ResolvedTransform[] = [];
+  const problems: string[] = [];
+  for (const id of Object.keys(selection ?? {})) {
+    if (!(id in registry)) problems.push(`transforms.${id}: unknown transform (run hsa transforms to list them)`);
+  }
+  for (const [id, def] of Object.entries(registry)) {
+    const raw = selection === undefined ? (def.class === 'behavioural' ? false : true) : selection[id];
+    if (raw === undefined || raw === false) continue;
+    const parsed = def.options.safeParse(raw === true || raw === null ? {} : raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problems.push(`transforms.${id}.${issue.path.join('.')}: ${issue.message}`);
+      continue;
+    }
+    if (def.class === 'behavioural' && mode === 'rewrite') {
+      problems.push(`transform ${id} is behavioural (it changes what the right trajectory is) and needs a teacher re-run; rewrite mode cannot use it`);
+      continue;
+    }
+    out.push({ def, options: parsed.data as ResolvedTransform['options'] });
+  }
+  if (problems.length) throw new TransformRefusedError(problems.join('\n'));
+  return out;
+}
+
+const recordWords = new WeakMap<object, Set<string>>();
+
+/** Identifier-like words of a record's text, so new names never collide with words already there. */
+function wordsOf(rec: Trajectory | undefined): Set<string> {
+  if (!rec) return new Set();
+  const hit = recordWords.get(rec);
+  if (hit) return hit;
+  const words = new Set<string>();
+  const add = (t: string) => {
+    for (const m of t.matchAll(/[A-Za-z][A-Za-z0-9_-]*/g)) words.add(m[0]);
+  };
+  for (const m of rec.messages) {
+    if (m.role === 'tool' || m.role === 'user' || m.role === 'assistant') add(textOf(m.content));
+    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) add(c.function.arguments);
+  }
+  recordWords.set(rec, words);
+  return words;
+}
+
+/**
+ * Sample one harness state for (source record, variant index): every transform in registry order,
+ * each with its own generator seeded from (seed, source id, variant index, transform id@version),
+ * applied with its probability. Returns the state, the composed plan and what was applied.
+ */
+export function sampleVariant(
+  source: Harness,
+  record: Trajectory | undefined,
+  transforms: readonly ResolvedTransform[],
+  seed: string | number,
+  variantIndex: number,
+  words: WordLists,
+  sourceId: string = record?.id ?? '',
+): Variant {
+  let state = source;
+  let plan = emptyPlan();
+  const applied: AppliedTransform[] = [];
+  const sourceNames = stateIdentifiers(source);
+  const recWords = wordsOf(record);
+  for (const t of transforms) {
+    const rng = createRng(seed, sourceId, variantIndex, `${t.def.id}@${t.def.version}`);
+    if (!rng.chance(t.options.p)) continue;
+    const currentNames = stateIdentifiers(state);
+    const result = t.def.apply(state, {
+      options: t.options as z.output<typeof t.def.options>,
+      rng,
+      words,
+      source,
+      plan,
+      ...(record ? { record } : {}),
+      isTaken: (name) => sourceNames.has(name) || currentNames.has(name) || recWords.has(name),
+    });
+    if (!result) continue;
+    state = result.state;
+    plan = composePlans(plan, { ...emptyPlan(), ...result.plan });
+    applied.push({ id: t.def.id, version: t.def.version, class: t.def.class, params: result.params });
+  }
+  return { state, plan, applied, stateHash: hashValue(state) };
+}

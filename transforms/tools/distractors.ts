@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import type { Tool } from '../../src/harness/types.js';
+import { defineTransform } from '../../src/transform/define.js';
+import { cloneState } from '../../src/transform/state.js';
+import { schemaPropertyNames } from '../../src/transform/state.js';
+
+/** Add plausible tools that the trajectory never calls, at random positions. */
+export default defineTransform({
+  id: 'tools.distractors',
+  family: 'tools',
+  class: 'exact',
+  version: 1,
+  description: 'Add plausible distractor tools (from the word lists) that are listed but never called.',
+  options: z.strictObject({
+    p: z.number().min(0).max(1).default(0.5).describe('probability that a variant adds distractor tools'),
+    max: z.number().int().min(1).max(20).default(3).describe('most distractors added to one variant'),
+  }),
+  apply(state, ctx) {
+    const free = ctx.words.distractorTools.filter(
+      (t) => !ctx.isTaken(t.name) && !state.tools.some((x) => x.name === t.name) && schemaPropertyNames(t.parameters).every((p) => !ctx.isTaken(p) || state.tools.some((x) => schemaPropertyNames(x.parameters).includes(p))),
+    );
+    if (free.length === 0) return null;
+    const picked = ctx.rng.sample(free, 1 + ctx.rng.int(Math.min(ctx.options.max, free.length)));
+    const out = cloneState(state);
+    for (const d of picked) {
+      const tool: Tool = { name: d.name, description: d.description, parameters: structuredClone(d.parameters), sourceName: d.name, sourceFormat: 'openai', distractor: true };
+      out.tools.splice(ctx.rng.int(out.tools.length + 1), 0, tool);
+    }
+    return { state: out, params: { added: picked.map((d) => d.name) } };
+  },
+});

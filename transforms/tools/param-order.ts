@@ -1,0 +1,46 @@
+import { z } from 'zod';
+import type { JsonSchema } from '../../src/harness/types.js';
+import { defineTransform } from '../../src/transform/define.js';
+import type { Rng } from '../../src/transform/rng.js';
+import { cloneState } from '../../src/transform/state.js';
+
+/** Shuffle the order of parameters (`properties`) and of `required` in tool schemas. */
+export default defineTransform({
+  id: 'tools.param-order',
+  family: 'tools',
+  class: 'exact',
+  version: 1,
+  description: 'Shuffle the order of parameters and of the required list in tool schemas (nested objects too).',
+  options: z.strictObject({
+    p: z.number().min(0).max(1).default(0.6).describe('probability that a variant reorders parameters'),
+    intensity: z.number().min(0).max(1).default(0.6).describe('share of tools whose parameters are reordered'),
+  }),
+  apply(state, ctx) {
+    const eligible = state.tools.filter((t) => Object.keys((t.parameters.properties as object | undefined) ?? {}).length > 1).map((t) => t.name);
+    if (eligible.length === 0) return null;
+    const chosen = new Set(ctx.rng.sample(eligible, Math.max(1, Math.round(eligible.length * ctx.options.intensity))));
+    const out = cloneState(state);
+    const changed: string[] = [];
+    for (const t of out.tools) {
+      if (!chosen.has(t.name)) continue;
+      t.parameters = shuffleSchema(t.parameters, ctx.rng) as JsonSchema;
+      changed.push(t.name);
+    }
+    return { state: out, params: { tools: changed.sort() } };
+  },
+});
+
+function shuffleSchema(schema: unknown, rng: Rng): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => shuffleSchema(s, rng));
+  if (schema === null || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'properties' && v && typeof v === 'object') {
+      const entries = rng.shuffle(Object.entries(v as Record<string, unknown>));
+      out[k] = Object.fromEntries(entries.map(([name, sub]) => [name, shuffleSchema(sub, rng)]));
+    } else if (k === 'required' && Array.isArray(v)) out[k] = rng.shuffle(v);
+    else if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;
+    else out[k] = shuffleSchema(v, rng);
+  }
+  return out;
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { defineTransform } from '../../src/transform/define.js';
+import { proposeName } from '../../src/transform/naming.js';
+import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
+import { cloneState, renameInState } from '../../src/transform/state.js';
+import type { IdMap } from '../../src/transform/plan.js';
+
+/**
+ * Rename tool parameters, nested ones included. A name is renamed the same way in every tool that
+ * has it, so prose that mentions it (skill bodies, descriptions) stays unambiguous.
+ */
+export default defineTransform({
+  id: 'tools.param-rename',
+  family: 'tools',
+  class: 'exact',
+  version: 1,
+  description: 'Rename tool parameters (nested included) consistently across tools; call arguments, required lists and mentions follow.',
+  options: z.strictObject({
+    p: z.number().min(0).max(1).default(0.7).describe('probability that a variant renames parameters'),
+    intensity: z.number().min(0).max(1).default(0.5).describe('share of distinct parameter names renamed (at least one)'),
+    styles: z.array(z.enum(['synonym', 'case', 'affix', 'opaque'])).min(1).default(['synonym', 'case', 'affix']).describe('naming styles to draw from'),
+  }),
+  apply(state, ctx) {
+    // Every property path per tool, and the sibling names at each path's level.
+    const perTool = new Map<string, { path: string; leaf: string; siblings: string[] }[]>();
+    const names = new Set<string>();
+    for (const t of state.tools) {
+      const list: { path: string; leaf: string; siblings: string[] }[] = [];
+      walkProperties(t.parameters, (path, _prop, parent) => {
+        const leaf = path.split('.').pop()!;
+        list.push({ path, leaf, siblings: Object.keys((parent.properties as Record<string, unknown>) ?? {}) });
+        names.add(leaf);
+      });
+      perTool.set(t.name, list);
+    }
+    if (names.size === 0) return null;
+    const all = [...names].sort();
+    const chosen = ctx.rng.sample(all, Math.max(1, Math.round(all.length * ctx.options.intensity))).sort();
+    const map: IdMap = {};
+    const used = new Set<string>();
+    for (const old of chosen) {
+      const next = proposeName(
+        old,
+        ctx.options.styles,
+        { valid: (n) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(n), cases: ['snake', 'camel'], opaquePrefix: 'arg' },
+        ctx.rng,
+        ctx.words,
+        (n) => ctx.isTaken(n) || used.has(n) || names.has(n),
+      );
+      if (!next) continue;
+      map[old] = next.name;
+      used.add(next.name);
+    }
+    if (Object.keys(map).length === 0) return null;
+    const args: Record<string, { op: 'rename'; paths: IdMap }[]> = {};
+    const renamed = renameInState(state, { text: map });
+    const out = cloneState(renamed);
+    for (const tool of out.tools) {
+      const paths: IdMap = {};
+      for (const { path, leaf } of perTool.get(tool.name) ?? []) if (map[leaf] !== undefined) paths[path] = map[leaf]!;
+      if (Object.keys(paths).length === 0) continue;
+      tool.parameters = renameSchemaProperties(tool.parameters, paths);
+      args[tool.name] = [{ op: 'rename', paths }];
+    }
+    if (out.skillLoader) {
+      const loader = out.skillLoader;
+      const segs = loader.argument.split('.');
+      loader.argument = segs.map((seg) => map[seg] ?? seg).join('.');
+    }
+    return { state: out, plan: { args }, params: { renamed: map } };
+  },
+});

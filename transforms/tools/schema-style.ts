@@ -1,0 +1,159 @@
+import { z } from 'zod';
+import type { JsonSchema, Tool } from '../../src/harness/types.js';
+import { defineTransform } from '../../src/transform/define.js';
+import { applyArgOps, invertPlan, mapId, type ArgOp } from '../../src/transform/plan.js';
+import type { Rng } from '../../src/transform/rng.js';
+import { cloneState } from '../../src/transform/state.js';
+
+const RESTYLES = ['enum-oneof', 'nullable', 'closed', 'wrap'] as const;
+type Restyle = (typeof RESTYLES)[number];
+const WRAP_KEYS = ['params', 'args', 'input', 'payload', 'request', 'options'];
+
+/**
+ * Restructure tool schemas in ways with an exact inverse: enum ↔ oneOf of const, the two nullable
+ * forms, `additionalProperties: false` where every call already complies, and wrapping all
+ * parameters in one object (or flattening such a wrapper) with the matching argument edit.
+ */
+export default defineTransform({
+  id: 'tools.schema-style',
+  family: 'tools',
+  class: 'exact',
+  version: 1,
+  description: 'Restyle tool schemas with an exact inverse: enum <-> oneOf const, nullable forms, additionalProperties:false, wrap/flatten all parameters.',
+  options: z.strictObject({
+    p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles schemas'),
+    intensity: z.number().min(0).max(1).default(0.4).describe('share of tools restyled'),
+    styles: z.array(z.enum(RESTYLES)).min(1).default([...RESTYLES]).describe('restylings to draw from'),
+  }),
+  apply(state, ctx) {
+    if (state.tools.length === 0) return null;
+    const chosen = new Set(ctx.rng.sample(state.tools.map((t) => t.name), Math.max(1, Math.round(state.tools.length * ctx.options.intensity))));
+    const out = cloneState(state);
+    const args: Record<string, ArgOp[]> = {};
+    const applied: Record<string, Restyle> = {};
+    const back = invertPlan(ctx.plan);
+    for (const tool of out.tools) {
+      if (!chosen.has(tool.name)) continue;
+      for (const style of ctx.rng.shuffle(ctx.options.styles)) {
+        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name), callsOf(ctx.record, mapId(back.tools, tool.name), ctx.plan.args[mapId(back.tools, tool.name)] ?? []));
+        if (!edit) continue;
+        tool.parameters = edit.schema;
+        const op = edit.op;
+        if (op && op.op !== 'rename') {
+          args[tool.name] = [op];
+          // The skill loader's argument moves with the wrapper.
+          if (out.skillLoader && out.skillLoader.tool === tool.name) {
+            const arg = out.skillLoader.argument;
+            out.skillLoader.argument = op.op === 'wrap' ? `${op.key}.${arg}` : arg.startsWith(`${op.key}.`) ? arg.slice(op.key.length + 1) : arg;
+          }
+        }
+        applied[tool.name] = style;
+        break;
+      }
+    }
+    if (Object.keys(applied).length === 0) return null;
+    return { state: out, plan: { args }, params: { restyled: applied } };
+  },
+});
+
+/** Arguments of every call of a source tool in the record, carried to the current state's shape. */
+function callsOf(record: { messages: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }[] } | undefined, sourceName: string, ops: ArgOp[]): unknown[] {
+  const out: unknown[] = [];
+  for (const m of record?.messages ?? []) {
+    for (const c of m.tool_calls ?? []) {
+      if (c.function.name !== sourceName) continue;
+      try {
+        out.push(applyArgOps(JSON.parse(c.function.arguments), ops));
+      } catch {
+        out.push(undefined);
+      }
+    }
+  }
+  return out;
+}
+
+function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boolean, calls: unknown[]): { schema: JsonSchema; op?: ArgOp } | null {
+  const schema = tool.parameters;
+  const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  switch (style) {
+    case 'enum-oneof': {
+      const s = structuredClone(schema);
+      let changed = false;
+      visitProps(s, (p) => {
+        if (Array.isArray(p.enum) && p.enum.every((v) => typeof v === 'string') && !('oneOf' in p)) {
+          const values = p.enum as string[];
+          delete p.enum;
+          p.oneOf = values.map((v) => ({ const: v }));
+          changed = true;
+        } else if (Array.isArray(p.oneOf) && p.oneOf.every((b) => b && typeof b === 'object' && Object.keys(b).length === 1 && 'const' in b)) {
+          p.enum = (p.oneOf as { const: unknown }[]).map((b) => b.const);
+          delete p.oneOf;
+          changed = true;
+        }
+      });
+      return changed ? { schema: s } : null;
+    }
+    case 'nullable': {
+      const s = structuredClone(schema);
+      let changed = false;
+      visitProps(s, (p) => {
+        if (Array.isArray(p.type) && p.type.length === 2 && p.type.includes('null')) {
+          const other = p.type.find((t) => t !== 'null');
+          delete p.type;
+          p.anyOf = [{ type: other }, { type: 'null' }];
+          changed = true;
+        } else if (Array.isArray(p.anyOf) && p.anyOf.length === 2 && p.anyOf.some((b) => isOnly(b, 'type', 'null'))) {
+          const other = (p.anyOf as Record<string, unknown>[]).find((b) => !isOnly(b, 'type', 'null'));
+          if (other && Object.keys(other).length === 1 && typeof other.type === 'string') {
+            delete p.anyOf;
+            p.type = [other.type, 'null'];
+            changed = true;
+          }
+        }
+      });
+      return changed ? { schema: s } : null;
+    }
+    case 'closed': {
+      if ('additionalProperties' in schema || Object.keys(props).length === 0) return null;
+      const known = new Set(Object.keys(props));
+      const ok = calls.every((a) => a !== null && typeof a === 'object' && !Array.isArray(a) && Object.keys(a).every((k) => known.has(k)));
+      return ok ? { schema: { ...schema, additionalProperties: false } } : null;
+    }
+    case 'wrap': {
+      const keys = Object.keys(props);
+      // Flatten a single object wrapper whose inner keys do not need a wrapper.
+      if (keys.length === 1) {
+        const inner = props[keys[0]!]!;
+        if (inner.type === 'object' && inner.properties && (schema.required as string[] | undefined)?.includes(keys[0]!) && Object.keys(schema).every((k) => ['type', 'properties', 'required', 'additionalProperties', 'description'].includes(k))) {
+          const flat: JsonSchema = { type: 'object', properties: inner.properties as Record<string, unknown> };
+          if (inner.required) flat.required = inner.required;
+          if ('additionalProperties' in inner) flat.additionalProperties = inner.additionalProperties;
+          return { schema: flat, op: { op: 'unwrap', key: keys[0]! } };
+        }
+      }
+      if (keys.length === 0) return null;
+      const key = rng.shuffle(WRAP_KEYS).find((k) => !keys.includes(k) && !taken(k));
+      if (!key) return null;
+      const inner: Record<string, unknown> = { type: 'object', properties: props };
+      if (schema.required) inner.required = schema.required;
+      if ('additionalProperties' in schema) inner.additionalProperties = schema.additionalProperties;
+      const wrapped: JsonSchema = { type: 'object', properties: { [key]: inner }, required: [key] };
+      return { schema: wrapped, op: { op: 'wrap', key } };
+    }
+  }
+}
+
+function visitProps(schema: Record<string, unknown>, f: (p: Record<string, unknown>) => void): void {
+  const props = schema.properties;
+  if (!props || typeof props !== 'object') return;
+  for (const p of Object.values(props as Record<string, Record<string, unknown>>)) {
+    if (!p || typeof p !== 'object') continue;
+    f(p);
+    visitProps(p, f);
+    if (p.items && typeof p.items === 'object') visitProps(p.items as Record<string, unknown>, f);
+  }
+}
+
+function isOnly(b: unknown, key: string, value: unknown): boolean {
+  return !!b && typeof b === 'object' && Object.keys(b).length === 1 && (b as Record<string, unknown>)[key] === value;
+}

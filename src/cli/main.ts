@@ -1,7 +1,9 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { HsaError } from '../errors.js';
 import { HSA_VERSION } from '../version.js';
 import { inspectCommand } from './inspect.js';
+import { previewCommand, type PreviewOptions } from './preview.js';
+import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
 
@@ -38,7 +40,38 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
       setCode(await inspectCommand({ harness, ...o }, io));
     });
 
+  program
+    .command('transforms')
+    .description('list every registered transform with its family, class, options and defaults')
+    .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
+    .option('--json', 'print JSON on stdout')
+    .action(async (o: { plugin?: string[]; json?: boolean }) => {
+      setCode(await transformsCommand(o, io));
+    });
+
+  program
+    .command('preview')
+    .description('print K augmented variants of one record with their rewrite plans and check results')
+    .argument('<harness>', 'harness folder (with harness.yaml) or a single harness YAML file')
+    .requiredOption('-t, --trajectories <file>', 'trajectory JSONL file holding the record')
+    .requiredOption('--id <id>', 'id of the record to preview')
+    .option('--seed <seed>', 'run seed', '0')
+    .option('-k, --variants <k>', 'number of variants', parseCount, 3)
+    .option('--transforms <ids...>', 'only these transforms (comma or space separated), with their defaults')
+    .option('--probability <p>', 'override the probability of every selected transform', parseFloat)
+    .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
+    .option('--json', 'print JSON on stdout')
+    .action(async (harness: string, o: Omit<PreviewOptions, 'harness'>) => {
+      setCode(await previewCommand({ harness, ...o }, io));
+    });
+
   return program;
+}
+
+function parseCount(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
 }
 
 /** Run the CLI on `argv` (without node and script). Never throws; returns the exit code. */

@@ -2,6 +2,8 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { HsaError } from '../errors.js';
 import { HSA_VERSION } from '../version.js';
 import { inspectCommand } from './inspect.js';
+import { augmentCommand } from './augment.js';
+import type { AugmentFlags } from '../config/augment-config.js';
 import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
@@ -63,6 +65,34 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--json', 'print JSON on stdout')
     .action(async (harness: string, o: Omit<PreviewOptions, 'harness'>) => {
       setCode(await previewCommand({ harness, ...o }, io));
+    });
+
+  program
+    .command('augment')
+    .description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)')
+    .option('-c, --config <file>', 'hsa.yaml with every option (paths in it are relative to the file); flags override it')
+    .option('--harness <path>', 'harness folder or single harness YAML file')
+    .option('-t, --trajectories <glob...>', 'trajectory JSONL files or globs')
+    .option('--general <file>', 'general prompts (JSONL) mixed into OPD')
+    .option('-o, --out <dir>', 'output folder')
+    .option('--seed <seed>', 'run seed')
+    .option('-k, --variants <k>', 'variants per source record', parseCount)
+    .option('--keep-source', 'also write each source record unchanged (id SOURCE~src)')
+    .option('--transforms <ids...>', 'only these transforms (options from the config, else defaults)')
+    .option('--stages <list>', 'stages to write: sft,opd,rl')
+    .option('--part-size <n>', 'input records per part', parseCount)
+    .option('--gzip', 'write .jsonl.gz parts (deterministic gzip)')
+    .option('--on-error <mode>', 'bad input record: fail (default) or skip to rejects')
+    .option('--concurrency <n>', 'parts or requests in flight (output never depends on it)', parseCount)
+    .option('--teacher <mode>', 'rewrite (the rewritten reference is the result)')
+    .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
+    .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
+    .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
+    .option('--force', 'start over in an out folder that holds another run')
+    .option('--json', 'print a machine-readable summary on stdout')
+    .option('-q, --quiet', 'no progress or summary on stderr')
+    .action(async (o: AugmentFlags) => {
+      setCode(await augmentCommand(o, io));
     });
 
   return program;

@@ -2,9 +2,26 @@ import type { Harness, HookCheck, JsonSchema } from '../harness/types.js';
 import { TextRewriter } from './identifiers.js';
 import { mapId, type IdMap } from './plan.js';
 
-/** A deep copy of a harness state (states are plain JSON). */
+/**
+ * A copy of a harness state that a transform may edit: every section, skill, tool and hook object
+ * (and their lists) is new. JSON Schemas (`tool.parameters`) and annotations are shared between
+ * states: transforms replace them, never mutate them in place.
+ */
 export function cloneState(h: Harness): Harness {
-  return structuredClone(h);
+  return {
+    ...h,
+    sections: h.sections.map((s) => ({ ...s })),
+    pinned: [...h.pinned],
+    unordered: [...h.unordered],
+    catalog: { ...h.catalog },
+    variables: { ...h.variables },
+    skillLoader: h.skillLoader ? { ...h.skillLoader } : null,
+    skills: h.skills.map((s) => ({ ...s, tools: [...s.tools], extra: { ...s.extra } })),
+    tools: h.tools.map((t) => ({ ...t })),
+    hooks: h.hooks.map((k) => ({ ...k, checks: k.checks.map((c) => ({ ...c })), ...(k.matcher ? { matcher: [...k.matcher] } : {}) })),
+    hookMessages: { ...h.hookMessages },
+    promptStyle: h.promptStyle ? { ...h.promptStyle } : null,
+  };
 }
 
 /**

@@ -1,9 +1,36 @@
 /**
- * Canonical JSON: object keys sorted by code point, no whitespace. Used for hashing, for
- * comparing records and for files whose bytes must not depend on insertion order.
+ * Canonical JSON: object keys sorted by code point, no whitespace, `undefined` members dropped.
+ * Used for hashing, for comparing records and for files whose bytes must not depend on insertion
+ * order. Written as a direct serializer (no intermediate sorted copy): it runs once per variant.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
+  return serialize(value) ?? 'null';
+}
+
+function serialize(value: unknown): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object': {
+      if (Array.isArray(value)) return `[${value.map((v) => serialize(v) ?? 'null').join(',')}]`;
+      const toJSON = (value as { toJSON?: () => unknown }).toJSON;
+      if (typeof toJSON === 'function') return serialize(toJSON.call(value));
+      const obj = value as Record<string, unknown>;
+      const parts: string[] = [];
+      for (const key of Object.keys(obj).sort(codePointCompare)) {
+        const v = serialize(obj[key]);
+        if (v !== undefined) parts.push(`${JSON.stringify(key)}:${v}`);
+      }
+      return `{${parts.join(',')}}`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 /** A deep copy of `value` with every object's keys in code-point order. */

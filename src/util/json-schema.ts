@@ -10,11 +10,20 @@ import { canonicalJson } from './canonical-json.js';
 const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
 const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
 const cache = new Map<string, ValidateFunction | { error: string }>();
+const byObject = new WeakMap<object, ValidateFunction | { error: string }>();
 
 export function compileSchema(schema: unknown): ValidateFunction | { error: string } {
+  // Harness states share schema objects, so identity is the fast path; canonical JSON the slow one.
+  if (schema !== null && typeof schema === 'object') {
+    const seen = byObject.get(schema);
+    if (seen) return seen;
+  }
   const key = canonicalJson(schema);
   const hit = cache.get(key);
-  if (hit) return hit;
+  if (hit) {
+    if (schema !== null && typeof schema === 'object') byObject.set(schema, hit);
+    return hit;
+  }
   let out: ValidateFunction | { error: string };
   try {
     const s = schema as { $schema?: unknown };
@@ -25,6 +34,7 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
   }
   if (cache.size > 10_000) cache.clear();
   cache.set(key, out);
+  if (schema !== null && typeof schema === 'object') byObject.set(schema, out);
   return out;
 }
 

@@ -1,0 +1,38 @@
+import { resolveRunConfig, type AugmentFlags } from '../config/augment-config.js';
+import { runAugment } from '../output/run.js';
+import type { Io } from './io.js';
+import { progressReporter } from './progress.js';
+
+/** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
+export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<number> {
+  const cfg = await resolveRunConfig(flags);
+  const progress = progressReporter(io, flags.quiet === true || flags.json === true);
+  const started = Date.now();
+  let summary;
+  try {
+    summary = await runAugment(cfg, {
+      force: flags.force === true,
+      onProgress: (p) => progress.update(p),
+      warn: (line) => {
+        if (!flags.quiet) io.err(`${line}\n`);
+      },
+    });
+  } finally {
+    progress.done();
+  }
+  const t = summary.totals;
+  if (flags.json) {
+    io.out(`${JSON.stringify({ ok: true, ...summary }, null, 2)}\n`);
+  } else if (!flags.quiet) {
+    const stages = Object.entries(summary.stages)
+      .map(([s, v]) => `${s} ${v.records}`)
+      .join(', ');
+    io.err(
+      `${summary.resumed ? 'resumed' : 'done'}: ${t.input_records} input records (${t.rejected_records} rejected), ${t.variants_written} of ${t.variants_expected} variants written (${t.variants_rejected} rejected)${t.kept_sources ? ` + ${t.kept_sources} sources kept` : ''}\n` +
+        `  records: ${stages}\n` +
+        (Object.keys(summary.rejectReasons).length ? `  rejects: ${Object.entries(summary.rejectReasons).map(([r, n]) => `${r} ×${n}`).join(', ')}\n` : '') +
+        `  ${summary.manifest} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+    );
+  }
+  return 0;
+}

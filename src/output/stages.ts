@@ -1,0 +1,193 @@
+import { renderTools } from '../harness/render.js';
+import type { Harness } from '../harness/types.js';
+import { PREAMBLE_NAME } from '../trajectory/rewrite.js';
+import { textOf, type Message, type Trajectory } from '../trajectory/types.js';
+import type { AppliedTransform } from '../transform/variant.js';
+import type { RunConfig } from '../config/augment-config.js';
+import { createRng } from '../transform/rng.js';
+import { getPath } from '../util/path.js';
+
+/** Where an output record came from; carried by every record of every stage. */
+export interface Provenance {
+  source_id: string;
+  source_file: string;
+  source_line: number;
+  /** Variant index, or "src" for the kept source. */
+  variant: number | 'src';
+  transforms: AppliedTransform[];
+  harness: { name: string; version: string; state_hash: string };
+  seed: string;
+}
+
+/** One trajectory under one harness state, ready for the stage writers. */
+export interface StageInput {
+  id: string;
+  record: Trajectory;
+  state: Harness;
+  provenance: Provenance;
+  /** A global, deterministic ordinal of this output (for RL's `extra_info.index`). */
+  ordinal: number;
+}
+
+export interface GeneralPrompt {
+  id: string;
+  messages: Message[];
+  meta?: Record<string, unknown>;
+}
+
+/**
+ * Messages as trainers read them: assistant `content` never null (chat templates do string
+ * operations on it), text-part arrays joined into a string, tool-call arguments as JSON objects
+ * (the Hugging Face chat-template convention) or kept as strings with `--arguments string`.
+ */
+export function trainerMessages(messages: readonly Message[], args: RunConfig['arguments']): Record<string, unknown>[] {
+  return messages.map((m) => {
+    const out: Record<string, unknown> = { ...m };
+    if ('content' in m) out.content = textOf(m.content);
+    if (m.role === 'assistant' && m.tool_calls) {
+      out.tool_calls = m.tool_calls.map((c) => ({
+        ...c,
+        function: { ...c.function, arguments: args === 'object' ? parseArgs(c.function.arguments) : c.function.arguments },
+      }));
+    }
+    return out;
+  });
+}
+
+function parseArgs(s: string): unknown {
+  try {
+    return JSON.parse(s);
+  } catch {
+    return s;
+  }
+}
+
+function toolsField(state: Harness, cfg: RunConfig): unknown {
+  const tools = renderTools(state);
+  return cfg.toolsFormat === 'json-string' ? JSON.stringify(tools) : tools;
+}
+
+/** SFT: `{id, messages, tools, meta}` — the conversational shape TRL, ms-swift and LLaMA-Factory read. */
+export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown> {
+  return {
+    id: x.id,
+    messages: trainerMessages(x.record.messages, cfg.arguments),
+    tools: toolsField(x.state, cfg),
+    meta: { ...x.provenance, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
+  };
+}
+
+/**
+ * OPD: prompt-only records ending right before an assistant turn the student must produce (every
+ * assistant turn, or only the first), each followed by general prompts at the configured ratio.
+ */
+export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly GeneralPrompt[]): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  const messages = x.record.messages;
+  const turns: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant' && i > 0) turns.push(i);
+  });
+  const chosen = cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
+  const perDomain = cfg.opd.generalRatio / (1 - cfg.opd.generalRatio);
+  const tools = toolsField(x.state, cfg);
+  for (const j of chosen) {
+    const id = `${x.id}#${j}`;
+    out.push({
+      id,
+      messages: trainerMessages(messages.slice(0, j), cfg.arguments),
+      tools,
+      meta: { ...x.provenance, turn: j, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
+    });
+    if (general.length === 0 || perDomain <= 0) continue;
+    const rng = createRng(cfg.seed, 'opd-general', id);
+    const n = Math.floor(perDomain) + (rng.chance(perDomain - Math.floor(perDomain)) ? 1 : 0);
+    for (let g = 0; g < n; g++) {
+      const prompt = general[rng.int(general.length)]!;
+      out.push({
+        id: `${prompt.id}@${id}.${g}`,
+        messages: trainerMessages(prompt.messages, cfg.arguments),
+        tools: cfg.toolsFormat === 'json-string' ? '[]' : [],
+        meta: { source: 'general', general_id: prompt.id, mixed_with: id, seed: cfg.seed, ...(prompt.meta ? { source_meta: prompt.meta } : {}) },
+      });
+    }
+  }
+  return out;
+}
+
+interface Turn {
+  user: string;
+  calls: { name: string; arguments: unknown }[];
+  skills: string[];
+  reply: string;
+}
+
+/**
+ * RL: a row in the verl shape that TRL's GRPO also reads. `prompt` holds the messages up to the
+ * first assistant turn; `reward_model.ground_truth` (a JSON string) the reference in the new
+ * names; `extra_info.env` (a JSON string) everything a simulator needs to run the episode.
+ */
+export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown> {
+  const messages = x.record.messages;
+  const firstAssistant = messages.findIndex((m) => m.role === 'assistant');
+  const prompt = trainerMessages(firstAssistant === -1 ? messages : messages.slice(0, firstAssistant), 'object');
+  const prefix = x.state.hookMessages.namePrefix;
+  const loader = x.state.skillLoader;
+  const turns: Turn[] = [];
+  const replay: { id: string; name: string; arguments: unknown; result: string }[] = [];
+  const callById = new Map<string, { name: string; arguments: unknown }>();
+  let turn: Turn | undefined;
+  for (const m of messages) {
+    if (m.role === 'user' && m.name !== PREAMBLE_NAME && !m.name?.startsWith(prefix)) {
+      turn = { user: textOf(m.content), calls: [], skills: [], reply: '' };
+      turns.push(turn);
+    } else if (m.role === 'assistant' && turn) {
+      for (const c of m.tool_calls ?? []) {
+        const args = parseArgs(c.function.arguments);
+        callById.set(c.id, { name: c.function.name, arguments: args });
+        if (loader && c.function.name === loader.tool) {
+          const skill = getPath(args, loader.argument);
+          if (typeof skill === 'string') turn.skills.push(skill);
+        }
+        turn.calls.push({ name: c.function.name, arguments: args });
+      }
+      if (!m.tool_calls?.length) turn.reply = textOf(m.content);
+    } else if (m.role === 'tool') {
+      const call = callById.get(m.tool_call_id);
+      if (call) replay.push({ id: m.tool_call_id, ...call, result: textOf(m.content) });
+    }
+  }
+  const groundTruth = {
+    expected_calls: turns.flatMap((t) => t.calls),
+    expected_skills: turns.flatMap((t) => t.skills),
+    reference_reply: turns.length ? turns[turns.length - 1]!.reply : '',
+    turns,
+  };
+  const env = {
+    user_turns: turns.map((t) => t.user),
+    tool_replay: replay,
+    tools: renderTools(x.state),
+    hooks: x.state.hooks,
+    hook_message_prefix: prefix,
+    skill_loader: loader,
+  };
+  return {
+    data_source: cfg.rl.dataSource || `hsa/${x.state.name}`,
+    prompt,
+    ability: cfg.rl.ability,
+    reward_model: { style: 'rule', ground_truth: JSON.stringify(groundTruth) },
+    extra_info: {
+      index: x.ordinal,
+      id: x.id,
+      source_id: x.provenance.source_id,
+      source_file: x.provenance.source_file,
+      source_line: x.provenance.source_line,
+      variant: x.provenance.variant,
+      seed: x.provenance.seed,
+      transforms: JSON.stringify(x.provenance.transforms),
+      harness_state: x.provenance.harness.state_hash,
+      env: JSON.stringify(env),
+    },
+  };
+}
+

@@ -80,9 +80,15 @@ export class TextRewriter {
     this.code = keys.length ? new RegExp(`(?<![${WORD}])(?:${alt(keys)})(?![${WORD}])`, 'g') : null;
   }
 
+  /** True when some identifier occurs in `text` as a substring (a cheap test before the regex pass). */
+  private mayMention(text: string): boolean {
+    for (const k of this.map.keys()) if (text.includes(k)) return true;
+    return false;
+  }
+
   /** Rewrite every mention in `text`. */
   rewrite(text: string): string {
-    if (this.size === 0) return text;
+    if (this.size === 0 || !this.mayMention(text)) return text;
     const swap = (m: string) => this.map.get(m) ?? m;
     // Inside code spans every identifier is replaced; outside, only distinctive ones; template
     // slots ({{path}}) name context data, not harness identifiers, and are left alone.
@@ -104,7 +110,7 @@ export class TextRewriter {
   /** The identifiers (keys) mentioned in `text`, under the same rules as `rewrite`. */
   mentions(text: string): string[] {
     const found = new Set<string>();
-    if (this.size === 0) return [];
+    if (this.size === 0 || !this.mayMention(text)) return [];
     let last = 0;
     const scan = (t: string, re: RegExp | null) => {
       if (!re) return;

@@ -7,8 +7,12 @@ import { canonicalJson } from './canonical-json.js';
  * by thousands of records (or variants) is compiled once. Draft-07 by default; 2019-09/2020-12
  * when the schema's `$schema` says so.
  */
-const draft7 = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-const draft2020 = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
+// Schemas are compiled many times over (every renamed variant is a new schema), so compilation is
+// kept lean: no meta-schema pass for schemas hsa produced itself, no code optimisation pass. The
+// instances are replaced with the cache, because ajv keeps every schema it compiled.
+const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { optimize: false } } as const;
+let draft7 = new Ajv(AJV_OPTIONS);
+let draft2020 = new Ajv2020(AJV_OPTIONS);
 const cache = new Map<string, ValidateFunction | { error: string }>();
 const byObject = new WeakMap<object, ValidateFunction | { error: string }>();
 
@@ -32,7 +36,11 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
   } catch (e) {
     out = { error: (e as Error).message };
   }
-  if (cache.size > 10_000) cache.clear();
+  if (cache.size > 2_000) {
+    cache.clear();
+    draft7 = new Ajv(AJV_OPTIONS);
+    draft2020 = new Ajv2020(AJV_OPTIONS);
+  }
   cache.set(key, out);
   if (schema !== null && typeof schema === 'object') byObject.set(schema, out);
   return out;

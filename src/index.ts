@@ -9,3 +9,6 @@ export type * from './trajectory/types.js';
 export { formatProblem, type Problem } from './problems.js';
 export { canonicalJson } from './util/canonical-json.js';
 export { HsaError, UsageError, UnreadableInputError, RenderError } from './errors.js';
+export { defineTransform, type TransformDefinition, type TransformContext, type TransformResult } from './transform/define.js';
+export { renameInState, cloneState } from './transform/state.js';
+export type { RewritePlan, ArgOp } from './transform/plan.js';

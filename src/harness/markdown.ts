@@ -7,7 +7,7 @@ import type { PromptStyle } from './types.js';
  */
 export type Block =
   | { kind: 'heading'; level: number; text: string }
-  | { kind: 'list'; ordered: boolean; items: string[] }
+  | { kind: 'list'; ordered: boolean; start: number; items: string[] }
   | { kind: 'para'; text: string }
   | { kind: 'code'; text: string };
 
@@ -17,8 +17,10 @@ export interface ParsedSection {
   blocks: Block[];
 }
 
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
-const BULLET = /^(\s{0,3})([-*+•]|\d+[.)])\s+(.*)$/;
+// CommonMark: a closing run of # only counts after a space ("# Use C#" keeps its #).
+const HEADING = /^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
+const BULLET = /^(\s{0,3})([-*+•]|\d{1,9}[.)])\s+(.*)$/;
+const FENCE = /^(```|~~~)/;
 
 export function parseSection(text: string): ParsedSection {
   const lines = text.split('\n');
@@ -33,7 +35,7 @@ export function parseSection(text: string): ParsedSection {
   }
   const blocks: Block[] = [];
   let para: string[] = [];
-  let list: { ordered: boolean; items: string[] } | null = null;
+  let list: { ordered: boolean; start: number; items: string[] } | null = null;
   const flush = () => {
     if (para.length) blocks.push({ kind: 'para', text: para.join('\n') });
     if (list) blocks.push({ kind: 'list', ...list });
@@ -42,12 +44,13 @@ export function parseSection(text: string): ParsedSection {
   };
   for (; i < lines.length; i++) {
     const line = lines[i]!;
-    if (line.startsWith('```')) {
+    const fence = FENCE.exec(line);
+    if (fence) {
       flush();
       const code = [line];
       for (i++; i < lines.length; i++) {
         code.push(lines[i]!);
-        if (lines[i]!.startsWith('```')) break;
+        if (lines[i]!.startsWith(fence[1]!)) break;
       }
       blocks.push({ kind: 'code', text: code.join('\n') });
       continue;
@@ -68,15 +71,15 @@ export function parseSection(text: string): ParsedSection {
       const ordered = /\d/.test(b[2]!);
       if (!list || list.ordered !== ordered) {
         flush();
-        list = { ordered, items: [] };
+        list = { ordered, start: ordered ? parseInt(b[2]!, 10) : 1, items: [] };
       }
       list.items.push(b[3]!);
       continue;
     }
     if (list && /^\s+\S/.test(line)) {
-      // A continuation line of the last item.
+      // A continuation line (or a nested list) of the last item, indentation kept.
       const items = list.items;
-      items[items.length - 1] += `\n${line.trim()}`;
+      items[items.length - 1] += `\n${line}`;
       continue;
     }
     if (list) flush();
@@ -117,7 +120,7 @@ export function renderSection(p: ParsedSection, style: PromptStyle): string {
   for (const b of p.blocks) {
     if (b.kind === 'para' || b.kind === 'code') body.push(b.text);
     else if (b.kind === 'heading') body.push(`${'#'.repeat(Math.min(6, b.level))} ${b.text}`);
-    else body.push(b.items.map((item, i) => `${marker(style.listMarker, b.ordered, i)} ${item.replace(/\n/g, '\n  ')}`).join('\n'));
+    else body.push(b.items.map((item, i) => `${marker(style.listMarker, b.ordered, b.start + i)} ${item}`).join('\n'));
   }
   const joined = [out.join('\n'), body.join('\n\n')].filter((x) => x !== '').join(style.heading === 'xml' ? '\n' : '\n\n');
   return closing ? `${joined}\n${closing}` : joined;
@@ -145,23 +148,24 @@ export function normaliseUnit(s: string): string {
   return s.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
-function marker(m: PromptStyle['listMarker'], ordered: boolean, i: number): string {
-  if (m === '1.') return `${i + 1}.`;
-  if (ordered && m !== '•') return `${i + 1}.`;
+/** The marker of item number `n` (counting from the list's start); ordered lists keep their numbers. */
+function marker(m: PromptStyle['listMarker'], ordered: boolean, n: number): string {
+  if (ordered || m === '1.') return `${n}.`;
   return m;
 }
 
 function caseTitle(t: string, c: PromptStyle['titleCase']): string {
   if (c === 'upper') return t.toUpperCase();
   if (c === 'lower') return t.toLowerCase();
-  if (c === 'title') return t.replace(/\b([a-z])/g, (x) => x.toUpperCase());
+  if (c === 'title') return t.replace(/(^|[\s\-/(])([a-z])/g, (_, pre: string, x: string) => pre + x.toUpperCase());
   return t;
 }
 
 function xmlTag(title: string): string {
+  // XML names may hold any letter, so Chinese titles keep their words.
   const tag = title
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/[^\p{L}\p{N}]+/gu, '_')
     .replace(/^_+|_+$/g, '');
-  return tag === '' || /^\d/.test(tag) ? `section_${tag}` : tag;
+  return tag === '' || /^\p{N}/u.test(tag) ? `section_${tag}` : tag;
 }

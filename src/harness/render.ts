@@ -41,8 +41,9 @@ export function renderTools(h: Harness): OpenAiTool[] {
 function renderSection(h: Harness, s: Section, context: unknown, defaults: Record<string, unknown>): string {
   const text = s.kind === 'catalog' ? catalogText(h) : s.text;
   if (text === '') return '';
-  const styled = h.promptStyle ? restyleSection(text, h.promptStyle) : text;
-  return fillTemplate(styled, context ?? {}, defaults);
+  // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
+  const filled = fillTemplate(text, context ?? {}, defaults);
+  return h.promptStyle ? restyleSection(filled, h.promptStyle) : filled;
 }
 
 /** The generated skill catalog in markdown; empty when there are no skills. */

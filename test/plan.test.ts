@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { TextRewriter, isDistinctive, splitWords, joinWords } from '../src/transform/identifiers.js';
+import { applyArgOps, composePlans, emptyPlan, invertPlan, netParamRenames, type RewritePlan } from '../src/transform/plan.js';
+import { createRng } from '../src/transform/rng.js';
+
+const plan = (p: Partial<RewritePlan>): RewritePlan => ({ ...emptyPlan(), ...p });
+
+describe('TextRewriter', () => {
+  it('respects token boundaries: item_qa never touches item_qa_v2', () => {
+    const t = new TextRewriter({ item_qa: 'product_answer' });
+    expect(t.rewrite('use item_qa, not item_qa_v2 or my_item_qa')).toBe('use product_answer, not item_qa_v2 or my_item_qa');
+  });
+  it('replaces longest first and swaps simultaneously', () => {
+    const t = new TextRewriter({ get_item: 'x_item', get_item_detail: 'read_detail', a_b: 'c_d', c_d: 'a_b' });
+    expect(t.rewrite('get_item_detail then get_item; a_b <-> c_d')).toBe('read_detail then x_item; c_d <-> a_b');
+  });
+  it('rewrites plain words only in code spans and JSON keys, never template slots', () => {
+    const t = new TextRewriter({ query: 'terms', room_id: 'channel_id' });
+    expect(t.rewrite('Ask a query. Pass `query` as {"query": "x"}; {{room_id}} stays; room_id moves')).toBe(
+      'Ask a query. Pass `terms` as {"terms": "x"}; {{room_id}} stays; channel_id moves',
+    );
+    expect(t.mentions('a query and `query` and room_id')).toEqual(['query', 'room_id']);
+    expect(t.mentions('just a query')).toEqual([]);
+  });
+  it('classifies identifiers', () => {
+    expect(isDistinctive('item_qa')).toBe(true);
+    expect(isDistinctive('itemQa')).toBe(true);
+    expect(isDistinctive('greet')).toBe(false);
+    expect(splitWords('calculateOptimal_promo-v2')).toEqual(['calculate', 'optimal', 'promo', 'v2']);
+    expect(joinWords(['get', 'item'], 'camel')).toBe('getItem');
+    expect(joinWords(['get', 'item'], 'kebab')).toBe('get-item');
+  });
+});
+
+describe('rewrite plans', () => {
+  const a = plan({ tools: { f: 'g', h: 'k' }, args: { f: [{ op: 'rename', paths: { item_id: 'sku', 'filter.max': 'upper' } }] } });
+  const b = plan({ tools: { g: 'm' }, args: { g: [{ op: 'wrap', key: 'params' }], k: [{ op: 'rename', paths: { q: 'query' } }] } });
+
+  it('compose: applying A then B equals applying the composed plan', () => {
+    const ab = composePlans(a, b);
+    expect(ab.tools).toEqual({ f: 'm', h: 'k' });
+    const args = { item_id: 'i-1', filter: { max: 3, min: 1 }, other: [1] };
+    const stepwise = applyArgOps(applyArgOps(args, a.args.f!), b.args.g!);
+    expect(applyArgOps(args, ab.args.f!)).toEqual(stepwise);
+    expect(stepwise).toEqual({ params: { sku: 'i-1', filter: { upper: 3, min: 1 }, other: [1] } });
+    expect(ab.args.h).toEqual([{ op: 'rename', paths: { q: 'query' } }]);
+  });
+
+  it('invert: the inverse plan gives the arguments and names back', () => {
+    const ab = composePlans(a, b);
+    const inv = invertPlan(ab);
+    expect(inv.tools).toEqual({ m: 'f', k: 'h' });
+    const args = { item_id: 'i-1', filter: { max: 3 }, list: [{ item_id: 2 }] };
+    const forward = applyArgOps(args, ab.args.f!);
+    expect(applyArgOps(forward, inv.args.m!)).toEqual(args);
+  });
+
+  it('renames nested keys inside arrays and keeps key order', () => {
+    const out = applyArgOps({ b: 1, items: [{ sku: 'x', qty: 2 }], a: 2 }, [{ op: 'rename', paths: { 'items.qty': 'count', b: 'z' } }]);
+    expect(JSON.stringify(out)).toBe('{"z":1,"items":[{"sku":"x","count":2}],"a":2}');
+  });
+
+  it('net parameter renames follow successive renames', () => {
+    const p = composePlans(plan({ args: { f: [{ op: 'rename', paths: { a: 'b' } }] } }), plan({ args: { f: [{ op: 'rename', paths: { b: 'c' } }] } }));
+    expect(netParamRenames(p).params).toEqual({ f: { a: 'c' } });
+  });
+});
+
+describe('seeded randomness', () => {
+  it('is a pure function of its seed parts', () => {
+    const x = createRng(1, 'lc-1', 0, 'tools.rename@1');
+    const y = createRng(1, 'lc-1', 0, 'tools.rename@1');
+    const z = createRng(1, 'lc-1', 1, 'tools.rename@1');
+    const xs = [x.next(), x.next(), x.next()];
+    expect([y.next(), y.next(), y.next()]).toEqual(xs);
+    expect(z.next()).not.toBe(xs[0]);
+    expect(x.shuffle([1, 2, 3, 4, 5]).sort()).toEqual([1, 2, 3, 4, 5]);
+  });
+});

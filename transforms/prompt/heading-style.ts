@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { restyleSection } from '../../src/harness/markdown.js';
+import { catalogText } from '../../src/harness/render.js';
+import type { Harness, PromptStyle } from '../../src/harness/types.js';
+import { defineTransform } from '../../src/transform/define.js';
+import { cloneState } from '../../src/transform/state.js';
+
+const HEADINGS = ['markdown', 'xml', 'bracket', 'caps', 'colon'] as const;
+const TITLE_CASES = ['as-is', 'upper', 'lower', 'title'] as const;
+
+/**
+ * Restyle section titles: markdown `#`/`##`/`###`, `<xml>` tags, `[Bracket]`, CAPS or `Title:`,
+ * with a title casing. The other style fields (list marker, separator) are kept; a harness
+ * rendered as written starts from markdown level 1, as-is, `-`, its own separator.
+ */
+export default defineTransform({
+  id: 'prompt.heading-style',
+  family: 'prompt',
+  class: 'semantic',
+  version: 1,
+  description: 'Restyle section headings (markdown levels 1-3, xml tags, [bracket], CAPS, Title:) and their casing.',
+  options: z.strictObject({
+    p: z.number().min(0).max(1).default(0.6).describe('probability that a variant restyles the section headings'),
+    headings: z.array(z.enum(HEADINGS)).min(1).default([...HEADINGS]).describe('heading styles to draw from'),
+    levels: z.array(z.number().int().min(1).max(3)).min(1).default([1, 2, 3]).describe('markdown heading levels to draw from'),
+    titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from (xml and CAPS ignore it)'),
+  }),
+  apply(state, ctx) {
+    const base = baseStyle(state);
+    const before = preview(state, base);
+    // Heading kind first (uniform over kinds), then its level and casing.
+    for (const heading of ctx.rng.shuffle(ctx.options.headings)) {
+      const levels = heading === 'markdown' ? ctx.options.levels : [base.headingLevel];
+      // xml tags and CAPS do not show the title casing: keep the current one.
+      const cases = heading === 'xml' || heading === 'caps' ? [base.titleCase] : ctx.options.titleCases;
+      const combos = levels.flatMap((headingLevel) => cases.map((titleCase) => ({ headingLevel, titleCase })));
+      for (const c of ctx.rng.shuffle(combos)) {
+        const style: PromptStyle = { ...base, heading, headingLevel: c.headingLevel, titleCase: c.titleCase };
+        if (preview(state, style) === before) continue;
+        const out = cloneState(state);
+        out.promptStyle = style;
+        return { state: out, params: { heading, headingLevel: style.headingLevel, titleCase: style.titleCase } };
+      }
+    }
+    return null;
+  },
+});
+
+/** The state's prompt style, or the neutral style a restyle starts from when it has none. */
+function baseStyle(h: Harness): PromptStyle {
+  return h.promptStyle ? { ...h.promptStyle } : { heading: 'markdown', headingLevel: 1, titleCase: 'as-is', listMarker: '-', separator: h.separator };
+}
+
+/** The prompt under a style, slots unfilled: enough to tell whether a style changes anything. */
+function preview(h: Harness, style: PromptStyle): string {
+  const parts: Record<'system' | 'preamble', string[]> = { system: [], preamble: [] };
+  for (const s of h.sections) {
+    const text = s.kind === 'catalog' ? catalogText(h) : s.text;
+    if (text !== '') parts[s.placement].push(restyleSection(text, style));
+  }
+  return `${parts.system.join(style.separator)}\u0000${parts.preamble.join(style.separator)}`;
+}

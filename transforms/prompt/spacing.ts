@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { restyleSection } from '../../src/harness/markdown.js';
+import { catalogText } from '../../src/harness/render.js';
+import type { Harness, PromptStyle } from '../../src/harness/types.js';
+import { defineTransform } from '../../src/transform/define.js';
+import { cloneState } from '../../src/transform/state.js';
+
+const SEPARATORS = ['\n\n', '\n\n---\n\n', '\n\n\n', '\n\n***\n\n', '\n\n====\n\n'];
+const TITLE_CASES = ['as-is', 'upper', 'lower', 'title'] as const;
+
+/**
+ * Change the separator between rendered sections (blank line, `---`, two blank lines, `***`,
+ * `====`) and, sometimes, the casing of section titles. The other style fields are kept; a
+ * harness rendered as written starts from markdown level 1, as-is, `-`, its own separator.
+ */
+export default defineTransform({
+  id: 'prompt.spacing',
+  family: 'prompt',
+  class: 'semantic',
+  version: 1,
+  description: 'Change the separator between prompt sections and the casing of section titles.',
+  options: z.strictObject({
+    p: z.number().min(0).max(1).default(0.5).describe('probability that a variant changes the section spacing'),
+    separators: z
+      .array(z.string().refine((s) => s.startsWith('\n') && s.endsWith('\n'), 'a separator starts and ends with a newline'))
+      .min(1)
+      .default([...SEPARATORS])
+      .describe('section separators to draw from; each starts and ends with a newline'),
+    titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from'),
+    recase: z.number().min(0).max(1).default(0.5).describe('probability that the title casing is redrawn as well'),
+  }),
+  apply(state, ctx) {
+    const base = baseStyle(state);
+    const before = preview(state, base);
+    const titleCase = ctx.rng.chance(ctx.options.recase) ? ctx.rng.pick(ctx.options.titleCases) : base.titleCase;
+    for (const separator of ctx.rng.shuffle(ctx.options.separators)) {
+      if (separator === base.separator) continue;
+      const style: PromptStyle = { ...base, separator, titleCase };
+      // A prompt of one section shows no separator.
+      if (preview(state, style) === before) continue;
+      const out = cloneState(state);
+      out.promptStyle = style;
+      return { state: out, params: { separator, titleCase } };
+    }
+    return null;
+  },
+});
+
+/** The state's prompt style, or the neutral style a restyle starts from when it has none. */
+function baseStyle(h: Harness): PromptStyle {
+  return h.promptStyle ? { ...h.promptStyle } : { heading: 'markdown', headingLevel: 1, titleCase: 'as-is', listMarker: '-', separator: h.separator };
+}
+
+/** The prompt under a style, slots unfilled: enough to tell whether a style changes anything. */
+function preview(h: Harness, style: PromptStyle): string {
+  const parts: Record<'system' | 'preamble', string[]> = { system: [], preamble: [] };
+  for (const s of h.sections) {
+    const text = s.kind === 'catalog' ? catalogText(h) : s.text;
+    if (text !== '') parts[s.placement].push(restyleSection(text, style));
+  }
+  return `${parts.system.join(style.separator)}\u0000${parts.preamble.join(style.separator)}`;
+}

@@ -1,0 +1,53 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { builtinTransforms } from '../transforms/index.js';
+import { optionDefaults, optionsJsonSchema } from '../src/transform/registry.js';
+import { REPO } from './helpers/hsa.js';
+
+const entries = Object.entries(builtinTransforms);
+
+describe('the transform registry', () => {
+  it('keys every transform by its own id, families in application order', () => {
+    for (const [key, t] of entries) expect(t.id).toBe(key);
+    const families = entries.map(([, t]) => t.family);
+    const order = ['skills', 'tools', 'prompt', 'hooks'];
+    const firstIndex = families.map((f) => order.indexOf(f));
+    expect([...firstIndex].sort((a, b) => a - b)).toEqual(firstIndex);
+  });
+
+  it('has one module per transform at transforms/<family>/<name>.ts', () => {
+    for (const [, t] of entries) {
+      const [family, name] = t.id.split('.');
+      expect(family).toBe(t.family);
+      expect(existsSync(path.join(REPO, 'transforms', family!, `${name}.ts`)), t.id).toBe(true);
+    }
+  });
+
+  it('documents every transform and gives every option a default, a description and a probability p', () => {
+    for (const [, t] of entries) {
+      expect(t.description.length, t.id).toBeGreaterThan(20);
+      expect(Number.isInteger(t.version) && t.version >= 1).toBe(true);
+      const defaults = optionDefaults(t);
+      expect(typeof defaults.p, t.id).toBe('number');
+      const schema = optionsJsonSchema(t) as { properties: Record<string, { description?: string }> };
+      for (const [key, prop] of Object.entries(schema.properties)) expect(prop.description, `${t.id}.${key}`).toBeTruthy();
+      expect(t.options.safeParse({ p: 2 }).success, `${t.id} rejects p > 1`).toBe(false);
+      expect(t.options.safeParse({ nope: 1 }).success, `${t.id} rejects unknown options`).toBe(false);
+    }
+  });
+
+  it('pins every options JSON Schema (a change of options is a visible diff)', () => {
+    const schemas = Object.fromEntries(entries.map(([id, t]) => [id, { class: t.class, version: t.version, options: optionsJsonSchema(t) }]));
+    expect(JSON.stringify(schemas, null, 2)).toMatchFileSnapshot('./__snapshots__/transform-options.json');
+  });
+
+  it('has a test file per family that exercises every transform', () => {
+    for (const [, t] of entries) {
+      const file = path.join(REPO, 'test', 'transforms', `${t.family}.test.ts`);
+      expect(existsSync(file), file).toBe(true);
+      const [, name] = t.id.split('.');
+      expect(readFileSync(file, 'utf8'), `${t.id} in ${file}`).toContain(`transforms/${t.family}/${name}.js`);
+    }
+  });
+});

@@ -32,7 +32,8 @@ export interface LoadResult {
 export interface HarnessOrigins {
   harnessFile: string;
   harnessDoc?: LocatedDoc;
-  skills: Record<string, { file: string; line?: number; toolLines?: (number | undefined)[] }>;
+  /** `keyPath`: where the skill sits inside its file (`skills.items.<i>` for inline skills, empty for SKILL.md). */
+  skills: Record<string, { file: string; line?: number; toolLines?: (number | undefined)[]; keyPath?: string }>;
   tools: Record<string, { file: string; line?: number }>;
   hooks: Record<string, { file: string; line?: number; doc?: LocatedDoc; path: (string | number)[] }>;
   sections: Record<string, { file: string }>;
@@ -148,7 +149,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     }
     skills.push(skill);
     const toolLines = skill.tools.map((_, j) => mainDoc.lineOf(['skills', 'items', i, 'tools', j]));
-    origins.skills[skill.id] = { file: harnessFile, ...(line !== undefined ? { line } : {}), toolLines };
+    origins.skills[skill.id] = { file: harnessFile, ...(line !== undefined ? { line } : {}), toolLines, keyPath: `skills.items.${i}` };
   });
   skills.sort((a, b) => cmp(a.id, b.id));
 

@@ -30,11 +30,12 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
   for (const s of h.skills) {
     const o = origins.skills[s.id];
     const file = o?.file ?? main;
+    const kp = o?.keyPath ? `${o.keyPath}.` : '';
     if (!pattern.test(s.id) || s.id.length > SKILL_NAME_MAX) {
-      at(file, 'name', `"${s.id}" does not follow skills.naming "${h.skillNaming}" (${pattern.source}, at most ${SKILL_NAME_MAX} characters)`, o?.line);
+      at(file, `${kp}name`, `"${s.id}" does not follow skills.naming "${h.skillNaming}" (${pattern.source}, at most ${SKILL_NAME_MAX} characters)`, o?.line);
     }
     s.tools.forEach((t, i) => {
-      if (!toolNames.has(t)) at(file, `tools.${i}`, `skill "${s.id}" names tool "${t}", which does not exist`, o?.toolLines?.[i] ?? o?.line);
+      if (!toolNames.has(t)) at(file, `${kp}tools.${i}`, `skill "${s.id}" names tool "${t}", which does not exist`, o?.toolLines?.[i] ?? o?.line);
     });
   }
 

@@ -15,7 +15,7 @@ import { loadRegistry } from '../transform/registry.js';
 import { resolveTransforms, type ResolvedTransform } from '../transform/variant.js';
 import { mergeWordLists, type WordLists } from '../transform/words.js';
 import { canonicalJson, sortKeys } from '../util/canonical-json.js';
-import { hashValue } from '../util/hash.js';
+import { hashState, hashValue } from '../util/hash.js';
 import { expandInputs } from '../util/inputs.js';
 import { readJsonlLines } from '../util/jsonl.js';
 import { HSA_VERSION } from '../version.js';
@@ -242,7 +242,7 @@ async function writePart(
       });
       if (cfg.keepSource) {
         counts.kept_sources++;
-        await emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashValue(harness)), ordinal: ordinalBase + cfg.variants });
+        await emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
       }
       for (let k = 0; k < cfg.variants; k++) {
         counts.variants_expected++;

@@ -107,8 +107,20 @@ export function textRewriterFor(plan: RewritePlan, from: Harness): TextRewriter 
   return new TextRewriter(textMap(plan, from));
 }
 
+const textMaps = new WeakMap<RewritePlan, WeakMap<Harness, Record<string, string>>>();
+
 /** Identifier renames that apply to free text (ambiguous ones — one old name, two new — are left out). */
 export function textMap(plan: RewritePlan, from: Harness): Record<string, string> {
+  let byState = textMaps.get(plan);
+  if (!byState) textMaps.set(plan, (byState = new WeakMap()));
+  const hit = byState.get(from);
+  if (hit) return hit;
+  const map = computeTextMap(plan, from);
+  byState.set(from, map);
+  return map;
+}
+
+function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string> {
   const candidates = new Map<string, Set<string>>();
   const add = (a: string, b: string) => {
     if (a === b) return;

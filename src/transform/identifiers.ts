@@ -10,9 +10,6 @@
  */
 const SPANS = /`[^`\n]+`|"[A-Za-z_][A-Za-z0-9_-]*"(?=\s*:)|\{\{[^{}\n]*\}\}/g;
 
-/** Characters that continue an identifier: a mention must not be preceded or followed by one. */
-const WORD = 'A-Za-z0-9_\\-';
-
 /**
  * A distinctive identifier (has `_`, `-`, a digit or an inner capital) is recognisable in prose and
  * is rewritten everywhere in text. A plain word (`query`, `greet`) is rewritten only in structural
@@ -55,73 +52,97 @@ export function caseStyleOf(name: string): CaseStyle {
   return 'snake';
 }
 
-function escapeRegex(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * A text cut into identifier tokens (maximal runs of identifier characters), each marked with
+ * where it stands: plain prose, a code span or JSON key (`code`), or a template slot (never
+ * rewritten). Matching a key to a whole token is exactly "token-boundary aware": `item_qa` is
+ * never found inside `item_qa_v2`. Texts are shared between variants, so analyses are cached.
+ */
+interface Tokenized {
+  starts: number[];
+  ends: number[];
+  words: string[];
+  code: boolean[];
+  /** Tokens a rewrite may touch: distinctive ones in prose, every one in code. */
+  eligible: Set<string>;
+}
+
+const tokenCache = new Map<string, Tokenized>();
+const IDENT = /[A-Za-z0-9_-]+/g;
+
+function tokenize(text: string): Tokenized {
+  const hit = tokenCache.get(text);
+  if (hit) return hit;
+  const spans: { start: number; end: number; slot: boolean }[] = [];
+  for (const m of text.matchAll(SPANS)) spans.push({ start: m.index, end: m.index + m[0].length, slot: m[0].startsWith('{{') });
+  const t: Tokenized = { starts: [], ends: [], words: [], code: [], eligible: new Set() };
+  let si = 0;
+  for (const m of text.matchAll(IDENT)) {
+    const start = m.index;
+    while (si < spans.length && spans[si]!.end <= start) si++;
+    const span = spans[si];
+    const inSpan = span !== undefined && span.start <= start && start < span.end;
+    if (inSpan && span.slot) continue;
+    const word = m[0];
+    const code = inSpan;
+    if (!code && !isDistinctive(word)) continue;
+    t.starts.push(start);
+    t.ends.push(start + word.length);
+    t.words.push(word);
+    t.code.push(code);
+    t.eligible.add(word);
+  }
+  if (text.length >= 64) {
+    if (tokenCache.size >= 4096) tokenCache.clear();
+    tokenCache.set(text, t);
+  }
+  return t;
 }
 
 /**
- * A compiled simultaneous replacement of identifiers in text. `map` entries whose key is not
- * distinctive are applied only inside backtick code spans.
+ * A simultaneous replacement of identifiers in text (so swaps a→b, b→a need no placeholders).
+ * Distinctive identifiers are replaced wherever they stand as whole tokens; plain-word ones only
+ * inside code spans and JSON keys; template slots ({{path}}) are left alone.
  */
 export class TextRewriter {
-  private readonly wide: RegExp | null;
-  private readonly code: RegExp | null;
   private readonly map: ReadonlyMap<string, string>;
+  private readonly keys: string[];
   readonly size: number;
 
   constructor(map: Record<string, string> | ReadonlyMap<string, string>) {
     const entries = (map instanceof Map ? [...map.entries()] : Object.entries(map)).filter(([a, b]) => a !== b && a !== '');
     this.map = new Map(entries);
+    this.keys = entries.map(([k]) => k);
     this.size = entries.length;
-    const keys = entries.map(([k]) => k).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
-    const alt = (ks: string[]) => ks.map(escapeRegex).join('|');
-    const distinct = keys.filter(isDistinctive);
-    this.wide = distinct.length ? new RegExp(`(?<![${WORD}])(?:${alt(distinct)})(?![${WORD}])`, 'g') : null;
-    this.code = keys.length ? new RegExp(`(?<![${WORD}])(?:${alt(keys)})(?![${WORD}])`, 'g') : null;
   }
 
-  /** True when some identifier occurs in `text` as a substring (a cheap test before the regex pass). */
-  private mayMention(text: string): boolean {
-    for (const k of this.map.keys()) if (text.includes(k)) return true;
+  private touches(t: Tokenized): boolean {
+    if (t.eligible.size === 0) return false;
+    for (const k of this.keys) if (t.eligible.has(k)) return true;
     return false;
   }
 
   /** Rewrite every mention in `text`. */
   rewrite(text: string): string {
-    if (this.size === 0 || !this.mayMention(text)) return text;
-    const swap = (m: string) => this.map.get(m) ?? m;
-    // Inside code spans every identifier is replaced; outside, only distinctive ones; template
-    // slots ({{path}}) name context data, not harness identifiers, and are left alone.
+    if (this.size === 0) return text;
+    const t = tokenize(text);
+    if (!this.touches(t)) return text;
     let out = '';
     let last = 0;
-    for (const m of text.matchAll(SPANS)) {
-      out += this.outside(text.slice(last, m.index), swap);
-      if (!m[0].startsWith('{{')) out += this.code ? m[0].replace(this.code, swap) : m[0];
-      else out += m[0];
-      last = m.index + m[0].length;
+    for (let i = 0; i < t.words.length; i++) {
+      const next = this.map.get(t.words[i]!);
+      if (next === undefined) continue;
+      out += text.slice(last, t.starts[i]) + next;
+      last = t.ends[i]!;
     }
-    return out + this.outside(text.slice(last), swap);
-  }
-
-  private outside(text: string, swap: (m: string) => string): string {
-    return this.wide ? text.replace(this.wide, swap) : text;
+    return out + text.slice(last);
   }
 
   /** The identifiers (keys) mentioned in `text`, under the same rules as `rewrite`. */
   mentions(text: string): string[] {
-    const found = new Set<string>();
-    if (this.size === 0 || !this.mayMention(text)) return [];
-    let last = 0;
-    const scan = (t: string, re: RegExp | null) => {
-      if (!re) return;
-      for (const m of t.matchAll(re)) found.add(m[0]);
-    };
-    for (const m of text.matchAll(SPANS)) {
-      scan(text.slice(last, m.index), this.wide);
-      if (!m[0].startsWith('{{')) scan(m[0], this.code);
-      last = m.index + m[0].length;
-    }
-    scan(text.slice(last), this.wide);
-    return [...found].sort();
+    if (this.size === 0) return [];
+    const t = tokenize(text);
+    if (!this.touches(t)) return [];
+    return this.keys.filter((k) => t.eligible.has(k)).sort();
   }
 }

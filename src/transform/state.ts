@@ -61,21 +61,42 @@ export function renameInState(h: Harness, maps: { tools?: IdMap; skills?: IdMap;
   return out;
 }
 
-/** Rewrite `description` strings inside a JSON Schema (not keys, not enum values). */
+/**
+ * Rewrite `description`/`title` strings inside a JSON Schema (not keys, not enum values). Returns
+ * the same object when nothing changed, so unchanged schemas stay shared between states (and stay
+ * cached by identity in the schema compiler and the state hash).
+ */
 function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
-  if (Array.isArray(schema)) return schema.map((x) => rewriteSchemaText(x, t));
-  if (schema === null || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if ((k === 'description' || k === 'title') && typeof v === 'string') out[k] = t(v);
-    else if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;
-    else out[k] = rewriteSchemaText(v, t);
+  if (Array.isArray(schema)) {
+    let changed = false;
+    const out = schema.map((x) => {
+      const y = rewriteSchemaText(x, t);
+      if (y !== x) changed = true;
+      return y;
+    });
+    return changed ? out : schema;
   }
-  return out;
+  if (schema === null || typeof schema !== 'object') return schema;
+  let out: Record<string, unknown> | undefined;
+  for (const [k, v] of Object.entries(schema)) {
+    let next = v;
+    if ((k === 'description' || k === 'title') && typeof v === 'string') next = t(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') next = rewriteSchemaText(v, t);
+    if (next !== v) {
+      out ??= { ...(schema as Record<string, unknown>) };
+      out[k] = next;
+    }
+  }
+  return out ?? schema;
 }
 
-/** Every identifier a state declares: tool, parameter, skill, hook and section names. */
+const identifierCache = new WeakMap<Harness, Set<string>>();
+const propertyNameCache = new WeakMap<object, string[]>();
+
+/** Every identifier a state declares: tool, parameter, skill, hook and section names (cached per state). */
 export function stateIdentifiers(h: Harness): Set<string> {
+  const hit = identifierCache.get(h);
+  if (hit) return hit;
   const out = new Set<string>();
   for (const t of h.tools) {
     out.add(t.name);
@@ -84,11 +105,16 @@ export function stateIdentifiers(h: Harness): Set<string> {
   for (const s of h.skills) out.add(s.id);
   for (const k of h.hooks) out.add(k.id);
   for (const s of h.sections) out.add(s.id);
+  identifierCache.set(h, out);
   return out;
 }
 
-/** Property names declared anywhere in a schema (nested objects and array items included). */
+/** Property names declared anywhere in a schema (nested objects and array items included; cached per schema object). */
 export function schemaPropertyNames(schema: unknown): string[] {
+  if (schema !== null && typeof schema === 'object') {
+    const hit = propertyNameCache.get(schema);
+    if (hit) return hit;
+  }
   const out: string[] = [];
   const walk = (s: unknown) => {
     if (Array.isArray(s)) return s.forEach(walk);
@@ -103,5 +129,6 @@ export function schemaPropertyNames(schema: unknown): string[] {
     for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', '$defs', 'definitions']) if (key in o) walk(o[key]);
   };
   walk(schema);
+  if (schema !== null && typeof schema === 'object') propertyNameCache.set(schema, out);
   return out;
 }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { HsaError } from '../errors.js';
 import type { Harness } from '../harness/types.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
-import { hashValue } from '../util/hash.js';
+import { hashState } from '../util/hash.js';
 import type { AnyTransform, TransformClass } from './define.js';
 import { composePlans, emptyPlan, type RewritePlan } from './plan.js';
 import { createRng } from './rng.js';
@@ -112,7 +112,7 @@ export function sampleVariant(
   for (const t of transforms) {
     const rng = createRng(seed, sourceId, variantIndex, `${t.def.id}@${t.def.version}`);
     if (!rng.chance(t.options.p)) continue;
-    const currentNames = stateIdentifiers(state);
+    const current = state;
     const result = t.def.apply(state, {
       options: t.options as z.output<typeof t.def.options>,
       rng,
@@ -120,12 +120,12 @@ export function sampleVariant(
       source,
       plan,
       ...(record ? { record } : {}),
-      isTaken: (name) => sourceNames.has(name) || currentNames.has(name) || recWords.has(name),
+      isTaken: (name) => sourceNames.has(name) || recWords.has(name) || stateIdentifiers(current).has(name),
     });
     if (!result) continue;
     state = result.state;
     plan = composePlans(plan, { ...emptyPlan(), ...result.plan });
     applied.push({ id: t.def.id, version: t.def.version, class: t.def.class, params: result.params });
   }
-  return { state, plan, applied, stateHash: hashValue(state) };
+  return { state, plan, applied, stateHash: hashState(state) };
 }

@@ -16,8 +16,12 @@ export default defineTransform({
     max: z.number().int().min(1).max(20).default(3).describe('most distractors added to one variant'),
   }),
   apply(state, ctx) {
+    // A distractor's parameter may share a name with a real parameter (that is realistic), but not
+    // with any other identifier in use.
+    const params = new Set(state.tools.flatMap((x) => schemaPropertyNames(x.parameters)));
+    const names = new Set(state.tools.map((x) => x.name));
     const free = ctx.words.distractorTools.filter(
-      (t) => !ctx.isTaken(t.name) && !state.tools.some((x) => x.name === t.name) && schemaPropertyNames(t.parameters).every((p) => !ctx.isTaken(p) || state.tools.some((x) => schemaPropertyNames(x.parameters).includes(p))),
+      (t) => !ctx.isTaken(t.name) && !names.has(t.name) && schemaPropertyNames(t.parameters).every((p) => params.has(p) || !ctx.isTaken(p)),
     );
     if (free.length === 0) return null;
     const picked = ctx.rng.sample(free, 1 + ctx.rng.int(Math.min(ctx.options.max, free.length)));

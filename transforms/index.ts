@@ -1,4 +1,15 @@
 import type { AnyTransform } from '../src/transform/define.js';
+import hooksChannel from './hooks/channel.js';
+import hooksFeedbackStyle from './hooks/feedback-style.js';
+import hooksOrder from './hooks/order.js';
+import hooksRename from './hooks/rename.js';
+import hooksThreshold from './hooks/threshold.js';
+import hooksToggle from './hooks/toggle.js';
+import skillsBodyLayout from './skills/body-layout.js';
+import skillsCatalogOrder from './skills/catalog-order.js';
+import skillsDescribe from './skills/describe.js';
+import skillsDistractors from './skills/distractors.js';
+import skillsRename from './skills/rename.js';
 import toolsDescribe from './tools/describe.js';
 import toolsDistractors from './tools/distractors.js';
 import toolsOrder from './tools/order.js';
@@ -19,6 +30,11 @@ import promptSpacing from './prompt/spacing.js';
  * Imported by hand: nothing scans the file system for code.
  */
 export const builtinTransforms = {
+  'skills.distractors': skillsDistractors,
+  'skills.rename': skillsRename,
+  'skills.catalog-order': skillsCatalogOrder,
+  'skills.describe': skillsDescribe,
+  'skills.body-layout': skillsBodyLayout,
   'tools.distractors': toolsDistractors,
   'tools.order': toolsOrder,
   'tools.rename': toolsRename,
@@ -33,6 +49,12 @@ export const builtinTransforms = {
   'prompt.heading-style': promptHeadingStyle,
   'prompt.list-style': promptListStyle,
   'prompt.spacing': promptSpacing,
+  'hooks.toggle': hooksToggle,
+  'hooks.threshold': hooksThreshold,
+  'hooks.rename': hooksRename,
+  'hooks.feedback-style': hooksFeedbackStyle,
+  'hooks.channel': hooksChannel,
+  'hooks.order': hooksOrder,
 } satisfies Record<string, AnyTransform>;
 
 export { builtinWords } from './words/index.js';

@@ -29,6 +29,8 @@ export function parseFeedback(template: string, text: string): Record<string, st
     }
     src += escape(template.slice(last));
     entry = { re: new RegExp(`^${src}$`), names };
+    // Transforms make new templates per variant: keep the cache bounded.
+    if (cache.size >= 5000) cache.clear();
     cache.set(template, entry);
   }
   const m = entry.re.exec(text);

@@ -1,4 +1,5 @@
 import { RenderError } from '../errors.js';
+import { TextKeyedCache } from '../util/bounded-cache.js';
 
 /**
  * The prompt template language, deliberately small: `{{path.to.value}}` slots and
@@ -12,7 +13,7 @@ type Node =
 
 const TAG = /\{\{\s*(#each\s+[A-Za-z_][\w.]*|\/each|this(?:\.[\w.]+)?|[A-Za-z_][\w.]*)\s*\}\}/g;
 
-const parsed = new Map<string, Node[]>();
+const parsed = new TextKeyedCache<Node[]>(4_000_000);
 
 function parse(text: string): Node[] {
   const hit = parsed.get(text);
@@ -38,7 +39,6 @@ function parse(text: string): Node[] {
   }
   if (stack.length > 1) throw new Error(`template: {{#each ${stack[stack.length - 1]!.path}}} is not closed`);
   if (last < text.length) root.push({ kind: 'text', text: text.slice(last) });
-  if (parsed.size > 5000) parsed.clear();
   parsed.set(text, root);
   return root;
 }

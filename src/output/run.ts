@@ -125,30 +125,47 @@ export async function runAugment(
   const seenIds = new Map<string, string>();
   const buckets: Bucket[] = [...cfg.stages, 'rejects'];
 
-  let part: { index: number; items: { file: string; line: number; text: string }[] } = { index: 0, items: [] };
-  const flushPart = async () => {
-    if (part.items.length === 0) return;
-    const existing = await readMarker(cfg.out, part.index, fingerprint, buckets);
-    if (existing) {
-      // Still register the part's ids so duplicate detection in later parts is the same as in a fresh run.
-      for (const it of part.items) noteId(it, seenIds);
-      markers.push(existing);
+  // Records are processed as they stream in: a part is open while its records arrive and is
+  // committed when it holds partSize input records (or the input ends).
+  const shared: PartContext = { cfg, harness, transforms, words, general: general?.prompts ?? [], fingerprint, seenIds, buckets, progress };
+  let index = 0;
+  let pos = 0;
+  let job: PartJob | { skip: PartMarker } | null = null;
+  const finish = async () => {
+    if (!job) return;
+    if ('skip' in job) {
+      markers.push(job.skip);
       progress.partsSkipped++;
     } else {
-      markers.push(await writePart(cfg, harness, transforms, words, general?.prompts ?? [], part.index, part.items, fingerprint, seenIds, buckets, progress));
+      markers.push(await job.commit());
       progress.partsDone++;
     }
     opts.onProgress?.(progress);
-    part = { index: part.index + 1, items: [] };
+    job = null;
+    index++;
+    pos = 0;
   };
-  for (const file of files) {
-    for await (const { line, text } of readJsonlLines(file)) {
-      progress.bytesRead += text.length + 1;
-      part.items.push({ file, line, text });
-      if (part.items.length >= cfg.partSize) await flushPart();
+  try {
+    for (const file of files) {
+      for await (const { line, text } of readJsonlLines(file)) {
+        progress.bytesRead += text.length + 1;
+        if (!job) {
+          const existing = await readMarker(cfg.out, index, fingerprint, buckets);
+          job = existing ? { skip: existing } : new PartJob(shared, index);
+        }
+        const item = { file, line, text };
+        // A resumed part still registers its ids, so duplicates are found as in a fresh run.
+        if ('skip' in job) noteId(item, seenIds);
+        else await job.add(item, pos);
+        pos++;
+        if (pos >= cfg.partSize) await finish();
+      }
     }
+    await finish();
+  } catch (e) {
+    if (job && !('skip' in job)) await (job as PartJob).abort();
+    throw e;
   }
-  await flushPart();
   progress.bytesRead = bytesTotal;
   opts.onProgress?.(progress);
 
@@ -184,90 +201,112 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
   };
 }
 
-async function writePart(
-  cfg: RunConfig,
-  harness: Harness,
-  transforms: readonly ResolvedTransform[],
-  words: WordLists,
-  general: readonly GeneralPrompt[],
-  index: number,
-  items: { file: string; line: number; text: string }[],
-  fingerprint: string,
-  seenIds: Map<string, string>,
-  buckets: Bucket[],
-  progress: RunProgress,
-): Promise<PartMarker> {
-  const name = `part-${String(index).padStart(5, '0')}.jsonl${cfg.gzip ? '.gz' : ''}`;
-  const writers = Object.fromEntries(buckets.map((b) => [b, new PartWriter(cfg.out, `${b}/${name}`, cfg.gzip)])) as Record<Bucket, PartWriter>;
-  const counts: PartCounts = { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0 };
-  const reasons: Record<string, number> = {};
-  const reason = (r: string) => (reasons[r] = (reasons[r] ?? 0) + 1);
-  try {
-    for (const [pos, item] of items.entries()) {
-      counts.input_records++;
-      progress.records++;
-      const ordinalBase = (index * cfg.partSize + pos) * (cfg.variants + 1);
-      const parsed = parseTrajectoryLine(item.file, item.line, item.text);
-      let problems: Problem[] = parsed.ok ? checkTrajectory(parsed.record, harness, { file: item.file, line: item.line }) : parsed.problems;
-      if (parsed.ok) {
-        const dup = noteId(item, seenIds, parsed.record.id);
-        if (dup) problems = [...problems, { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' }];
-      }
-      const errors = problems.filter((p) => p.severity === 'error');
-      if (!parsed.ok || errors.length > 0) {
-        if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
-        counts.rejected_records++;
-        reason(errors.some((p) => p.message.startsWith('duplicate id')) ? 'input: duplicate id' : !parsed.ok ? 'input: malformed record' : 'input: record does not match the harness');
+interface PartContext {
+  cfg: RunConfig;
+  harness: Harness;
+  transforms: readonly ResolvedTransform[];
+  words: WordLists;
+  general: readonly GeneralPrompt[];
+  fingerprint: string;
+  seenIds: Map<string, string>;
+  buckets: Bucket[];
+  progress: RunProgress;
+}
+
+/** One part being written: every stage's writer, its counts and reject reasons. */
+class PartJob {
+  private readonly writers: Record<Bucket, PartWriter>;
+  private readonly counts: PartCounts = { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0 };
+  private readonly reasons: Record<string, number> = {};
+  private first: { file: string; line: number } | null = null;
+
+  constructor(
+    private readonly ctx: PartContext,
+    private readonly index: number,
+  ) {
+    const name = `part-${String(index).padStart(5, '0')}.jsonl${ctx.cfg.gzip ? '.gz' : ''}`;
+    this.writers = Object.fromEntries(ctx.buckets.map((b) => [b, new PartWriter(ctx.cfg.out, `${b}/${name}`, ctx.cfg.gzip)])) as Record<Bucket, PartWriter>;
+  }
+
+  private reason(r: string): void {
+    this.reasons[r] = (this.reasons[r] ?? 0) + 1;
+  }
+
+  /** Process one input record (the `pos`-th of this part). */
+  async add(item: { file: string; line: number; text: string }, pos: number): Promise<void> {
+    const { cfg, harness, transforms, words, general, seenIds, progress } = this.ctx;
+    const writers = this.writers;
+    const counts = this.counts;
+    this.first ??= { file: item.file, line: item.line };
+    counts.input_records++;
+    progress.records++;
+    const ordinalBase = (this.index * cfg.partSize + pos) * (cfg.variants + 1);
+    const parsed = parseTrajectoryLine(item.file, item.line, item.text);
+    let problems: Problem[] = parsed.ok ? checkTrajectory(parsed.record, harness, { file: item.file, line: item.line }) : parsed.problems;
+    if (parsed.ok) {
+      const dup = noteId(item, seenIds, parsed.record.id);
+      if (dup) problems = [...problems, { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' }];
+    }
+    const errors = problems.filter((p) => p.severity === 'error');
+    if (!parsed.ok || errors.length > 0) {
+      if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
+      counts.rejected_records++;
+      this.reason(errors.some((p) => p.message.startsWith('duplicate id')) ? 'input: duplicate id' : !parsed.ok ? 'input: malformed record' : 'input: record does not match the harness');
+      await writers.rejects.writeLine(
+        canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text }),
+      );
+      return;
+    }
+    const source = parsed.record;
+    counts.valid_records++;
+    const emit = async (x: StageInput) => {
+      if (writers.sft) await writers.sft.writeLine(JSON.stringify(sftRecord(x, cfg)));
+      if (writers.opd) for (const r of opdRecords(x, cfg, general)) await writers.opd.writeLine(JSON.stringify(r));
+      if (writers.rl) await writers.rl.writeLine(JSON.stringify(rlRecord(x, cfg)));
+      progress.outputs++;
+    };
+    const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string): Provenance => ({
+      source_id: source.id,
+      source_file: item.file,
+      source_line: item.line,
+      variant,
+      transforms: applied,
+      harness: { name: harness.name, version: harness.version, state_hash: stateHash },
+      seed: cfg.seed,
+    });
+    if (cfg.keepSource) {
+      counts.kept_sources++;
+      await emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
+    }
+    for (let k = 0; k < cfg.variants; k++) {
+      counts.variants_expected++;
+      const v = augmentOne(source, harness, transforms, cfg.seed, k, words);
+      if (v.failures.length > 0) {
+        counts.variants_rejected++;
+        for (const [check, list] of Object.entries(v.checks)) if (list.length) this.reason(`variant: ${check} check failed`);
         await writers.rejects.writeLine(
-          canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text }),
+          canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied }),
         );
         continue;
       }
-      const source = parsed.record;
-      counts.valid_records++;
-      const emit = async (x: StageInput) => {
-        if (writers.sft) await writers.sft.writeLine(JSON.stringify(sftRecord(x, cfg)));
-        if (writers.opd) for (const r of opdRecords(x, cfg, general)) await writers.opd.writeLine(JSON.stringify(r));
-        if (writers.rl) await writers.rl.writeLine(JSON.stringify(rlRecord(x, cfg)));
-        progress.outputs++;
-      };
-      const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string): Provenance => ({
-        source_id: source.id,
-        source_file: item.file,
-        source_line: item.line,
-        variant,
-        transforms: applied,
-        harness: { name: harness.name, version: harness.version, state_hash: stateHash },
-        seed: cfg.seed,
-      });
-      if (cfg.keepSource) {
-        counts.kept_sources++;
-        await emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
-      }
-      for (let k = 0; k < cfg.variants; k++) {
-        counts.variants_expected++;
-        const v = augmentOne(source, harness, transforms, cfg.seed, k, words);
-        if (v.failures.length > 0) {
-          counts.variants_rejected++;
-        for (const [check, list] of Object.entries(v.checks)) if (list.length) reason(`variant: ${check} check failed`);
-          await writers.rejects.writeLine(
-            canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied }),
-          );
-          continue;
-        }
-        counts.variants_written++;
-        await emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash), ordinal: ordinalBase + k });
-      }
+      counts.variants_written++;
+      await emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash), ordinal: ordinalBase + k });
     }
+  }
+
+  /** Commit every stage file, then the done marker. */
+  async commit(): Promise<PartMarker> {
+    const { cfg, buckets, fingerprint } = this.ctx;
     const files = {} as Record<Bucket, PartFile>;
-    for (const b of buckets) files[b] = await writers[b].commit();
+    for (const b of buckets) files[b] = await this.writers[b].commit();
     for (const b of buckets) await syncDir(path.join(cfg.out, b));
-    const marker: PartMarker = { index, fingerprint, first: items[0] ? { file: items[0].file, line: items[0].line } : null, counts, reasons, files };
+    const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, files };
     await writeMarker(cfg.out, marker);
     return marker;
-  } catch (e) {
-    for (const b of buckets) await writers[b].abort();
-    throw e;
+  }
+
+  async abort(): Promise<void> {
+    for (const b of this.ctx.buckets) await this.writers[b].abort();
   }
 }
 

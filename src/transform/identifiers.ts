@@ -1,3 +1,4 @@
+import { TextKeyedCache } from '../util/bounded-cache.js';
 /**
  * Identifiers in text: tokenising names, naming styles, and rewriting mentions of identifiers in
  * free text token-boundary aware (`item_qa` never touches `item_qa_v2`), longest match first, in a
@@ -67,7 +68,8 @@ interface Tokenized {
   eligible: Set<string>;
 }
 
-const tokenCache = new Map<string, Tokenized>();
+// About 4 MB of text: the harness texts of a few variants; token tables cost a few times that.
+const tokenCache = new TextKeyedCache<Tokenized>(4_000_000);
 const IDENT = /[A-Za-z0-9_-]+/g;
 
 function tokenize(text: string): Tokenized {
@@ -92,10 +94,7 @@ function tokenize(text: string): Tokenized {
     t.code.push(code);
     t.eligible.add(word);
   }
-  if (text.length >= 64) {
-    if (tokenCache.size >= 4096) tokenCache.clear();
-    tokenCache.set(text, t);
-  }
+  if (text.length >= 64) tokenCache.set(text, t);
   return t;
 }
 

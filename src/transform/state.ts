@@ -50,7 +50,14 @@ export function renameInState(h: Harness, maps: { tools?: IdMap; skills?: IdMap;
     tool.description = t(tool.description);
     tool.parameters = rewriteSchemaText(tool.parameters, t) as JsonSchema;
   }
-  if (out.skillLoader) out.skillLoader.tool = mapId(tools, out.skillLoader.tool);
+  if (out.skillLoader) {
+    out.skillLoader.tool = mapId(tools, out.skillLoader.tool);
+    // A loader whose argument lists the skill names (enum/const) must list the new names.
+    if (Object.keys(skills).length > 0) {
+      const loader = out.tools.find((x) => x.name === out.skillLoader!.tool);
+      if (loader) loader.parameters = mapLoaderEnum(loader.parameters, out.skillLoader.argument.split('.'), skills) as JsonSchema;
+    }
+  }
   for (const hook of out.hooks) {
     hook.id = mapId(hooks, hook.id);
     if (hook.matcher) hook.matcher = hook.matcher.map((x) => mapId(tools, x));
@@ -59,6 +66,27 @@ export function renameInState(h: Harness, maps: { tools?: IdMap; skills?: IdMap;
     if (hook.description !== undefined) hook.description = t(hook.description);
   }
   return out;
+}
+
+/** The loader argument's schema with skill names in `enum`/`const` renamed (same object when none are). */
+function mapLoaderEnum(schema: unknown, path: string[], skills: IdMap): unknown {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return schema;
+  const s = schema as Record<string, unknown>;
+  if (path.length === 0) {
+    let out: Record<string, unknown> | undefined;
+    if (Array.isArray(s.enum)) out = { ...s, enum: s.enum.map((v) => (typeof v === 'string' ? mapId(skills, v) : v)) };
+    if (typeof s.const === 'string') out = { ...(out ?? s), const: mapId(skills, s.const) };
+    for (const key of ['anyOf', 'oneOf'] as const) {
+      const list = s[key];
+      if (Array.isArray(list)) out = { ...(out ?? s), [key]: list.map((b) => mapLoaderEnum(b, [], skills)) };
+    }
+    return out ?? schema;
+  }
+  const props = s.properties as Record<string, unknown> | undefined;
+  const [head, ...rest] = path;
+  if (!props || head === undefined || !(head in props)) return schema;
+  const next = mapLoaderEnum(props[head], rest, skills);
+  return next === props[head] ? schema : { ...s, properties: { ...props, [head]: next } };
 }
 
 /**

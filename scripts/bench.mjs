@@ -1,0 +1,322 @@
+#!/usr/bin/env node
+// `npm run bench` — the hsa benchmark. One run:
+//   1. writes a synthetic harness to bench-data/harness/ (scripts/bench-gen.mjs) and checks it
+//      with `hsa validate` (must exit 0);
+//   2. writes bench-data/input.jsonl (25–40 KB records, default 64 MB; skipped when it is already
+//      there with the same parameters);
+//   3. measures the pass-through baseline (parse + stringify + sha256 + write, one core),
+//      `hsa augment` (rewrite mode) and `hsa validate --trajectories`, each hsa run in its own
+//      process with a preload that records its peak RSS;
+//   4. prints a markdown table (also written to bench-data/latest.md).
+// With --big it also runs validate + augment on a ~1 GB input and checks peak RSS < 300 MB.
+// It reports and does not assert: a missed target prints "MISSED" and the exit code stays 0.
+// It exits 1 only when the benchmark cannot run (harness invalid, an hsa command failed).
+//
+// Flags: --mb N | --gb N   size of bench-data/input.jsonl (default --mb 64; MB = 2^20 bytes)
+//        --big             also the 1 GB peak-RSS check (bench-data/input-big.jsonl; reuses
+//                          input.jsonl when that is already ≥ 1 GB, e.g. with --gb 1)
+//        --big-mb N        size of the big input instead of 1 GB (to try the --big path quickly)
+//        --build           run `npx tsc -p .` first (default: use dist/ as it is, warn when stale)
+//        --runs N          pass-through repetitions, best one reported (default 3)
+//        --seed S          generator seed (default hsa-bench-v1)
+//        --regen           regenerate data even when the params match
+
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DEFAULT_SEED, ensureHarness, ensureInput, sizeFromArgs } from './bench-gen.mjs';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const DATA = path.join(ROOT, 'bench-data');
+const HARNESS = path.join(DATA, 'harness');
+const PRELOAD = pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href;
+const PASSTHROUGH = path.join(ROOT, 'scripts/bench/passthrough.mjs');
+const BIN = path.join(ROOT, 'bin/hsa');
+const MB = 2 ** 20;
+const GB = 2 ** 30;
+const RSS_LIMIT_MB = 300;
+const RATIO_TARGET = 0.5;
+
+const argv = process.argv.slice(2);
+const flag = (n) => argv.includes(n);
+const opt = (n, d) => {
+  const i = argv.indexOf(n);
+  return i >= 0 && argv[i + 1] !== undefined ? argv[i + 1] : d;
+};
+const seed = opt('--seed', DEFAULT_SEED);
+const runs = Math.max(1, Number(opt('--runs', 3)));
+const mainBytes = sizeFromArgs(argv, 64);
+const regen = flag('--regen');
+const bigBytes = Math.round(Number(opt('--big-mb', 1024)) * MB);
+const rel = (p) => path.relative(ROOT, p) || '.';
+const log = (s) => process.stderr.write(`${s}\n`);
+
+// ---------------------------------------------------------------------------------------------
+// helpers
+
+function fmtNum(x, digits = 0) {
+  return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+const fmtMB = (b) => `${fmtNum(b / MB, 1)} MB`;
+const fmtS = (s) => `${fmtNum(s, 2)} s`;
+
+/** Run `node --import preload bin/hsa …args`; resolves with wall time, exit code, output and rusage. */
+function runHsa(args, tag) {
+  const rssFile = path.join(DATA, `.rss-${tag}.json`);
+  rmSync(rssFile, { force: true });
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', PRELOAD, BIN, ...args], {
+      cwd: ROOT,
+      env: { ...process.env, HSA_BENCH_RSS_FILE: rssFile },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => { out = (out + d).slice(-20000); });
+    child.stderr.on('data', (d) => { err = (err + d).slice(-20000); });
+    child.on('close', (code, signal) => {
+      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+      let usage = null;
+      try {
+        usage = JSON.parse(readFileSync(rssFile, 'utf8'));
+      } catch {
+        /* reported as n/a */
+      }
+      resolve({ code: code ?? (signal ? 128 : 1), signal, wall, out, err, usage, args });
+    });
+  });
+}
+
+function passThrough(input, output) {
+  const r = spawnSync(process.execPath, [PASSTHROUGH, input, output], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pass-through failed: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+function failure(what, r) {
+  const tail = (s) => s.trim().split('\n').slice(-15).join('\n');
+  return `${what} exited ${r.code}${r.signal ? ` (${r.signal})` : ''}: node bin/hsa ${r.args.join(' ')}\n${tail(r.err)}\n${tail(r.out)}`;
+}
+
+function newestMtime(dir) {
+  let newest = 0;
+  if (!existsSync(dir)) return 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!e.isFile() || !e.name.endsWith('.ts')) continue;
+    const m = statSync(path.join(e.parentPath ?? e.path, e.name)).mtimeMs;
+    if (m > newest) newest = m;
+  }
+  return newest;
+}
+
+function gitDescribe() {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'transforms'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return `${sha}${dirty ? ' (src/transforms modified)' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const rssMB = (r) => (r.usage ? r.usage.maxRSS_kb / 1024 : null);
+const cpuS = (r) => (r.usage ? (r.usage.user_us + r.usage.system_us) / 1e6 : null);
+
+function readManifest(outDir) {
+  try {
+    return JSON.parse(readFileSync(path.join(outDir, 'manifest.json'), 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// measurements
+
+async function measureAugment(input, inBytes, outDir, tag) {
+  log(`augment: ${rel(input)} → ${rel(outDir)} …`);
+  const r = await runHsa(['augment', '--harness', rel(HARNESS), '-t', rel(input), '-o', rel(outDir), '--force',
+    '--variants', '1', '--stages', 'sft', '--part-size', '500', '-q'], tag);
+  if (r.code !== 0) return { ok: false, error: failure('hsa augment', r), r };
+  const m = readManifest(outDir);
+  const outRecords = m?.stages?.sft?.records ?? m?.totals?.variants_written ?? 0;
+  return {
+    ok: true, r, outRecords,
+    rejected: (m?.totals?.variants_rejected ?? 0) + (m?.totals?.rejected_records ?? 0),
+    recPerS: outRecords / r.wall, mbPerS: inBytes / MB / r.wall, rss: rssMB(r), cpu: cpuS(r),
+    outBytes: m?.stages?.sft?.bytes ?? null,
+  };
+}
+
+async function measureValidate(input, records, tag) {
+  log(`validate: ${rel(input)} …`);
+  const r = await runHsa(['validate', rel(HARNESS), '--trajectories', rel(input)], tag);
+  if (r.code !== 0) return { ok: false, error: failure('hsa validate --trajectories', r), r };
+  return { ok: true, r, recPerS: records / r.wall, rss: rssMB(r), cpu: cpuS(r) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// main
+
+const errors = [];
+mkdirSync(DATA, { recursive: true });
+
+if (flag('--build')) {
+  log('build: npx tsc -p .');
+  const b = spawnSync('npx', ['tsc', '-p', '.'], { cwd: ROOT, stdio: 'inherit' });
+  if (b.status !== 0) {
+    log('bench: the build failed');
+    process.exit(1);
+  }
+}
+const distEntry = path.join(ROOT, 'dist/src/index.js');
+if (!existsSync(distEntry)) {
+  log('bench: dist/ is missing; build first (cd /work/main && npx tsc -p .) or pass --build');
+  process.exit(1);
+}
+const distTime = statSync(path.join(ROOT, 'dist/src/cli/main.js')).mtimeMs;
+const staleWarning = Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(ROOT, 'transforms'))) > distTime
+  ? 'dist/ is older than src/ or transforms/ — run `npx tsc -p .` (or pass --build) to measure the current source'
+  : null;
+if (staleWarning) log(`warning: ${staleWarning}`);
+
+const cpus = os.cpus();
+const cores = os.availableParallelism?.() ?? cpus.length;
+const load0 = os.loadavg();
+const started = new Date();
+
+// 1. harness
+const hd = ensureHarness(HARNESS, { seed, force: regen });
+log(`harness: ${hd.generated ? 'written' : 'up to date'} (${rel(HARNESS)})`);
+const hv = await runHsa(['validate', rel(HARNESS)], 'harness');
+if (hv.code !== 0) {
+  log(failure('hsa validate (harness)', hv));
+  process.exit(1);
+}
+
+const dirBytes = (d) => (existsSync(d) ? readdirSync(d, { recursive: true }).reduce((a, f) => {
+  const st = statSync(path.join(d, String(f)));
+  return a + (st.isFile() ? st.size : 0);
+}, 0) : 0);
+const harnessLine = `- harness: ${rel(HARNESS)} (\`hsa validate\` exit 0) — prompt sections ${fmtNum(dirBytes(path.join(HARNESS, 'prompt')) / 1024, 1)} KB, `
+  + `${readdirSync(path.join(HARNESS, 'skills')).length} skills, tools ${fmtNum(dirBytes(path.join(HARNESS, 'tools')) / 1024, 1)} KB`;
+
+// 2. input
+log(`input: ${fmtMB(mainBytes)} …`);
+const mainFile = path.join(DATA, 'input.jsonl');
+const gen = await ensureInput(mainFile, HARNESS, { targetBytes: mainBytes, seed, force: regen, log });
+log(`input: ${gen.generated ? `written in ${fmtS(gen.seconds)}` : 'up to date'}: ${gen.records} records, ${fmtMB(gen.bytes)}`);
+
+// 3. pass-through, best of `runs`
+log(`pass-through: ${runs} run(s) …`);
+const ptOut = path.join(DATA, 'passthrough.jsonl');
+let pt = null;
+for (let i = 0; i < runs; i++) {
+  const r = passThrough(mainFile, ptOut);
+  if (!pt || r.seconds < pt.seconds) pt = r;
+}
+const ptRecPerS = pt.records / pt.seconds;
+const ptMbPerS = pt.bytes_in / MB / pt.seconds;
+
+const aug = await measureAugment(mainFile, gen.bytes, path.join(DATA, 'out'), 'augment');
+if (!aug.ok) errors.push(aug.error);
+const val = await measureValidate(mainFile, gen.records, 'validate');
+if (!val.ok) errors.push(val.error);
+
+// optional 1 GB peak-RSS check
+let big = null;
+if (flag('--big')) {
+  const sameAsMain = gen.bytes >= bigBytes * 0.95;
+  const bigFile = sameAsMain ? mainFile : path.join(DATA, 'input-big.jsonl');
+  let bgen = gen;
+  if (!sameAsMain) {
+    log(`big input: ${fmtMB(bigBytes)} …`);
+    bgen = await ensureInput(bigFile, HARNESS, { targetBytes: bigBytes, seed, force: regen, log });
+    log(`big input: ${bgen.generated ? `written in ${fmtS(bgen.seconds)}` : 'up to date'}: ${bgen.records} records, ${fmtMB(bgen.bytes)}`);
+  }
+  const bval = sameAsMain ? val : await measureValidate(bigFile, bgen.records, 'validate-big');
+  if (!bval.ok && !sameAsMain) errors.push(bval.error);
+  const baug = sameAsMain ? aug : await measureAugment(bigFile, bgen.bytes, path.join(DATA, 'out-big'), 'augment-big');
+  if (!baug.ok && !sameAsMain) errors.push(baug.error);
+  big = { file: bigFile, gen: bgen, val: bval, aug: baug };
+}
+const load1 = os.loadavg();
+
+// ---------------------------------------------------------------------------------------------
+// report
+
+const MISSED = 'MISSED';
+const rows = [];
+const rowTo = (arr) => (what, value, target = '', status = '') => arr.push(`| ${what} | ${value} | ${target} | ${status} |`);
+const row = rowTo(rows);
+const rssRow = (add, what, m) => {
+  const target = `< ${RSS_LIMIT_MB} MB`;
+  if (!m.ok) return add(what, 'FAILED (see below)', target, MISSED);
+  if (m.rss == null) return add(what, 'n/a (no rusage file)', target, '');
+  add(what, `${fmtNum(m.rss, 0)} MB`, target, m.rss < RSS_LIMIT_MB ? 'ok' : MISSED);
+};
+
+const header = [
+  '# hsa benchmark',
+  '',
+  `- date: ${started.toISOString()}`,
+  `- node ${process.version}, ${os.platform()} ${os.arch()}`,
+  `- CPU: ${cpus[0]?.model?.trim() ?? 'unknown'} × ${cores} cores (load average ${load0.map((x) => x.toFixed(2)).join(' / ')} at start, ${load1.map((x) => x.toFixed(2)).join(' / ')} at end)`,
+  `- hsa ${JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version}, commit ${gitDescribe()}`,
+  harnessLine,
+  `- input: ${rel(mainFile)} — ${fmtNum(gen.records)} records, ${fmtMB(gen.bytes)} (avg ${fmtNum(gen.bytes / gen.records / 1024, 1)} KB/record), seed ${seed}${gen.generated ? `, generated in ${fmtS(gen.seconds)}` : ', reused'}`,
+];
+if (load0[0] > cores) header.push(`- **warning: the machine was busy (1-min load ${load0[0].toFixed(1)} on ${cores} cores); wall-clock numbers are pessimistic — compare CPU times or rerun on an idle machine**`);
+if (staleWarning) header.push(`- **warning: ${staleWarning}**`);
+
+row('pass-through records/s (1 core, best of ' + runs + ')', fmtNum(ptRecPerS, 0), '', '');
+row('pass-through MB/s (1 core)', `${fmtNum(ptMbPerS, 1)} (per CPU-second: ${fmtNum(pt.bytes_in / MB / pt.cpu_seconds, 1)})`, 'ref. ~135 (DESIGN §7)', '');
+if (aug.ok) {
+  const ratio = aug.recPerS / ptRecPerS;
+  row('augment wall time', `${fmtS(aug.r.wall)} (CPU ${fmtS(aug.cpu ?? NaN)})`, '', '');
+  row('augment output records/s', `${fmtNum(aug.recPerS, 0)} (${fmtNum(aug.outRecords)} written${aug.rejected ? `, ${fmtNum(aug.rejected)} rejected` : ''})`, '', '');
+  row('augment input MB/s', fmtNum(aug.mbPerS, 1), '', '');
+  row('augment peak RSS', aug.rss == null ? 'n/a' : `${fmtNum(aug.rss, 0)} MB`, `< ${RSS_LIMIT_MB} MB on 1 GB (--big)`, '');
+  row('augment ÷ pass-through (records/s)', fmtNum(ratio, 2), `≥ ${RATIO_TARGET}`, ratio >= RATIO_TARGET ? 'ok' : MISSED);
+  if (aug.cpu) row('(info) same ratio per CPU-second', fmtNum((aug.outRecords / aug.cpu) / (pt.records / pt.cpu_seconds), 2), '', '');
+} else {
+  row('augment', 'FAILED (see below)', `≥ ${RATIO_TARGET}× pass-through`, MISSED);
+}
+if (val.ok) {
+  row('validate --trajectories records/s', `${fmtNum(val.recPerS, 0)} (wall ${fmtS(val.r.wall)}, CPU ${fmtS(val.cpu ?? NaN)})`, '', '');
+  row('validate --trajectories peak RSS', val.rss == null ? 'n/a' : `${fmtNum(val.rss, 0)} MB`, `< ${RSS_LIMIT_MB} MB on 1 GB (--big)`, '');
+} else {
+  row('validate --trajectories', 'FAILED (see below)', '', MISSED);
+}
+
+const table = ['| measurement | result | target | |', '|---|---|---|---|', ...rows];
+const bigTable = [];
+if (big) {
+  const b = ['| measurement | result | target | |', '|---|---|---|---|'];
+  const brow = rowTo(b);
+  const label = bigBytes === GB ? '1 GB' : fmtMB(bigBytes);
+  rssRow(brow, `validate --trajectories peak RSS (${label})`, big.val);
+  rssRow(brow, `augment peak RSS (${label})`, big.aug);
+  if (big.val.ok) brow(`validate records/s (${label})`, `${fmtNum(big.val.recPerS, 0)} (wall ${fmtS(big.val.r.wall)})`);
+  if (big.aug.ok) brow(`augment output records/s (${label})`, `${fmtNum(big.aug.recPerS, 0)} (wall ${fmtS(big.aug.r.wall)}, ${fmtNum(big.aug.mbPerS, 1)} MB/s in)`);
+  bigTable.push('', `## ${label} peak-RSS check (acceptance at 1 GB): ${rel(big.file)} — ${fmtNum(big.gen.records)} records, ${fmtMB(big.gen.bytes)}`, '', ...b);
+}
+
+const notes = [
+  '',
+  'Notes: MB = 2^20 bytes. Pass-through = read in 4 MB chunks, split on `\\n`, decode each line, JSON.parse + JSON.stringify,',
+  'write into a reused buffer, sha256 of the output (scripts/bench/passthrough.mjs), time measured inside the process.',
+  'hsa rates use the wall time of the whole child process (startup and harness load included);',
+  'augment runs `--variants 1 --stages sft --part-size 500` in rewrite mode. Peak RSS = process.resourceUsage().maxRSS of the hsa',
+  'process (worker threads included, child processes not), recorded by scripts/bench/rss-preload.mjs.',
+];
+const report = [...header, '', ...table, ...bigTable, ...notes].join('\n');
+const errorText = errors.length ? `\n\n## Errors\n\n\`\`\`\n${errors.join('\n\n')}\n\`\`\`` : '';
+
+process.stdout.write(`${report}${errorText}\n`);
+writeFileSync(path.join(DATA, 'latest.md'), `${report}${errorText}\n`);
+log(`\nwritten ${rel(path.join(DATA, 'latest.md'))}`);
+process.exit(errors.length ? 1 : 0);

@@ -1,0 +1,460 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UnreadableInputError } from '../src/errors.js';
+import { loadHarness, type LoadResult } from '../src/harness/load.js';
+import { renderPrompt, renderSystemPrompt, renderTools } from '../src/harness/render.js';
+import { openAiSafeName } from '../src/harness/tools.js';
+import type { Harness } from '../src/harness/types.js';
+import { formatProblem, type Problem } from '../src/problems.js';
+import { REPO } from './helpers/hsa.js';
+import { makeTmp, openAiTool, writeTree } from './helpers/tmp.js';
+
+let tmp: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  tmp = await makeTmp('hsa-load-');
+});
+afterAll(async () => {
+  await tmp.cleanup();
+});
+
+let counter = 0;
+/** Write a harness into a fresh sub-folder of the temp folder; returns that folder. */
+async function harnessDir(files: Record<string, string>): Promise<string> {
+  const dir = path.join(tmp.dir, `h${++counter}`);
+  await writeTree(dir, files);
+  return dir;
+}
+
+const errorsOf = (r: LoadResult): Problem[] => r.problems.filter((p) => p.severity === 'error');
+const warningsOf = (r: LoadResult): Problem[] => r.problems.filter((p) => p.severity === 'warning');
+function loaded(r: LoadResult): Harness {
+  expect(errorsOf(r).map(formatProblem)).toEqual([]);
+  expect(r.harness).toBeDefined();
+  return r.harness!;
+}
+
+describe('folder form', () => {
+  it('loads fixtures/bad/_harness: prompt files, skills, tools, hooks and settings', async () => {
+    const r = await loadHarness(path.join(REPO, 'fixtures/bad/_harness'));
+    const h = loaded(r);
+    expect(r.problems).toEqual([]);
+    expect(h.name).toBe('bad-base');
+    expect(h.version).toBe('1.0.0');
+    expect(h.description).toMatch(/^Small valid harness/);
+    expect(h.sections.map((s) => [s.id, s.kind])).toEqual([
+      ['role', 'text'],
+      ['skills', 'catalog'],
+      ['shop', 'text'],
+    ]);
+    expect(h.sections[0]!.text).toBe('# Role\nYou are {{host.name}}, the assistant of {{shop.name}}.');
+    expect(h.pinned).toEqual(['role']);
+    expect(h.catalog).toEqual({ id: 'skills', title: 'Skills', intro: 'Call `load_skill` with a skill name first.' });
+    expect(h.variables['host.name']).toEqual({ description: 'Persona name', default: 'Ava' });
+    expect(h.variables['shop.name']).toEqual({ description: 'Shop name' });
+    expect(h.skillNaming).toBe('snake');
+    expect(h.skillLoader).toEqual({ tool: 'load_skill', argument: 'name' });
+    expect(h.skills.map((s) => [s.id, s.kind, s.tools])).toEqual([
+      ['greet', 'reply', []],
+      ['lookup', 'strategy', ['get_item']],
+    ]);
+    expect(h.skills[1]!.body).toBe('1. Call get_item with the item id.\n2. Describe the item in one sentence.');
+    expect(h.tools.map((t) => [t.name, t.sourceFormat])).toEqual([
+      ['load_skill', 'openai'],
+      ['get_item', 'openai'],
+    ]);
+    expect(h.hooks).toEqual([
+      {
+        id: 'stop_gate',
+        event: 'stop',
+        description: 'Keep replies short.',
+        checks: [{ type: 'max_chars', value: 80 }],
+        action: 'retry',
+        channel: 'user',
+        feedback: '[stop_gate] reply is {{chars}} chars, limit {{max_chars}}.',
+        maxRounds: 3,
+      },
+    ]);
+    expect(h.hookMessages).toEqual({ namePrefix: 'hook:' });
+    expect(r.files.map((f) => f.file)).toEqual([
+      'harness.yaml',
+      'hooks.yaml',
+      'prompt/role.md',
+      'prompt/shop.md',
+      'skills/greet/SKILL.md',
+      'skills/lookup/SKILL.md',
+      'tools/tools.json',
+    ]);
+  });
+
+  it('reads prompt files in code-point order, puts the catalog last and normalises CRLF and a BOM', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: order\nversion: "1"\nskills:\n  naming: identifier\n',
+      'prompt/b.md': '\uFEFF# B\r\nsecond\r\n',
+      'prompt/a.md': '# a\nthird',
+      'prompt/Z.md': '\n\n# Z\nfirst\n\n',
+      'prompt/notes.txt': 'not a section',
+      'skills/x/SKILL.md': '---\nname: x\ndescription: X.\n---\nBody.',
+    });
+    const h = loaded(await loadHarness(dir));
+    expect(h.sections.map((s) => s.id)).toEqual(['Z', 'a', 'b', 'skills']);
+    expect(h.sections.map((s) => s.text)).toEqual(['# Z\nfirst', '# a\nthird', '# B\nsecond', '']);
+    expect(renderSystemPrompt(h, {})).toBe('# Z\nfirst\n\n# a\nthird\n\n# B\nsecond\n\n# Skills\n\n- x: X.');
+  });
+
+  it('warns about sections missing from prompt.order and appends them', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: o\nversion: "1"\nprompt:\n  order: [b]\n',
+      'prompt/a.md': 'A',
+      'prompt/b.md': 'B',
+    });
+    const r = await loadHarness(dir);
+    const h = loaded(r);
+    expect(h.sections.map((s) => s.id)).toEqual(['b', 'a']);
+    expect(warningsOf(r)).toEqual([
+      { file: path.join(dir, 'harness.yaml'), line: 4, path: 'prompt.order', message: 'section "a" is not listed; it is appended at the end', severity: 'warning' },
+    ]);
+  });
+
+  it('keeps a YAML number version as written', async () => {
+    const dir = await harnessDir({ 'harness.yaml': 'name: v\nversion: 1.10\n' });
+    expect(loaded(await loadHarness(dir)).version).toBe('1.10');
+    const dir2 = await harnessDir({ 'harness.yaml': 'name: v\nversion: 2026.08.2\n' });
+    expect(loaded(await loadHarness(dir2)).version).toBe('2026.08.2');
+  });
+
+  it('throws UnreadableInputError for a path that does not exist, or a folder without harness.yaml', async () => {
+    await expect(loadHarness(path.join(tmp.dir, 'nope'))).rejects.toBeInstanceOf(UnreadableInputError);
+    const empty = await harnessDir({ 'prompt/a.md': 'A' });
+    await expect(loadHarness(empty)).rejects.toThrow(/harness\.yaml: cannot read \(no such file\)/);
+    await expect(loadHarness(empty)).rejects.toMatchObject({ code: 'HSA_UNREADABLE', exitCode: 2 });
+  });
+});
+
+describe('single-file form', () => {
+  const yaml = `name: inline
+version: "3.2"
+description: Everything in one file.
+prompt:
+  separator: "\\n---\\n"
+  order: [role, skills, rules]
+  unordered: [rules]
+  sections:
+    - id: role
+      text: |
+        # Role
+        You are {{host}}.
+    - id: rules
+      text: |
+        # Rules
+        - be brief
+        - be kind
+  catalog:
+    title: Playbooks
+skills:
+  naming: kebab
+  loader: { tool: open_playbook, argument: playbook }
+  items:
+    - name: refund-flow
+      description: |
+        Refunds and
+        returns.
+      kind: strategy
+      tools: [lookup_order]
+      body: |
+        1. Look the order up.
+    - name: greet
+      description: Greeting.
+      body: Say hi.
+tools:
+  items:
+    - type: function
+      function:
+        name: open_playbook
+        description: Open a playbook.
+        parameters: { type: object, properties: { playbook: { type: string } }, required: [playbook] }
+    - name: orders/lookup
+      title: Lookup
+      description: Find an order.
+      inputSchema: { type: object, properties: { id: { type: string } } }
+hooks:
+  - id: gate
+    event: Stop
+    checks:
+      - max_chars: 50
+  - id: audit
+    event: PreToolUse
+    matcher: open_playbook
+    command: ./audit.sh
+    timeout: 5
+variables:
+  host: { default: Kim }
+`;
+
+  it('loads inline sections, skills, tools and hooks, and nothing beside the file', async () => {
+    const dir = await harnessDir({
+      'agent.yaml': yaml.replace('tools: [lookup_order]', 'tools: [orders_lookup]'),
+      // Folder-form defaults must NOT be picked up in single-file form.
+      'prompt/extra.md': '# Extra',
+      'hooks.yaml': 'hooks:\n  - id: other\n    event: stop\n    checks: [{ max_chars: 1 }]\n',
+      'tools/t.json': JSON.stringify(openAiTool('stray')),
+      'skills/stray/SKILL.md': '---\nname: stray\ndescription: S.\n---\n',
+    });
+    const r = await loadHarness(path.join(dir, 'agent.yaml'));
+    const h = loaded(r);
+    expect(r.problems).toEqual([]);
+    expect(r.files.map((f) => f.file)).toEqual(['agent.yaml']);
+    expect(h.version).toBe('3.2');
+    expect(h.separator).toBe('\n---\n');
+    expect(h.sections.map((s) => s.id)).toEqual(['role', 'skills', 'rules']);
+    expect(h.unordered).toEqual(['rules']);
+    expect(h.skills.map((s) => s.id)).toEqual(['greet', 'refund-flow']);
+    expect(h.skills[1]).toEqual({ id: 'refund-flow', description: 'Refunds and\nreturns.\n', kind: 'strategy', tools: ['orders_lookup'], body: '1. Look the order up.', extra: {} });
+    expect(h.tools.map((t) => [t.name, t.sourceName, t.sourceFormat])).toEqual([
+      ['open_playbook', 'open_playbook', 'openai'],
+      ['orders_lookup', 'orders/lookup', 'mcp'],
+    ]);
+    expect(h.hooks.map((k) => k.id)).toEqual(['gate', 'audit']);
+    expect(h.hooks[1]).toEqual({
+      id: 'audit',
+      event: 'pre_tool_use',
+      matcher: ['open_playbook'],
+      checks: [],
+      command: './audit.sh',
+      timeout: 5,
+      action: 'reject',
+      channel: 'tool',
+      feedback: '[audit] {{reason}}',
+      maxRounds: 3,
+    });
+    expect(renderSystemPrompt(h, {})).toBe(
+      '# Role\nYou are Kim.\n---\n# Playbooks\n\n- greet: Greeting.\n- refund-flow: Refunds and returns.\n---\n# Rules\n- be brief\n- be kind',
+    );
+  });
+
+  it('reports a skill naming a tool that does not exist at the line of that tool', async () => {
+    const dir = await harnessDir({ 'agent.yaml': yaml });
+    const r = await loadHarness(path.join(dir, 'agent.yaml'));
+    expect(errorsOf(r)).toEqual([
+      {
+        file: path.join(dir, 'agent.yaml'),
+        line: 29,
+        path: 'skills.items.0.tools.0',
+        message: 'skill "refund-flow" names tool "lookup_order", which does not exist',
+        severity: 'error',
+      },
+    ]);
+  });
+});
+
+describe('inline skill problems name the key path inside the file', () => {
+  it('naming and missing tools of skills.items', async () => {
+    const dir = await harnessDir({
+      'one.yaml': 'name: i\nversion: "1"\nskills:\n  naming: kebab\n  items:\n    - name: ok-skill\n      description: Fine.\n    - name: Bad_Name\n      description: Bad.\n      tools:\n        - nope\n',
+    });
+    const r = await loadHarness(path.join(dir, 'one.yaml'));
+    expect(errorsOf(r).map((p) => [p.line, p.path, p.message.split(' (')[0]])).toEqual([
+      [8, 'skills.items.1.name', '"Bad_Name" does not follow skills.naming "kebab"'],
+      [11, 'skills.items.1.tools.0', 'skill "Bad_Name" names tool "nope", which does not exist'],
+    ]);
+  });
+});
+
+describe('minimal harness', () => {
+  it('name + version, one prompt file and a JSON array of OpenAI tools: validates and renders', async () => {
+    const tools = [openAiTool('search_kb', { q: { type: 'string' } }, ['q']), openAiTool('open_ticket', { title: { type: 'string' } })];
+    const dir = await harnessDir({
+      'harness.yaml': 'name: tiny\nversion: "0.1"\n',
+      'prompt/policy.md': '\n# Policy\nAnswer support questions.\n\n',
+      'tools/tools.json': JSON.stringify(tools, null, 2),
+    });
+    const r = await loadHarness(dir);
+    const h = loaded(r);
+    expect(r.problems).toEqual([]);
+    expect(h.skills).toEqual([]);
+    expect(h.hooks).toEqual([]);
+    expect(h.skillLoader).toBeNull();
+    expect(h.sections.map((s) => s.id)).toEqual(['policy']);
+    expect(renderPrompt(h, {})).toEqual({ system: '# Policy\nAnswer support questions.', preamble: '' });
+    expect(renderTools(h)).toEqual(tools);
+  });
+
+  it('a harness.yaml alone (no prompt, no tools) is valid and renders an empty prompt', async () => {
+    const dir = await harnessDir({ 'harness.yaml': 'name: bare\nversion: 7\n' });
+    const r = await loadHarness(dir);
+    const h = loaded(r);
+    expect(r.problems).toEqual([]);
+    expect(h.version).toBe('7');
+    expect(h.sections).toEqual([]);
+    expect(renderSystemPrompt(h, {})).toBe('');
+  });
+});
+
+describe('tool formats', () => {
+  const schema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+
+  it('reads an MCP tools/list result and one inside a JSON-RPC envelope', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: mcp\nversion: "1"\n',
+      'tools/a-list.json': JSON.stringify({
+        tools: [{ name: 'get_campaign', title: 'Campaign', description: 'Get one.', inputSchema: schema, annotations: { readOnlyHint: true } }],
+      }),
+      'tools/b-rpc.json': JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        result: { tools: [{ name: 'list_campaigns', description: 'List.', inputSchema: { type: 'object', properties: {} }, outputSchema: { type: 'object' } }] },
+      }),
+      'tools/c-single.yaml': 'name: ping\ninputSchema:\n  type: object\n',
+    });
+    const h = loaded(await loadHarness(dir));
+    expect(h.tools).toEqual([
+      { name: 'get_campaign', description: 'Get one.', parameters: schema, sourceName: 'get_campaign', sourceFormat: 'mcp', title: 'Campaign', annotations: { readOnlyHint: true } },
+      { name: 'list_campaigns', description: 'List.', parameters: { type: 'object', properties: {} }, sourceName: 'list_campaigns', sourceFormat: 'mcp' },
+      { name: 'ping', description: '', parameters: { type: 'object' }, sourceName: 'ping', sourceFormat: 'mcp' },
+    ]);
+  });
+
+  it('gives an MCP name with a dot an OpenAI-safe name and keeps the source name', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: mcp\nversion: "1"\n',
+      'tools/mcp.json': JSON.stringify([{ name: 'marketing.get_campaign', description: 'Get.', inputSchema: schema }]),
+    });
+    const h = loaded(await loadHarness(dir));
+    expect(h.tools.map((t) => [t.name, t.sourceName])).toEqual([['marketing_get_campaign', 'marketing.get_campaign']]);
+    expect(renderTools(h)[0]!.function.name).toBe('marketing_get_campaign');
+  });
+
+  it('cuts long MCP names to 64 characters with a hash suffix that keeps them apart', () => {
+    const a = `svc.${'x'.repeat(80)}.a`;
+    const b = `svc.${'x'.repeat(80)}.b`;
+    const sa = openAiSafeName(a);
+    const sb = openAiSafeName(b);
+    expect(sa).toHaveLength(64);
+    expect(sb).toHaveLength(64);
+    expect(sa).not.toBe(sb);
+    expect(sa).toMatch(/^svc_x{51}_[0-9a-f]{8}$/);
+    expect(openAiSafeName(a)).toBe(sa);
+    expect(openAiSafeName('ok-name_1')).toBe('ok-name_1');
+    expect(openAiSafeName('a b/c')).toBe('a_b_c');
+  });
+
+  it('reports two MCP names that map to the same safe name as duplicates', async () => {
+    const text = JSON.stringify({ tools: [{ name: 'a.b', inputSchema: schema }, { name: 'a/b', inputSchema: schema }] }, null, 2);
+    const lineOf = (s: string) => text.split('\n').findIndex((l) => l.includes(s)) + 1;
+    const dir = await harnessDir({ 'harness.yaml': 'name: mcp\nversion: "1"\n', 'tools/mcp.json': text });
+    const r = await loadHarness(dir);
+    // The first tool is located at its item (line 3), the duplicate at its own name.
+    expect(lineOf('"a/b"')).toBeGreaterThan(10);
+    expect(errorsOf(r).map((p) => [p.line, p.path, p.message])).toEqual([
+      [lineOf('"a/b"'), 'tools.1.name', `duplicate tool "a_b" (also ${path.join(dir, 'tools/mcp.json')}:3)`],
+    ]);
+  });
+
+  it('rejects a bare function object with a hint', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: t\nversion: "1"\n',
+      'tools/bare.json': JSON.stringify({ name: 'f', parameters: { type: 'object' } }),
+    });
+    const r = await loadHarness(dir);
+    expect(errorsOf(r).map((p) => p.message)).toEqual(['looks like a bare function; wrap it as {"type":"function","function":{...}}']);
+  });
+});
+
+describe('hooks', () => {
+  it('maps Claude Code event aliases and applies per-event defaults', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: h\nversion: "1"\n',
+      'tools/t.json': JSON.stringify(openAiTool('t')),
+      'hooks.yaml': `hooks:
+  - { id: a, event: UserPromptSubmit, checks: [{ max_tool_rounds: 2 }] }
+  - { id: b, event: PreToolUse, checks: [{ schema_valid: true }] }
+  - { id: c, event: PostToolUse, matcher: [t], checks: [{ forbid: { phrases: [secret] } }] }
+  - { id: d, event: Stop, checks: [{ forbid: { regex: ['x+'] } }] }
+  - { id: e, event: post_tool_use, checks: [{ schema_valid: true }], action: retry, channel: system, max_rounds: 1 }
+`,
+    });
+    const h = loaded(await loadHarness(dir));
+    expect(h.hooks.map((k) => [k.id, k.event, k.action, k.channel, k.maxRounds])).toEqual([
+      ['a', 'pre_inference', 'retry', 'user', 3],
+      ['b', 'pre_tool_use', 'reject', 'tool', 3],
+      ['c', 'post_tool_use', 'retry', 'tool', 3],
+      ['d', 'stop', 'retry', 'user', 3],
+      ['e', 'post_tool_use', 'retry', 'system', 1],
+    ]);
+    expect(h.hooks[2]!.checks).toEqual([{ type: 'forbid', phrases: ['secret'], regex: [], target: 'arguments' }]);
+    expect(h.hooks[3]!.checks).toEqual([{ type: 'forbid', phrases: [], regex: ['x+'], target: 'reply' }]);
+  });
+
+  it('reports a hooks.yaml without a hooks list and unknown top-level keys', async () => {
+    const dir = await harnessDir({ 'harness.yaml': 'name: h\nversion: "1"\n', 'hooks.yaml': '- id: a\n  event: stop\n' });
+    const r = await loadHarness(dir);
+    expect(errorsOf(r)).toEqual([{ file: path.join(dir, 'hooks.yaml'), line: 1, path: 'hooks', message: 'expected a mapping with a `hooks:` list', severity: 'error' }]);
+    const dir2 = await harnessDir({ 'harness.yaml': 'name: h\nversion: "1"\n', 'hooks.yaml': 'hooks: []\nversion: 2\n' });
+    const r2 = await loadHarness(dir2);
+    expect(errorsOf(r2)).toEqual([{ file: path.join(dir2, 'hooks.yaml'), line: 2, path: '', message: 'unknown key: version', severity: 'error' }]);
+  });
+});
+
+describe('skills', () => {
+  it('keeps extra front-matter keys and reports each as a warning on its line', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: s\nversion: "1"\nskills:\n  loader: { tool: load, argument: name }\n',
+      'tools/load.json': JSON.stringify(openAiTool('load', { name: { type: 'string' } })),
+      'skills/pdf-tools/SKILL.md': '---\nname: pdf-tools\ndescription: Work with PDFs.\nlicense: Apache-2.0\nallowed-tools: Read Write\nmetadata:\n  author: someone\n---\n# PDF\nUse it.\n',
+    });
+    const r = await loadHarness(dir);
+    const h = loaded(r);
+    expect(h.skills[0]!.extra).toEqual({ license: 'Apache-2.0', 'allowed-tools': 'Read Write', metadata: { author: 'someone' } });
+    expect(h.skills[0]!.body).toBe('# PDF\nUse it.');
+    const file = path.join(dir, 'skills/pdf-tools/SKILL.md');
+    expect(warningsOf(r)).toEqual([
+      { file, line: 4, path: 'license', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' },
+      { file, line: 5, path: 'allowed-tools', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' },
+      { file, line: 6, path: 'metadata', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' },
+    ]);
+    expect(errorsOf(r)).toEqual([]);
+  });
+
+  it('warns when skills exist without a loader', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: s\nversion: "1"\n',
+      'skills/a/SKILL.md': '---\nname: a\ndescription: A.\n---\n',
+    });
+    const r = await loadHarness(dir);
+    expect(r.problems.map((p) => [p.severity, p.path])).toEqual([['warning', 'skills.loader']]);
+  });
+});
+
+describe('all problems at once', () => {
+  it('a harness with 3 independent errors gives exactly those 3 problems', async () => {
+    const dir = await harnessDir({
+      'harness.yaml': 'name: three\nversion: "1"\nprompt:\n  pinned: [missing_section]\n',
+      'prompt/role.md': '# Role',
+      'tools/bad.json': JSON.stringify(openAiTool('bad name')),
+      'skills/greet/SKILL.md': '---\nname: greeting\ndescription: Hi.\n---\n',
+    });
+    const r = await loadHarness(dir);
+    expect(r.harness).toBeDefined();
+    expect(errorsOf(r).map((p) => [path.relative(dir, p.file), p.line, p.path])).toEqual(
+      expect.arrayContaining([
+        ['harness.yaml', 4, 'prompt.pinned.0'],
+        ['tools/bad.json', 1, 'function.name'],
+        [path.join('skills', 'greet', 'SKILL.md'), 2, 'name'],
+      ]),
+    );
+    expect(errorsOf(r)).toHaveLength(3);
+  });
+
+  it('reports every schema problem of harness.yaml itself, each on its own line', async () => {
+    const dir = await harnessDir({ 'harness.yaml': 'name: ""\nversion: "1"\ncolour: red\nprompt:\n  order: role\n' });
+    const r = await loadHarness(dir);
+    expect(r.harness).toBeUndefined();
+    expect(r.problems.map((p) => [p.line, p.path, p.message])).toEqual(
+      expect.arrayContaining([
+        [1, 'name', expect.stringMatching(/>=1 characters/)],
+        [3, '', 'unknown key: colour'],
+        [5, 'prompt.order', 'Invalid input: expected array, received string'],
+      ]),
+    );
+    expect(r.problems).toHaveLength(3);
+  });
+});

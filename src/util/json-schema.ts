@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -46,24 +47,101 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
   return out;
 }
 
-/** Validate `value`; `[]` when valid, else readable messages with their JSON paths. */
+/**
+ * Validate call arguments against a tool schema; `[]` when valid, else readable messages with
+ * their paths (`arguments.filter.max: must be integer`).
+ *
+ * Arguments are validated with an interpreting validator (@cfworker/json-schema), not ajv: every
+ * renamed variant carries new schemas, and ajv's code generation per schema cost more than the rest
+ * of a variant's work. ajv still compiles each harness schema once at load, to report schemas that
+ * are not valid JSON Schema. Validators are cached per schema object (states share schemas).
+ */
 export function schemaErrors(schema: unknown, value: unknown): string[] {
-  const v = compileSchema(schema);
-  if ('error' in v) return [`schema does not compile: ${v.error}`];
-  if (v(value)) return [];
-  return (v.errors ?? []).map(formatAjvError);
+  const v = validatorFor(schema);
+  if (typeof v === 'string') return [`schema does not compile: ${v}`];
+  const r = v.validate(value);
+  if (r.valid) return [];
+  return readableErrors(r.errors, schema);
 }
 
-function formatAjvError(e: ErrorObject): string {
-  const where = e.instancePath === '' ? 'arguments' : `arguments${e.instancePath.replace(/\//g, '.')}`;
-  if (e.keyword === 'additionalProperties') {
-    return `${where}: unknown property "${(e.params as { additionalProperty: string }).additionalProperty}"`;
+const validators = new WeakMap<object, Validator | string>();
+
+function validatorFor(schema: unknown): Validator | string {
+  if (schema === null || typeof schema !== 'object') return 'not an object';
+  const hit = validators.get(schema);
+  if (hit) return hit;
+  let out: Validator | string;
+  try {
+    const s = schema as { $schema?: unknown };
+    const draft = typeof s.$schema === 'string' && /2020-12/.test(s.$schema) ? '2020-12' : typeof s.$schema === 'string' && /2019-09/.test(s.$schema) ? '2019-09' : '7';
+    out = new Validator(schema as Schema, draft, false);
+  } catch (e) {
+    out = (e as Error).message;
   }
-  if (e.keyword === 'required') {
-    return `${where}: missing required property "${(e.params as { missingProperty: string }).missingProperty}"`;
+  validators.set(schema, out);
+  return out;
+}
+
+const CONTAINERS = new Set(['properties', 'items', 'prefixItems', 'additionalItems', 'allOf', 'patternProperties', 'unevaluatedProperties', 'unevaluatedItems', 'dependentSchemas', 'if', 'then', 'else', '$ref']);
+
+function readableErrors(errors: readonly OutputUnit[], schema: unknown): string[] {
+  // A failed anyOf/oneOf is reported once, without the failures of each branch.
+  const branchRoots = errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => `${e.keywordLocation}/`);
+  const out: string[] = [];
+  for (const e of errors) {
+    if (CONTAINERS.has(e.keyword)) continue;
+    if (branchRoots.some((root) => e.keywordLocation.startsWith(root))) continue;
+    const where = instancePath(e.instanceLocation);
+    if (e.keyword === 'additionalProperties') {
+      const m = /Property "(.*)" does not match/.exec(e.error);
+      if (pointer(schema, e.keywordLocation) === false && m) out.push(`${where}: unknown property "${m[1]}"`);
+    } else if (e.keyword === 'false') {
+      const parent = e.instanceLocation.slice(0, e.instanceLocation.lastIndexOf('/'));
+      if (!errors.some((x) => x.keyword === 'additionalProperties' && x.instanceLocation === (parent || '#'))) out.push(`${where}: is not allowed`);
+    } else if (e.keyword === 'required') {
+      const m = /required property "(.*)"/.exec(e.error);
+      out.push(`${where}: missing required property "${m ? m[1] : '?'}"`);
+    } else if (e.keyword === 'type') {
+      const expected = pointer(schema, e.keywordLocation);
+      out.push(`${where}: must be ${Array.isArray(expected) ? expected.join(',') : String(expected)}`);
+    } else if (e.keyword === 'enum') {
+      out.push(`${where}: must be one of ${JSON.stringify(pointer(schema, e.keywordLocation))}`);
+    } else if (e.keyword === 'const') {
+      out.push(`${where}: must be equal to ${JSON.stringify(pointer(schema, e.keywordLocation))}`);
+    } else if (e.keyword in BOUNDS) {
+      out.push(`${where}: ${BOUNDS[e.keyword]!(pointer(schema, e.keywordLocation))}`);
+    } else if (e.keyword === 'anyOf' || e.keyword === 'oneOf') {
+      out.push(`${where}: must match ${e.keyword === 'oneOf' ? 'exactly one' : 'at least one'} of the allowed forms`);
+    } else out.push(`${where}: ${e.error.replace(/^Instance /, '').replace(/\.$/, '')}`);
   }
-  if (e.keyword === 'enum') {
-    return `${where}: must be one of ${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)}`;
+  return [...new Set(out)];
+}
+
+/** The same phrasing as ajv's messages, so reports read alike wherever a schema is checked. */
+const BOUNDS: Record<string, (n: unknown) => string> = {
+  minimum: (n) => `must be >= ${String(n)}`,
+  maximum: (n) => `must be <= ${String(n)}`,
+  exclusiveMinimum: (n) => `must be > ${String(n)}`,
+  exclusiveMaximum: (n) => `must be < ${String(n)}`,
+  minLength: (n) => `must NOT have fewer than ${String(n)} characters`,
+  maxLength: (n) => `must NOT have more than ${String(n)} characters`,
+  minItems: (n) => `must NOT have fewer than ${String(n)} items`,
+  maxItems: (n) => `must NOT have more than ${String(n)} items`,
+  pattern: (n) => `must match pattern "${String(n)}"`,
+  multipleOf: (n) => `must be multiple of ${String(n)}`,
+};
+
+function instancePath(location: string): string {
+  const parts = location.replace(/^#\/?/, '').split('/').filter((p) => p !== '');
+  return ['arguments', ...parts.map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'))].join('.');
+}
+
+function pointer(schema: unknown, location: string): unknown {
+  let cur = schema;
+  for (const raw of location.replace(/^#\/?/, '').split('/').filter((p) => p !== '')) {
+    const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (cur === null || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[key];
   }
-  return `${where}: ${e.message ?? e.keyword}`;
+  return cur;
 }

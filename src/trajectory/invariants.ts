@@ -1,5 +1,3 @@
-import { fillTemplate } from '../harness/template.js';
-import { renderPrompt, variableDefaults } from '../harness/render.js';
 import { normaliseUnit, sectionUnits } from '../harness/markdown.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
@@ -35,7 +33,7 @@ export function checkVariant(
     calls: checkCalls(augmented, to),
     leaks: checkLeaks(augmented, plan, from, to),
     roundTrip: opts.roundTrip ? checkRoundTrip(source, augmented, plan, from, to) : [],
-    rules: opts.rules ? checkRules(from, to, plan, source.context ?? {}) : [],
+    rules: opts.rules ? checkRules(from, to, plan, shownPrompt(augmented)) : [],
   };
 }
 
@@ -182,45 +180,64 @@ export function canonicalRecord(rec: Trajectory): string[] {
 
 /**
  * Semantic transforms keep the prompt's rules: the multiset of normalised rules (list items and
- * paragraphs of prompt sections, identifiers renamed) is the same in both states, and every rule
- * of the new state appears in its rendered prompt.
+ * paragraphs of prompt sections, before template filling, identifiers renamed) is the same in both
+ * states, and every rule of the new state without template tags appears in the prompt the record
+ * shows (`rendered`: its system message and preamble, or null when it has none).
  */
-export function checkRules(from: Harness, to: Harness, plan: RewritePlan, context: unknown): string[] {
-  const text = new TextRewriter(textMap(plan, from));
-  const units = (h: Harness, rename: boolean) => {
-    const out: string[] = [];
-    for (const s of h.sections) {
-      if (s.kind !== 'text') continue;
-      let t: string;
-      try {
-        t = fillTemplate(s.text, context, variableDefaults(h));
-      } catch {
-        t = s.text;
-      }
-      for (const u of sectionUnits(rename ? text.rewrite(t) : t)) if (!u.startsWith('title:')) out.push(u);
-    }
-    return out.sort();
-  };
-  const before = units(from, true);
-  const after = units(to, false);
+export function checkRules(from: Harness, to: Harness, plan: RewritePlan, rendered: string | null): string[] {
+  const before = renamedUnits(from, plan);
+  const after = stateUnits(to);
   const out: string[] = [];
-  const count = (xs: string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
+  const count = (xs: readonly string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
   const cb = count(before);
   const ca = count(after);
   for (const [u, n] of cb) if ((ca.get(u) ?? 0) !== n) out.push(`rule ${clip(u)} appears ${ca.get(u) ?? 0}× (was ${n}×)`);
   for (const [u, n] of ca) if (!cb.has(u)) out.push(`new rule ${clip(u)} (${n}×)`);
-  let rendered: string;
-  try {
-    const r = renderPrompt(to, context);
-    rendered = normaliseUnit(`${r.system}\n${r.preamble}`);
-  } catch {
-    return out;
-  }
+  if (rendered === null) return out;
+  const text = normaliseUnit(rendered);
   for (const u of new Set(after)) {
+    if (u.includes('{{')) continue;
     const body = u.slice(u.indexOf(':') + 1);
-    if (!rendered.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
+    if (!text.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
   }
   return out;
+}
+
+const unitsByState = new WeakMap<Harness, string[]>();
+const unitsByPlan = new WeakMap<RewritePlan, WeakMap<Harness, string[]>>();
+
+/** Rules of a state's text sections (titles excluded), sorted; cached per state. */
+function stateUnits(h: Harness, rename?: TextRewriter): string[] {
+  if (!rename) {
+    const hit = unitsByState.get(h);
+    if (hit) return hit;
+  }
+  const out: string[] = [];
+  for (const s of h.sections) {
+    if (s.kind !== 'text') continue;
+    for (const u of sectionUnits(rename ? rename.rewrite(s.text) : s.text)) if (!u.startsWith('title:')) out.push(u);
+  }
+  out.sort();
+  if (!rename) unitsByState.set(h, out);
+  return out;
+}
+
+function renamedUnits(from: Harness, plan: RewritePlan): string[] {
+  let byState = unitsByPlan.get(plan);
+  if (!byState) unitsByPlan.set(plan, (byState = new WeakMap()));
+  const hit = byState.get(from);
+  if (hit) return hit;
+  const units = stateUnits(from, new TextRewriter(textMap(plan, from)));
+  byState.set(from, units);
+  return units;
+}
+
+/** The prompt text a record shows: its system message and preamble message, or null without a system message. */
+export function shownPrompt(rec: Trajectory): string | null {
+  const first = rec.messages[0];
+  if (!first || first.role !== 'system') return null;
+  const pre = rec.messages.find((m) => m.role === 'user' && m.name === PREAMBLE_NAME);
+  return `${textOf(first.content)}\n${pre ? textOf(pre.content) : ''}`;
 }
 
 function objectKeys(v: unknown): string[] {

@@ -84,6 +84,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--gzip', 'write .jsonl.gz parts (deterministic gzip)')
     .option('--on-error <mode>', 'bad input record: fail (default) or skip to rejects')
     .option('--concurrency <n>', 'parts or requests in flight (output never depends on it)', parseCount)
+    .option('--state-pool <n>', 'share N sampled harness states across records (0: one state per record and variant)', parseCount)
     .option('--teacher <mode>', 'rewrite (the rewritten reference is the result)')
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')

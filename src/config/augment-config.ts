@@ -29,6 +29,7 @@ export const augmentConfigSchema = z.strictObject({
   gzip: z.boolean().optional(),
   on_error: z.enum(['fail', 'skip']).optional(),
   concurrency: z.number().int().min(1).max(1024).optional(),
+  state_pool: z.number().int().min(0).max(65536).optional(),
   teacher: z.enum(['rewrite']).optional(),
   arguments: z.enum(['object', 'string']).optional(),
   tools_format: z.enum(['list', 'json-string']).optional(),
@@ -69,6 +70,7 @@ export interface AugmentFlags {
   gzip?: boolean;
   onError?: string;
   concurrency?: number;
+  statePool?: number;
   teacher?: string;
   arguments?: string;
   toolsFormat?: string;
@@ -92,6 +94,8 @@ export interface RunConfig {
   gzip: boolean;
   onError: 'fail' | 'skip';
   concurrency: number;
+  /** Harness states shared across records (0: a state sampled per record and variant). */
+  statePool: number;
   teacher: 'rewrite';
   arguments: 'object' | 'string';
   toolsFormat: 'list' | 'json-string';
@@ -112,6 +116,7 @@ export const DEFAULTS = {
   gzip: false,
   onError: 'fail' as const,
   concurrency: 4,
+  statePool: 0,
   teacher: 'rewrite' as const,
   arguments: 'object' as const,
   toolsFormat: 'list' as const,
@@ -183,6 +188,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     gzip: flags.gzip ?? file.gzip ?? DEFAULTS.gzip,
     onError: onError as 'fail' | 'skip',
     concurrency: flags.concurrency ?? file.concurrency ?? DEFAULTS.concurrency,
+    statePool: flags.statePool ?? file.state_pool ?? DEFAULTS.statePool,
     teacher: 'rewrite',
     arguments: args as 'object' | 'string',
     toolsFormat: toolsFormat as 'list' | 'json-string',

@@ -1,5 +1,5 @@
 import { restyleSection } from './markdown.js';
-import { fillTemplate } from './template.js';
+import { fillTemplate, hasSlots } from './template.js';
 import type { Harness, OpenAiTool, Section } from './types.js';
 
 /**
@@ -38,8 +38,20 @@ export function renderTools(h: Harness): OpenAiTool[] {
   }));
 }
 
+const staticSections = new WeakMap<Harness, Map<string, string>>();
+
 function renderSection(h: Harness, s: Section, context: unknown, defaults: Record<string, unknown>): string {
+  // A section without template slots renders the same for every record: once per state.
+  let cache = staticSections.get(h);
+  const hit = cache?.get(s.id);
+  if (hit !== undefined) return hit;
   const text = s.kind === 'catalog' ? catalogText(h) : s.text;
+  if (!hasSlots(text)) {
+    const out = h.promptStyle ? restyleSection(text, h.promptStyle) : text;
+    if (!cache) staticSections.set(h, (cache = new Map()));
+    cache.set(s.id, out);
+    return out;
+  }
   if (text === '') return '';
   // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
   const filled = fillTemplate(text, context ?? {}, defaults);

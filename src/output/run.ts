@@ -8,7 +8,7 @@ import { HsaError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, hasErrors, sortProblems, type Problem } from '../problems.js';
-import { augmentOne } from '../trajectory/augment.js';
+import { augmentOne, StatePool } from '../trajectory/augment.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import { loadRegistry } from '../transform/registry.js';
@@ -127,7 +127,8 @@ export async function runAugment(
 
   // Records are processed as they stream in: a part is open while its records arrive and is
   // committed when it holds partSize input records (or the input ends).
-  const shared: PartContext = { cfg, harness, transforms, words, general: general?.prompts ?? [], fingerprint, seenIds, buckets, progress };
+  const pool = cfg.statePool > 0 ? new StatePool(harness, transforms, cfg.seed, words, cfg.statePool) : undefined;
+  const shared: PartContext = { cfg, harness, transforms, words, general: general?.prompts ?? [], fingerprint, seenIds, buckets, progress, pool };
   let index = 0;
   let pos = 0;
   let job: PartJob | { skip: PartMarker } | null = null;
@@ -191,6 +192,7 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
     part_size: cfg.partSize,
     gzip: cfg.gzip,
     on_error: cfg.onError,
+    state_pool: cfg.statePool,
     teacher: cfg.teacher,
     arguments: cfg.arguments,
     tools_format: cfg.toolsFormat,
@@ -211,6 +213,7 @@ interface PartContext {
   seenIds: Map<string, string>;
   buckets: Bucket[];
   progress: RunProgress;
+  pool: StatePool | undefined;
 }
 
 /** One part being written: every stage's writer, its counts and reject reasons. */
@@ -234,7 +237,7 @@ class PartJob {
 
   /** Process one input record (the `pos`-th of this part). */
   async add(item: { file: string; line: number; text: string }, pos: number): Promise<void> {
-    const { cfg, harness, transforms, words, general, seenIds, progress } = this.ctx;
+    const { cfg, harness, transforms, words, general, seenIds, progress, pool } = this.ctx;
     const writers = this.writers;
     const counts = this.counts;
     this.first ??= { file: item.file, line: item.line };
@@ -265,13 +268,13 @@ class PartJob {
       if (writers.rl) await writers.rl.writeLine(JSON.stringify(rlRecord(x, cfg)));
       progress.outputs++;
     };
-    const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string): Provenance => ({
+    const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null): Provenance => ({
       source_id: source.id,
       source_file: item.file,
       source_line: item.line,
       variant,
       transforms: applied,
-      harness: { name: harness.name, version: harness.version, state_hash: stateHash },
+      harness: { name: harness.name, version: harness.version, state_hash: stateHash, ...(slot !== null ? { state_slot: slot } : {}) },
       seed: cfg.seed,
     });
     if (cfg.keepSource) {
@@ -280,7 +283,7 @@ class PartJob {
     }
     for (let k = 0; k < cfg.variants; k++) {
       counts.variants_expected++;
-      const v = augmentOne(source, harness, transforms, cfg.seed, k, words);
+      const v = augmentOne(source, harness, transforms, cfg.seed, k, words, pool);
       if (v.failures.length > 0) {
         counts.variants_rejected++;
         for (const [check, list] of Object.entries(v.checks)) if (list.length) this.reason(`variant: ${check} check failed`);
@@ -290,7 +293,7 @@ class PartJob {
         continue;
       }
       counts.variants_written++;
-      await emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash), ordinal: ordinalBase + k });
+      await emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot), ordinal: ordinalBase + k });
     }
   }
 

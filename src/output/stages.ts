@@ -15,7 +15,8 @@ export interface Provenance {
   /** Variant index, or "src" for the kept source. */
   variant: number | 'src';
   transforms: AppliedTransform[];
-  harness: { name: string; version: string; state_hash: string };
+  /** `state_slot`: the shared state's pool slot (with --state-pool). */
+  harness: { name: string; version: string; state_hash: string; state_slot?: number };
   seed: string;
 }
 

@@ -2,9 +2,42 @@ import type { Harness } from '../harness/types.js';
 import { isIdentityPlan } from '../transform/plan.js';
 import { sampleVariant, type ResolvedTransform, type Variant } from '../transform/variant.js';
 import type { WordLists } from '../transform/words.js';
+import { createRng } from '../transform/rng.js';
 import { checkVariant, reportFailures, type CheckReport } from './invariants.js';
 import { rewriteTrajectory } from './rewrite.js';
 import type { Trajectory } from './types.js';
+
+/**
+ * A pool of harness states shared by all records (`--state-pool N`): slot j is sampled once, seeded
+ * from (run seed, "pool:j", transform id@version); a (record, variant) pair picks its slot with a
+ * generator seeded from (run seed, source id, variant index). Per-state work (sampling, renames,
+ * schema validators, rule sets) is then paid once per slot instead of once per output record.
+ * Output stays a pure function of inputs, config and seed.
+ */
+export class StatePool {
+  private readonly states = new Map<number, Variant>();
+
+  constructor(
+    readonly harness: Harness,
+    readonly transforms: readonly ResolvedTransform[],
+    readonly seed: string | number,
+    readonly words: WordLists,
+    readonly size: number,
+  ) {}
+
+  slotFor(sourceId: string, k: number): number {
+    return createRng(this.seed, sourceId, k, 'state-pool').int(this.size);
+  }
+
+  get(slot: number): Variant {
+    let v = this.states.get(slot);
+    if (!v) {
+      v = sampleVariant(this.harness, undefined, this.transforms, this.seed, slot, this.words, `pool:${slot}`);
+      this.states.set(slot, v);
+    }
+    return v;
+  }
+}
 
 export interface AugmentedVariant {
   /** `SOURCE_ID~vK`. */
@@ -15,6 +48,8 @@ export interface AugmentedVariant {
   variant: Variant;
   checks: CheckReport;
   failures: string[];
+  /** The pool slot whose state was used, or null for a state sampled for this record. */
+  slot: number | null;
 }
 
 /** The variant id of the K-th variant of a source record. */
@@ -33,8 +68,19 @@ export function augmentOne(
   seed: string | number,
   k: number,
   words: WordLists,
+  pool?: StatePool,
 ): AugmentedVariant {
-  const variant = sampleVariant(harness, source, transforms, seed, k, words);
+  if (pool && pool.size > 0) {
+    const slot = pool.slotFor(source.id, k);
+    const pooled = finish(source, harness, pool.get(slot), k, slot);
+    // A shared state cannot avoid words of this particular record; when it collides (a check
+    // fails), the variant falls back to a state sampled for the record, deterministically.
+    if (pooled.failures.length === 0) return pooled;
+  }
+  return finish(source, harness, sampleVariant(harness, source, transforms, seed, k, words), k, null);
+}
+
+function finish(source: Trajectory, harness: Harness, variant: Variant, k: number, slot: number | null): AugmentedVariant {
   const unchanged = variant.applied.length === 0 || (variant.state === harness && isIdentityPlan(variant.plan));
   const record = unchanged ? source : rewriteTrajectory(source, variant.plan, harness, variant.state);
   const exactOnly = variant.applied.every((a) => a.class !== 'behavioural');
@@ -42,5 +88,5 @@ export function augmentOne(
   const checks = unchanged
     ? { calls: [], leaks: [], roundTrip: [], rules: [] }
     : checkVariant(source, record, variant.plan, harness, variant.state, { roundTrip: exactOnly, rules: semantic });
-  return { id: variantId(source.id, k), index: k, record, variant, checks, failures: reportFailures(checks) };
+  return { id: variantId(source.id, k), index: k, record, variant, checks, failures: reportFailures(checks), slot };
 }

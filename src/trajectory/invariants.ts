@@ -1,4 +1,4 @@
-import { normaliseUnit, sectionUnits } from '../harness/markdown.js';
+import { normaliseUnit, restyleSection, sectionUnits } from '../harness/markdown.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
@@ -6,6 +6,7 @@ import { TextRewriter } from '../transform/identifiers.js';
 import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
 import { rewriteTrajectory, textMap, PREAMBLE_NAME } from './rewrite.js';
+import { catalogText } from '../harness/render.js';
 import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';
 
@@ -33,7 +34,7 @@ export function checkVariant(
     calls: checkCalls(augmented, to),
     leaks: checkLeaks(augmented, plan, from, to),
     roundTrip: opts.roundTrip ? checkRoundTrip(source, augmented, plan, from, to) : [],
-    rules: opts.rules ? checkRules(from, to, plan, shownPrompt(augmented)) : [],
+    rules: opts.rules ? checkRules(from, to, plan) : [],
   };
 }
 
@@ -123,40 +124,93 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     });
   });
 
-  // Free text.
-  const textOld: Record<string, string> = {};
-  for (const [a, b] of Object.entries(textMap(plan, from))) if (!current.has(a)) textOld[a] = b;
-  const finder = new TextRewriter(textOld);
+  // Free text: what the state contributes (sections, catalog, tool and skill texts, feedback
+  // templates) is scanned once per state and plan; per record only what the record itself carries
+  // (assistant text, hook feedback, a skill-load result that is not the state's body). Context
+  // values filled into the prompt are data, like user words and tool results, and stay as written.
+  const finder = leakFinder(plan, from, to);
   if (finder.size === 0) return out;
+  out.push(...stateLeaks(to, plan, finder));
   const scan = (where: string, text: string) => {
     for (const name of finder.mentions(text)) out.push(`${where}: mentions old name "${name}"`);
   };
-  const loaderCalls = new Set<string>();
+  const loaderCalls = new Map<string, string>();
   rec.messages.forEach((m, i) => {
     const where = `messages.${i}`;
-    if (m.role === 'system' || m.role === 'developer') scan(where, textOf(m.content));
-    else if (m.role === 'user' && (m.name === PREAMBLE_NAME || m.name?.startsWith(prefix))) scan(where, textOf(m.content));
+    if ((m.role === 'system' || m.role === 'developer') && i > 0) scan(where, textOf(m.content));
+    else if (m.role === 'user' && m.name?.startsWith(prefix)) scan(where, textOf(m.content));
     else if (m.role === 'assistant') {
       scan(where, textOf(m.content));
-      for (const c of m.tool_calls ?? []) if (to.skillLoader && c.function.name === to.skillLoader.tool) loaderCalls.add(c.id);
-    } else if (m.role === 'tool' && loaderCalls.has(m.tool_call_id)) scan(where, textOf(m.content));
+      for (const c of m.tool_calls ?? []) {
+        if (!to.skillLoader || c.function.name !== to.skillLoader.tool) continue;
+        try {
+          const v = getPath(JSON.parse(c.function.arguments), to.skillLoader.argument);
+          loaderCalls.set(c.id, typeof v === 'string' ? v : '');
+        } catch {
+          loaderCalls.set(c.id, '');
+        }
+      }
+    } else if (m.role === 'tool' && loaderCalls.has(m.tool_call_id)) {
+      const body = to.skills.find((x) => x.id === loaderCalls.get(m.tool_call_id))?.body;
+      const content = textOf(m.content);
+      if (content !== body) scan(where, content);
+    }
   });
-  for (const t of toolList) {
-    const desc = (rec.tools?.find((x) => x.function.name === t.name)?.function.description ?? to.tools.find((x) => x.name === t.name)?.description) ?? '';
-    scan(`tools.${t.name}.description`, desc);
+  return out;
+}
+
+const finders = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
+
+/** Old identifiers that must not be mentioned any more (renamed, and not a current name again). */
+function leakFinder(plan: RewritePlan, from: Harness, to: Harness): TextRewriter {
+  let byState = finders.get(plan);
+  if (!byState) finders.set(plan, (byState = new WeakMap()));
+  const hit = byState.get(to);
+  if (hit) return hit;
+  const current = stateIdentifiers(to);
+  const textOld: Record<string, string> = {};
+  for (const [a, b] of Object.entries(textMap(plan, from))) if (!current.has(a)) textOld[a] = b;
+  const finder = new TextRewriter(textOld);
+  byState.set(to, finder);
+  return finder;
+}
+
+const stateLeakCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
+
+/** Mentions of old names in everything a state renders from (computed once per state and plan). */
+function stateLeaks(to: Harness, plan: RewritePlan, finder: TextRewriter): string[] {
+  let byPlan = stateLeakCache.get(to);
+  if (!byPlan) stateLeakCache.set(to, (byPlan = new WeakMap()));
+  const hit = byPlan.get(plan);
+  if (hit) return hit;
+  const out: string[] = [];
+  const scan = (where: string, text: string) => {
+    for (const name of finder.mentions(text)) out.push(`${where}: mentions old name "${name}"`);
+  };
+  for (const s of to.sections) scan(`prompt.${s.id}`, s.kind === 'catalog' ? catalogText(to) : s.text);
+  for (const t of to.tools) {
+    scan(`tools.${t.name}.description`, t.description);
     scan(`tools.${t.name}.parameters`, schemaDescriptions(t.parameters).join('\n'));
   }
+  for (const k of to.skills) scan(`skills.${k.id}.body`, k.body);
+  for (const h of to.hooks) scan(`hooks.${h.id}.feedback`, h.feedback);
+  byPlan.set(plan, out);
   return out;
 }
 
 /** Applying the inverse plan to the augmented record gives the source back, canonically. */
 export function checkRoundTrip(source: Trajectory, augmented: Trajectory, plan: RewritePlan, from: Harness, to: Harness): string[] {
   const back = rewriteTrajectory(augmented, invertPlan(plan), to, from);
-  const a = canonicalRecord(source);
-  const b = canonicalRecord(back);
-  if (a.length !== b.length) return [`inverse has ${b.length} messages, source has ${a.length}`];
+  if (back.messages.length !== source.messages.length) return [`inverse has ${back.messages.length} messages, source has ${source.messages.length}`];
   const out: string[] = [];
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) out.push(`messages.${i} differs after inverse: ${clip(b[i]!)} vs ${clip(a[i]!)}`);
+  source.messages.forEach((m, i) => {
+    const n = back.messages[i]!;
+    // Messages that pass through untouched are the same objects; others compare as JSON (key
+    // order kept by the rewriter), and canonically only when that differs.
+    if (m === n || JSON.stringify(m) === JSON.stringify(n)) return;
+    const [a, b] = canonicalRecord({ ...source, messages: [m, n] });
+    if (a !== b) out.push(`messages.${i} differs after inverse: ${clip(b!)} vs ${clip(a!)}`);
+  });
   if (source.tools && canonicalJson(source.tools) !== canonicalJson(back.tools)) out.push('tools differ after inverse');
   return out;
 }
@@ -181,10 +235,14 @@ export function canonicalRecord(rec: Trajectory): string[] {
 /**
  * Semantic transforms keep the prompt's rules: the multiset of normalised rules (list items and
  * paragraphs of prompt sections, before template filling, identifiers renamed) is the same in both
- * states, and every rule of the new state without template tags appears in the prompt the record
- * shows (`rendered`: its system message and preamble, or null when it has none).
+ * states, and every rule of the new state without template tags is visible in the state's rendered
+ * sections. Both depend on the state and plan only, so they are computed once per state.
  */
-export function checkRules(from: Harness, to: Harness, plan: RewritePlan, rendered: string | null): string[] {
+export function checkRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
+  let byPlan = rulesCache.get(to);
+  if (!byPlan) rulesCache.set(to, (byPlan = new WeakMap()));
+  const hit = byPlan.get(plan);
+  if (hit) return hit;
   const before = renamedUnits(from, plan);
   const after = stateUnits(to);
   const out: string[] = [];
@@ -193,16 +251,17 @@ export function checkRules(from: Harness, to: Harness, plan: RewritePlan, render
   const ca = count(after);
   for (const [u, n] of cb) if ((ca.get(u) ?? 0) !== n) out.push(`rule ${clip(u)} appears ${ca.get(u) ?? 0}× (was ${n}×)`);
   for (const [u, n] of ca) if (!cb.has(u)) out.push(`new rule ${clip(u)} (${n}×)`);
-  if (rendered === null) return out;
-  const text = normaliseUnit(rendered);
+  const shown = normaliseUnit(to.sections.map((s) => (s.kind === 'text' ? (to.promptStyle ? restyleSection(s.text, to.promptStyle) : s.text) : '')).join('\n'));
   for (const u of new Set(after)) {
     if (u.includes('{{')) continue;
     const body = u.slice(u.indexOf(':') + 1);
-    if (!text.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
+    if (!shown.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
   }
+  byPlan.set(plan, out);
   return out;
 }
 
+const rulesCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
 const unitsByState = new WeakMap<Harness, string[]>();
 const unitsByPlan = new WeakMap<RewritePlan, WeakMap<Harness, string[]>>();
 
@@ -230,14 +289,6 @@ function renamedUnits(from: Harness, plan: RewritePlan): string[] {
   const units = stateUnits(from, new TextRewriter(textMap(plan, from)));
   byState.set(from, units);
   return units;
-}
-
-/** The prompt text a record shows: its system message and preamble message, or null without a system message. */
-export function shownPrompt(rec: Trajectory): string | null {
-  const first = rec.messages[0];
-  if (!first || first.role !== 'system') return null;
-  const pre = rec.messages.find((m) => m.role === 'user' && m.name === PREAMBLE_NAME);
-  return `${textOf(first.content)}\n${pre ? textOf(pre.content) : ''}`;
 }
 
 function objectKeys(v: unknown): string[] {

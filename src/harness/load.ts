@@ -86,7 +86,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   if (promptDir !== undefined) {
     const names = await listDir(path.join(root, promptDir), cfg.prompt?.dir !== undefined);
     if (names === null) err(harnessFile, 'prompt.dir', `folder ${display(promptDir)} does not exist`, mainDoc.lineOf(['prompt', 'dir']));
-    for (const name of (names ?? []).filter((n) => n.endsWith('.md'))) {
+    for (const name of (names ?? []).filter((n) => n.endsWith('.md') && !n.startsWith('.'))) {
       const rel = path.join(promptDir, name);
       const text = await readText(path.join(root, rel));
       files.push({ file: rel, text });
@@ -110,7 +110,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   if (skillsDir !== undefined) {
     const names = await listDir(path.join(root, skillsDir), cfg.skills?.dir !== undefined);
     if (names === null) err(harnessFile, 'skills.dir', `folder ${display(skillsDir)} does not exist`, mainDoc.lineOf(['skills', 'dir']));
-    for (const name of names ?? []) {
+    for (const name of (names ?? []).filter((n) => !n.startsWith('.'))) {
       const dir = path.join(root, skillsDir, name);
       if (!(await isDir(dir))) continue;
       const rel = path.join(skillsDir, name, 'SKILL.md');

@@ -9,11 +9,15 @@ import { netParamRenames } from '../transform/plan.js';
 import { loadRegistry } from '../transform/registry.js';
 import { resolveTransforms } from '../transform/variant.js';
 import type { AnyTransform } from '../transform/define.js';
+import { mergeWordLists, type WordLists } from '../transform/words.js';
+import { readConfigFile } from '../config/augment-config.js';
 import { builtinWords } from '../../transforms/index.js';
 import type { Io } from './io.js';
 
 export interface PreviewOptions {
   harness: string;
+  /** hsa.yaml whose transforms, words and seed are used (flags override). */
+  config?: string;
   trajectories: string;
   id: string;
   seed?: string;
@@ -30,8 +34,15 @@ export interface PreviewOptions {
  */
 export async function previewCommand(opts: PreviewOptions, io: Io): Promise<number> {
   const registry = await loadRegistry(opts.plugin ?? []);
-  const selection = buildSelection(opts, registry);
+  const file = opts.config ? await readConfigFile(opts.config) : undefined;
+  let selection = buildSelection(opts, registry);
+  if (file?.transforms) {
+    // Options come from the config; --transforms narrows the set, --probability overrides p.
+    const base = opts.transforms ? Object.fromEntries(Object.keys(selection ?? {}).map((id) => [id, file.transforms?.[id] ?? true])) : file.transforms;
+    selection = opts.probability === undefined ? base : Object.fromEntries(Object.entries(base).map(([id, o]) => [id, o === false ? false : { ...(typeof o === 'object' && o ? o : {}), p: opts.probability }]));
+  }
   const resolved = resolveTransforms(registry, selection, 'rewrite');
+  const words = mergeWordLists(builtinWords, file?.words as Partial<WordLists> | undefined);
   const loaded = await loadHarness(opts.harness);
   if (!loaded.harness || hasErrors(loaded.problems)) {
     for (const p of sortProblems(loaded.problems)) io.err(`${formatProblem(p)}\n`);
@@ -56,10 +67,10 @@ export async function previewCommand(opts: PreviewOptions, io: Io): Promise<numb
     io.err(`${opts.trajectories}: no record with id "${opts.id}"\n`);
     return 1;
   }
-  const seed = opts.seed ?? '0';
+  const seed = opts.seed ?? (file?.seed !== undefined ? String(file.seed) : '0');
   const k = opts.variants ?? 3;
   const variants: AugmentedVariant[] = [];
-  for (let i = 0; i < k; i++) variants.push(augmentOne(source, harness, resolved, seed, i, builtinWords));
+  for (let i = 0; i < k; i++) variants.push(augmentOne(source, harness, resolved, seed, i, words));
   const failed = variants.filter((v) => v.failures.length > 0).length;
   if (opts.json) {
     io.out(

@@ -146,9 +146,12 @@ export async function runAugment(
     index++;
     pos = 0;
   };
+  const recordsPerFile: Record<string, number> = {};
   try {
     for (const file of files) {
+      recordsPerFile[file] = 0;
       for await (const { line, text } of readJsonlLines(file)) {
+        recordsPerFile[file]++;
         progress.bytesRead += text.length + 1;
         if (!job) {
           const existing = await readMarker(cfg.out, index, fingerprint, buckets);
@@ -171,6 +174,9 @@ export async function runAugment(
   opts.onProgress?.(progress);
 
   const manifest = buildManifest(descriptor, markers, buckets, cfg);
+  // The manifest states how many records each input held (the fingerprint only needs the bytes).
+  const described = manifest.inputs as { trajectories: { file: string; records?: number }[] };
+  manifest.inputs = { ...described, trajectories: described.trajectories.map((t) => ({ ...t, records: recordsPerFile[t.file] ?? 0 })) };
   const manifestPath = path.join(cfg.out, 'manifest.json');
   await writeFile(`${manifestPath}.tmp`, `${JSON.stringify(sortKeys(manifest), null, 2)}\n`);
   await rename(`${manifestPath}.tmp`, manifestPath);

@@ -23,10 +23,11 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
   const toPrefix = to.hookMessages.namePrefix;
   const loaderCalls = new Map<string, string>(); // call id → original skill id
   const callTools = new Map<string, string>(); // call id → original tool name
-  const rendered = renderPrompt(to, rec.context ?? {});
+  const hasSystem = rec.messages[0]?.role === 'system';
+  // Only a record that shows a prompt gets one rendered (a bare call mapped on its own has none).
+  const rendered = hasSystem ? renderPrompt(to, rec.context ?? {}) : { system: '', preamble: '' };
   const out: Message[] = [];
   let preambleDone = rendered.preamble === '';
-  const hasSystem = rec.messages[0]?.role === 'system';
 
   rec.messages.forEach((m, i) => {
     if (m.role === 'user' && m.name === PREAMBLE_NAME) return;

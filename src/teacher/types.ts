@@ -1,0 +1,36 @@
+import type { OpenAiTool } from '../harness/types.js';
+import type { Message, ToolCall } from '../trajectory/types.js';
+
+/** One Chat Completions request as hsa sends it (before sampling parameters are added). */
+export interface TeacherRequest {
+  messages: Message[];
+  tools: OpenAiTool[];
+  /** `none` when a hook forces a reply. */
+  toolChoice?: 'auto' | 'none';
+}
+
+/** Where in an episode a request stands (the replay teacher answers from this). */
+export interface TeacherStep {
+  variantId: string;
+  /** Index of the user turn (0-based). */
+  turn: number;
+  /** Model calls already made in this turn. */
+  attempt: number;
+  forceReply: boolean;
+}
+
+export interface TeacherReply {
+  content: string | null;
+  toolCalls: ToolCall[];
+  finishReason: string;
+  usage: { prompt: number; completion: number };
+  /** Served from the cache (no request made). */
+  cached: boolean;
+  /** The raw response body, for rejects. */
+  raw?: unknown;
+}
+
+export interface Teacher {
+  readonly kind: 'replay' | 'openai';
+  complete(req: TeacherRequest, step: TeacherStep): Promise<TeacherReply>;
+}

@@ -12,6 +12,10 @@ export type ErrorCode =
   | 'HSA_TRANSFORM_REFUSED'
   | 'HSA_RENDER'
   | 'HSA_OUTPUT'
+  | 'HSA_TEACHER_UNAVAILABLE'
+  | 'HSA_TEACHER_REQUEST'
+  | 'HSA_CACHE_MISS'
+  | 'HSA_INTERRUPTED'
   | 'HSA_INTERNAL';
 
 export class HsaError extends Error {

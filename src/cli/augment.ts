@@ -2,12 +2,19 @@ import { resolveRunConfig, type AugmentFlags } from '../config/augment-config.js
 import { runAugment } from '../output/run.js';
 import type { Io } from './io.js';
 import { progressReporter } from './progress.js';
+import { newCounters } from '../teacher/openai.js';
 
 /** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
 export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<number> {
   const cfg = await resolveRunConfig(flags);
-  const progress = progressReporter(io, flags.quiet === true || flags.json === true);
+  const counters = newCounters();
+  const progress = progressReporter(io, flags.quiet === true || flags.json === true, cfg.teacher.mode === 'openai' ? counters : undefined);
   const started = Date.now();
+  // Ctrl-C stops cleanly: in-flight requests are aborted, the open part is dropped, finished
+  // parts stay; the same command resumes.
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once('SIGINT', onSigint);
   let summary;
   try {
     summary = await runAugment(cfg, {
@@ -16,13 +23,17 @@ export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<numbe
       warn: (line) => {
         if (!flags.quiet) io.err(`${line}\n`);
       },
+      signal: controller.signal,
+      counters,
     });
   } finally {
+    process.removeListener('SIGINT', onSigint);
     progress.done();
   }
+  const requests = cfg.teacher.mode === 'openai' ? { requests: counters.done, cache_hits: counters.cacheHits, retries: counters.retries, failed_requests: counters.failures } : {};
   const t = summary.totals;
   if (flags.json) {
-    io.out(`${JSON.stringify({ ok: true, ...summary }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ ok: true, ...summary, ...(cfg.teacher.mode === 'openai' ? { teacher_requests: requests } : {}) }, null, 2)}\n`);
   } else if (!flags.quiet) {
     const stages = Object.entries(summary.stages)
       .map(([s, v]) => `${s} ${v.records}`)
@@ -30,6 +41,7 @@ export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<numbe
     io.err(
       `${summary.resumed ? 'resumed' : 'done'}: ${t.input_records} input records (${t.rejected_records} rejected), ${t.variants_written} of ${t.variants_expected} variants written (${t.variants_rejected} rejected)${t.kept_sources ? ` + ${t.kept_sources} sources kept` : ''}\n` +
         `  records: ${stages}\n` +
+        (cfg.teacher.mode === 'openai' ? `  teacher: ${counters.done} requests, ${counters.cacheHits} cache hits, ${counters.retries} retries, ${counters.tokensIn} tokens in / ${counters.tokensOut} out\n` : '') +
         (Object.keys(summary.rejectReasons).length ? `  rejects: ${Object.entries(summary.rejectReasons).map(([r, n]) => `${r} ×${n}`).join(', ')}\n` : '') +
         `  ${summary.manifest} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );

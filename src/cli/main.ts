@@ -3,6 +3,7 @@ import { HsaError } from '../errors.js';
 import { HSA_VERSION } from '../version.js';
 import { inspectCommand } from './inspect.js';
 import { augmentCommand } from './augment.js';
+import { teacherExportCommand, teacherImportCommand } from './teacher.js';
 import type { AugmentFlags } from '../config/augment-config.js';
 import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
@@ -68,9 +69,35 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
       setCode(await previewCommand({ harness, ...o }, io));
     });
 
-  program
-    .command('augment')
-    .description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)')
+  addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))
+    .option('--force', 'start over in an out folder that holds another run')
+    .action(async (o: AugmentFlags) => {
+      setCode(await augmentCommand(o, io));
+    });
+
+  const teacher = program.command('teacher').description('offline batch runs for the teacher re-run (OpenAI Batch API or vllm run-batch)');
+  addAugmentOptions(teacher.command('export').description('write the teacher requests missing from the cache as OpenAI Batch JSONL (custom_id = cache key)'))
+    .requiredOption('--batch-dir <dir>', 'folder for batch-00000.jsonl … (50,000 requests a file)')
+    .action(async (o: AugmentFlags & { batchDir: string }) => {
+      setCode(await teacherExportCommand(o, io));
+    });
+  teacher
+    .command('import')
+    .description('load Batch API result files into the teacher cache')
+    .argument('<results...>', 'Batch output JSONL files')
+    .option('-c, --config <file>', 'hsa.yaml whose `cache:` to fill')
+    .option('--cache <dir>', 'teacher answer cache (default $HSA_CACHE_DIR, else ~/.cache/hsa/teacher)')
+    .option('--json', 'print JSON on stdout')
+    .action(async (results: string[], o: { config?: string; cache?: string; json?: boolean }) => {
+      setCode(await teacherImportCommand({ ...o, results }, io));
+    });
+
+  return program;
+}
+
+/** The options `hsa augment` and `hsa teacher export` share: one table, so a config key cannot lack its flag in either. */
+function addAugmentOptions(cmd: Command): Command {
+  return cmd
     .option('-c, --config <file>', 'hsa.yaml with every option (paths in it are relative to the file); flags override it')
     .option('--harness <path>', 'harness folder or single harness YAML file')
     .option('-t, --trajectories <glob...>', 'trajectory JSONL files or globs')
@@ -86,18 +113,20 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--on-error <mode>', 'bad input record: fail (default) or skip to rejects')
     .option('--concurrency <n>', 'parts or requests in flight (output never depends on it)', parseCount)
     .option('--state-pool <n>', 'share N sampled harness states across records (0: one state per record and variant)', parseCount)
-    .option('--teacher <mode>', 'rewrite (the rewritten reference is the result)')
+    .option('--teacher <mode>', 'rewrite (the rewritten reference is the result), replay (offline teacher through the agent runtime) or openai')
+    .option('--teacher-url <url>', 'OpenAI-compatible base URL (overrides teacher.base_url)')
+    .option('--teacher-model <model>', 'teacher model (overrides teacher.model)')
+    .option('--teacher-key-env <name>', 'environment variable holding the API key (default OPENAI_API_KEY; the key is never written anywhere)')
+    .option('--cache <dir>', 'teacher answer cache (default $HSA_CACHE_DIR, else ~/.cache/hsa/teacher)')
+    .option('--require-cache', 'fail on any teacher request missing from the cache (for CI)')
+    .option('--fallback <mode>', 'when a teacher run is rejected: none (to rejects) or rewrite (keep the rewritten reference, marked)')
+    .option('--consistency <mode>', 'teacher calls vs the reference: exact (default), superset or any')
+    .option('--allow-command-hooks', 'run command hooks of the harness (never run otherwise)')
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
-    .option('--force', 'start over in an out folder that holds another run')
     .option('--json', 'print a machine-readable summary on stdout')
-    .option('-q, --quiet', 'no progress or summary on stderr')
-    .action(async (o: AugmentFlags) => {
-      setCode(await augmentCommand(o, io));
-    });
-
-  return program;
+    .option('-q, --quiet', 'no progress or summary on stderr');
 }
 
 function parseCount(v: string): number {

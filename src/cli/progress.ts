@@ -1,11 +1,12 @@
 import type { RunProgress } from '../output/run.js';
 import type { Io } from './io.js';
+import type { TeacherCounters } from '../teacher/openai.js';
 
 /**
  * Progress on stderr: a live line when stderr is a terminal (redrawn at most 10 times a second),
  * otherwise a plain line every few seconds. Timing lives here only, never in output files.
  */
-export function progressReporter(io: Io, quiet: boolean): { update(p: RunProgress): void; done(): void } {
+export function progressReporter(io: Io, quiet: boolean, teacher?: TeacherCounters): { update(p: RunProgress): void; done(): void } {
   if (quiet) return { update: () => undefined, done: () => undefined };
   const start = Date.now();
   let last = 0;
@@ -17,7 +18,7 @@ export function progressReporter(io: Io, quiet: boolean): { update(p: RunProgres
     const frac = p.bytesTotal > 0 ? Math.min(1, p.bytesRead / p.bytesTotal) : 0;
     const eta = frac > 0 && frac < 1 ? Math.round((secs / frac) * (1 - frac)) : 0;
     const bar = io.errIsTty ? `[${'#'.repeat(Math.round(frac * 20)).padEnd(20, '.')}] ` : '';
-    return `${bar}${(frac * 100).toFixed(0)}%  ${p.records} records (${rate.toFixed(0)}/s), ${p.outputs} outputs, parts ${p.partsDone} written${p.partsSkipped ? ` + ${p.partsSkipped} resumed` : ''}${eta ? `, ETA ${eta}s` : ''}`;
+    return `${bar}${(frac * 100).toFixed(0)}%  ${p.records} records (${rate.toFixed(0)}/s), ${p.outputs} outputs, parts ${p.partsDone} written${p.partsSkipped ? ` + ${p.partsSkipped} resumed` : ''}${eta ? `, ETA ${eta}s` : ''}${teacher ? `; teacher ${teacher.inFlight} in flight, ${teacher.done} done, ${teacher.cacheHits} cached, ${teacher.retries} retries` : ''}`;
   };
   return {
     update(p) {

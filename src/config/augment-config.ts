@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { HsaError, UnreadableInputError } from '../errors.js';
 import { isParseFailure, parseLocated } from '../util/located.js';
 import { describeIssue } from '../harness/schema.js';
+import { defaultCacheDir } from '../teacher/cache.js';
 
 export class ConfigError extends HsaError {
   constructor(message: string) {
@@ -30,7 +31,32 @@ export const augmentConfigSchema = z.strictObject({
   on_error: z.enum(['fail', 'skip']).optional(),
   concurrency: z.number().int().min(1).max(1024).optional(),
   state_pool: z.number().int().min(0).max(65536).optional(),
-  teacher: z.enum(['rewrite']).optional(),
+  teacher: z
+    .union([
+      z.enum(['rewrite', 'replay', 'openai']),
+      z.strictObject({
+        mode: z.enum(['rewrite', 'replay', 'openai']).optional(),
+        base_url: z.string().min(1).optional(),
+        model: z.string().min(1).optional(),
+        api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
+        temperature: z.number().min(0).max(2).optional(),
+        top_p: z.number().min(0).max(1).optional(),
+        max_tokens: z.number().int().positive().optional(),
+        seed: z.number().int().optional(),
+        extra_body: z.record(z.string(), z.unknown()).optional(),
+        timeout_s: z.number().positive().optional(),
+        max_retries: z.number().int().min(0).max(20).optional(),
+        rpm: z.number().int().positive().optional(),
+        tpm: z.number().int().positive().optional(),
+        consistency: z.enum(['exact', 'superset', 'any']).optional(),
+        max_rounds: z.number().int().min(1).max(100).optional(),
+        fallback: z.enum(['none', 'rewrite']).optional(),
+      }),
+    ])
+    .optional(),
+  cache: z.string().min(1).optional(),
+  require_cache: z.boolean().optional(),
+  allow_command_hooks: z.boolean().optional(),
   arguments: z.enum(['object', 'string']).optional(),
   tools_format: z.enum(['list', 'json-string']).optional(),
   opd: z
@@ -72,12 +98,42 @@ export interface AugmentFlags {
   concurrency?: number;
   statePool?: number;
   teacher?: string;
+  teacherUrl?: string;
+  teacherModel?: string;
+  teacherKeyEnv?: string;
+  cache?: string;
+  requireCache?: boolean;
+  fallback?: string;
+  consistency?: string;
+  allowCommandHooks?: boolean;
   arguments?: string;
   toolsFormat?: string;
   plugin?: string[];
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
+}
+
+export type TeacherMode = 'rewrite' | 'replay' | 'openai';
+
+/** How variants get their final trajectory: rewritten, or re-run by a teacher. */
+export interface TeacherSettings {
+  mode: TeacherMode;
+  baseUrl: string;
+  model: string;
+  apiKeyEnv: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  extraBody?: Record<string, unknown>;
+  timeoutMs: number;
+  maxRetries: number;
+  rpm?: number;
+  tpm?: number;
+  consistency: 'exact' | 'superset' | 'any';
+  maxRounds: number;
+  fallback: 'none' | 'rewrite';
 }
 
 /** Everything a run needs, resolved: paths relative to the working folder, defaults applied. */
@@ -96,7 +152,11 @@ export interface RunConfig {
   concurrency: number;
   /** Harness states shared across records (0: a state sampled per record and variant). */
   statePool: number;
-  teacher: 'rewrite';
+  teacher: TeacherSettings;
+  /** Teacher answer cache (not part of the output identity). */
+  cache: string;
+  requireCache: boolean;
+  allowCommandHooks: boolean;
   arguments: 'object' | 'string';
   toolsFormat: 'list' | 'json-string';
   opd: { turns: 'all' | 'first'; generalRatio: number };
@@ -161,8 +221,19 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const stages = flags.stages !== undefined ? parseStages(flags.stages, problems) : (file.stages ?? DEFAULTS.stages);
   const onError = flags.onError ?? file.on_error ?? DEFAULTS.onError;
   if (onError !== 'fail' && onError !== 'skip') problems.push(`--on-error: must be fail or skip, not "${onError}"`);
-  const teacher = flags.teacher ?? file.teacher ?? DEFAULTS.teacher;
-  if (teacher !== 'rewrite') problems.push(`--teacher: "${teacher}" is not available; this version supports rewrite (the teacher re-run is not built yet)`);
+  const t = typeof file.teacher === 'string' ? { mode: file.teacher } : (file.teacher ?? {});
+  const mode = flags.teacher ?? t.mode ?? DEFAULTS.teacher;
+  if (mode !== 'rewrite' && mode !== 'replay' && mode !== 'openai') problems.push(`--teacher: must be rewrite, replay or openai, not "${mode}"`);
+  const fallback = flags.fallback ?? t.fallback ?? 'none';
+  if (fallback !== 'none' && fallback !== 'rewrite') problems.push(`--fallback: must be none or rewrite, not "${fallback}"`);
+  const consistency = flags.consistency ?? t.consistency ?? 'exact';
+  if (consistency !== 'exact' && consistency !== 'superset' && consistency !== 'any') problems.push(`--consistency: must be exact, superset or any, not "${consistency}"`);
+  const baseUrl = flags.teacherUrl ?? t.base_url ?? '';
+  const model = flags.teacherModel ?? t.model ?? '';
+  if (mode === 'openai' && !baseUrl) problems.push('teacher.base_url: required with --teacher openai (or --teacher-url)');
+  if (mode === 'openai' && !model) problems.push('teacher.model: required with --teacher openai (or --teacher-model)');
+  const keyEnv = flags.teacherKeyEnv ?? t.api_key_env ?? 'OPENAI_API_KEY';
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) problems.push(`--teacher-key-env: "${keyEnv}" is not an environment variable name`);
   const args = flags.arguments ?? file.arguments ?? DEFAULTS.arguments;
   if (args !== 'object' && args !== 'string') problems.push(`--arguments: must be object or string, not "${args}"`);
   const toolsFormat = flags.toolsFormat ?? file.tools_format ?? DEFAULTS.toolsFormat;
@@ -189,7 +260,27 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     onError: onError as 'fail' | 'skip',
     concurrency: flags.concurrency ?? file.concurrency ?? DEFAULTS.concurrency,
     statePool: flags.statePool ?? file.state_pool ?? DEFAULTS.statePool,
-    teacher: 'rewrite',
+    teacher: {
+      mode: mode as TeacherMode,
+      baseUrl,
+      model,
+      apiKeyEnv: keyEnv,
+      ...(t.temperature !== undefined ? { temperature: t.temperature } : {}),
+      ...(t.top_p !== undefined ? { topP: t.top_p } : {}),
+      ...(t.max_tokens !== undefined ? { maxTokens: t.max_tokens } : {}),
+      ...(t.seed !== undefined ? { seed: t.seed } : {}),
+      ...(t.extra_body !== undefined ? { extraBody: t.extra_body } : {}),
+      timeoutMs: (t.timeout_s ?? 60) * 1000,
+      maxRetries: t.max_retries ?? 5,
+      ...(t.rpm !== undefined ? { rpm: t.rpm } : {}),
+      ...(t.tpm !== undefined ? { tpm: t.tpm } : {}),
+      consistency: consistency as TeacherSettings['consistency'],
+      maxRounds: t.max_rounds ?? 12,
+      fallback: fallback as TeacherSettings['fallback'],
+    },
+    cache: flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir()),
+    requireCache: flags.requireCache ?? file.require_cache ?? false,
+    allowCommandHooks: flags.allowCommandHooks ?? file.allow_command_hooks ?? false,
     arguments: args as 'object' | 'string',
     toolsFormat: toolsFormat as 'list' | 'json-string',
     opd: { turns: file.opd?.turns ?? DEFAULTS.opd.turns, generalRatio: file.opd?.general_ratio ?? DEFAULTS.opd.generalRatio },

@@ -8,7 +8,14 @@ import { HsaError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, hasErrors, sortProblems, type Problem } from '../problems.js';
-import { augmentOne, StatePool } from '../trajectory/augment.js';
+import { augmentOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
+import type { Trajectory } from '../trajectory/types.js';
+import { ReplayTeacher } from '../teacher/replay.js';
+import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
+import type { Teacher } from '../teacher/types.js';
+import pLimit, { type LimitFunction } from 'p-limit';
+import { TeacherCache } from '../teacher/cache.js';
+import { newCounters, OpenAiTeacher, type TeacherCounters } from '../teacher/openai.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import { loadRegistry } from '../transform/registry.js';
@@ -29,6 +36,14 @@ export class BadRecordError extends HsaError {
   }
 }
 
+/** Ctrl-C: finished parts stay finished; a rerun resumes the rest. */
+export class InterruptedError extends HsaError {
+  constructor() {
+    super('HSA_INTERRUPTED', 'interrupted: finished parts are kept; run the same command again to resume', 130);
+    this.name = 'InterruptedError';
+  }
+}
+
 export class OutputError extends HsaError {
   constructor(message: string) {
     super('HSA_OUTPUT', message, 2);
@@ -46,6 +61,7 @@ interface PartMarker {
   counts: PartCounts;
   /** Rejects by reason category. */
   reasons: Record<string, number>;
+  teacher: TeacherTotals;
   files: Record<Bucket, PartFile>;
 }
 
@@ -57,6 +73,37 @@ interface PartCounts {
   variants_written: number;
   variants_rejected: number;
   kept_sources: number;
+  /** Variants whose teacher run was rejected and that kept the rewritten reference (--fallback rewrite). */
+  fallbacks: number;
+}
+
+function emptyCounts(): PartCounts {
+  return { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0, fallbacks: 0 };
+}
+
+/**
+ * Teacher totals that belong in the manifest: they come from the answers themselves (cached or
+ * not), so a rerun from a warm cache states the same numbers. Requests made, cache hits and
+ * retries differ between runs and live only in the summary.
+ */
+interface TeacherTotals {
+  calls: number;
+  tokens_in: number;
+  tokens_out: number;
+}
+
+/** The lines one input record produces, in order, and what they add to the part's counts. */
+interface Output {
+  lines: [Bucket, string][];
+  counts: Partial<Record<keyof PartCounts, number>>;
+  reasons: string[];
+  teacher: Partial<TeacherTotals>;
+  outputs: number;
+}
+
+/** The kind of a teacher rejection, for counting (numbers and quoted names removed). */
+function reasonKind(reason: string): string {
+  return reason.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, 'N').slice(0, 80);
 }
 
 export interface RunProgress {
@@ -80,27 +127,32 @@ export interface RunSummary {
 
 const META_DIR = '.hsa';
 
-/**
- * `hsa augment` in rewrite mode: stream the inputs in their defined order, cut them into parts of
- * `partSize` input records, write each part's stage files atomically with a done marker, then the
- * manifest. Output is a pure function of inputs, config and seed; a rerun resumes at the first part
- * without a valid marker.
- */
-export async function runAugment(
-  cfg: RunConfig,
-  opts: { force?: boolean; onProgress?: (p: RunProgress) => void; warn?: (line: string) => void },
-): Promise<RunSummary> {
+/** What every run over the inputs needs: transforms, words, the valid harness, the input files. */
+export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => void) {
   const registry = await loadRegistry(cfg.plugins);
-  const transforms = resolveTransforms(registry, cfg.transforms, 'rewrite');
+  const transforms = resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher');
   const words = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
   const loaded = await loadHarness(cfg.harness);
-  for (const p of sortProblems(loaded.problems)) if (p.severity === 'warning') opts.warn?.(formatProblem(p));
+  for (const p of sortProblems(loaded.problems)) if (p.severity === 'warning') warn?.(formatProblem(p));
   if (!loaded.harness || hasErrors(loaded.problems)) {
     const lines = sortProblems(loaded.problems.filter((p) => p.severity === 'error')).map(formatProblem);
     throw new HsaError('HSA_BAD_HARNESS', `${cfg.harness}: the harness has errors:\n${lines.join('\n')}`, 1);
   }
-  const harness = loaded.harness;
   const files = await expandInputs(cfg.trajectories, 'trajectories');
+  return { transforms, words, loaded, harness: loaded.harness, files };
+}
+
+/**
+ * `hsa augment`: stream the inputs in their defined order, cut them into parts of `partSize` input
+ * records, write each part's stage files atomically with a done marker, then the manifest. Output
+ * is a pure function of inputs, config, seed (and cached teacher answers); a rerun resumes at the
+ * first part without a valid marker.
+ */
+export async function runAugment(
+  cfg: RunConfig,
+  opts: { force?: boolean; onProgress?: (p: RunProgress) => void; warn?: (line: string) => void; signal?: AbortSignal; counters?: TeacherCounters },
+): Promise<RunSummary> {
+  const { transforms, words, loaded, harness, files } = await loadRunInputs(cfg, opts.warn);
   const inputs = await Promise.all(files.map(async (file) => ({ file, ...(await hashFile(file)) })));
   const general = cfg.general ? await loadGeneral(cfg.general) : null;
 
@@ -128,7 +180,25 @@ export async function runAugment(
   // Records are processed as they stream in: a part is open while its records arrive and is
   // committed when it holds partSize input records (or the input ends).
   const pool = cfg.statePool > 0 ? new StatePool(harness, transforms, cfg.seed, words, cfg.statePool) : undefined;
-  const shared: PartContext = { cfg, harness, transforms, words, general: general?.prompts ?? [], fingerprint, seenIds, buckets, progress, pool };
+  const teacher = makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
+  if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
+    opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);
+  }
+  const shared: PartContext = {
+    cfg,
+    harness,
+    transforms,
+    words,
+    general: general?.prompts ?? [],
+    fingerprint,
+    seenIds,
+    buckets,
+    progress,
+    pool,
+    teacher,
+    limit: teacher ? pLimit(Math.max(1, cfg.concurrency)) : undefined,
+    onProgress: opts.onProgress,
+  };
   let index = 0;
   let pos = 0;
   let job: PartJob | { skip: PartMarker } | null = null;
@@ -151,6 +221,7 @@ export async function runAugment(
     for (const file of files) {
       recordsPerFile[file] = 0;
       for await (const { line, text } of readJsonlLines(file)) {
+        if (opts.signal?.aborted) throw new InterruptedError();
         recordsPerFile[file]++;
         progress.bytesRead += text.length + 1;
         if (!job) {
@@ -168,6 +239,7 @@ export async function runAugment(
     await finish();
   } catch (e) {
     if (job && !('skip' in job)) await (job as PartJob).abort();
+    if (opts.signal?.aborted) throw new InterruptedError();
     throw e;
   }
   progress.bytesRead = bytesTotal;
@@ -185,6 +257,31 @@ export async function runAugment(
   return { out: cfg.out, manifest: manifestPath, resumed, partsSkipped: progress.partsSkipped, totals: m.totals, stages: m.stages, rejectReasons: m.reject_reasons };
 }
 
+/** The teacher of a run: none in rewrite mode, the replay teacher, or an OpenAI-compatible endpoint. */
+export function makeTeacher(cfg: RunConfig, signal: AbortSignal | undefined, counters: TeacherCounters, requireCache = cfg.requireCache): Teacher | undefined {
+  const t = cfg.teacher;
+  if (t.mode === 'rewrite') return undefined;
+  if (t.mode === 'replay') return new ReplayTeacher();
+  return new OpenAiTeacher(
+    {
+      baseUrl: t.baseUrl,
+      model: t.model,
+      apiKeyEnv: t.apiKeyEnv,
+      ...(t.temperature !== undefined ? { temperature: t.temperature } : {}),
+      ...(t.topP !== undefined ? { topP: t.topP } : {}),
+      ...(t.maxTokens !== undefined ? { maxTokens: t.maxTokens } : {}),
+      ...(t.seed !== undefined ? { seed: t.seed } : {}),
+      ...(t.extraBody !== undefined ? { extraBody: t.extraBody } : {}),
+      timeoutMs: t.timeoutMs,
+      maxRetries: t.maxRetries,
+      ...(t.rpm !== undefined ? { rpm: t.rpm } : {}),
+      ...(t.tpm !== undefined ? { tpm: t.tpm } : {}),
+    },
+    new TeacherCache(cfg.cache),
+    { requireCache, ...(signal ? { signal } : {}), counters },
+  );
+}
+
 /** The config keys that change output bytes (not concurrency, progress or output chattiness). */
 function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
   return {
@@ -199,7 +296,15 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
     gzip: cfg.gzip,
     on_error: cfg.onError,
     state_pool: cfg.statePool,
-    teacher: cfg.teacher,
+    // The teacher's identity and sampling change output; its key, cache folder, rate limits,
+    // timeouts and retries do not.
+    teacher: {
+      mode: cfg.teacher.mode,
+      ...(cfg.teacher.mode === 'openai'
+        ? { base_url: cfg.teacher.baseUrl, model: cfg.teacher.model, temperature: cfg.teacher.temperature ?? null, top_p: cfg.teacher.topP ?? null, max_tokens: cfg.teacher.maxTokens ?? null, seed: cfg.teacher.seed ?? null, extra_body: cfg.teacher.extraBody ?? null }
+        : {}),
+      ...(cfg.teacher.mode !== 'rewrite' ? { consistency: cfg.teacher.consistency, max_rounds: cfg.teacher.maxRounds, fallback: cfg.teacher.fallback } : {}),
+    },
     arguments: cfg.arguments,
     tools_format: cfg.toolsFormat,
     opd: cfg.opd,
@@ -220,13 +325,17 @@ interface PartContext {
   buckets: Bucket[];
   progress: RunProgress;
   pool: StatePool | undefined;
+  teacher: Teacher | undefined;
+  limit: LimitFunction | undefined;
+  onProgress: ((p: RunProgress) => void) | undefined;
 }
 
 /** One part being written: every stage's writer, its counts and reject reasons. */
 class PartJob {
   private readonly writers: Record<Bucket, PartWriter>;
-  private readonly counts: PartCounts = { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0 };
+  private readonly counts: PartCounts = emptyCounts();
   private readonly reasons: Record<string, number> = {};
+  private readonly teacher: TeacherTotals = { calls: 0, tokens_in: 0, tokens_out: 0 };
   private first: { file: string; line: number } | null = null;
 
   constructor(
@@ -241,14 +350,38 @@ class PartJob {
     this.reasons[r] = (this.reasons[r] ?? 0) + 1;
   }
 
-  /** Process one input record (the `pos`-th of this part). */
+  /**
+   * Process one input record (the `pos`-th of this part). Its output lines are produced by a task
+   * (immediate in rewrite mode, teacher episodes otherwise) and written strictly in input order, so
+   * bytes never depend on which episode finishes first; at most `window` records are in flight.
+   */
   async add(item: { file: string; line: number; text: string }, pos: number): Promise<void> {
-    const { cfg, harness, transforms, words, general, seenIds, progress, pool } = this.ctx;
-    const writers = this.writers;
-    const counts = this.counts;
     this.first ??= { file: item.file, line: item.line };
-    counts.input_records++;
-    progress.records++;
+    this.counts.input_records++;
+    this.ctx.progress.records++;
+    this.queue.push(this.produce(item, pos));
+    while (this.queue.length > this.window) await this.drainOne();
+  }
+
+  private readonly queue: Promise<Output>[] = [];
+  private get window(): number {
+    return this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency);
+  }
+
+  private async drainOne(): Promise<void> {
+    const out = await this.queue.shift()!;
+    for (const [bucket, line] of out.lines) await this.writers[bucket].writeLine(line);
+    for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;
+    for (const r of out.reasons) this.reason(r);
+    for (const [k, n] of Object.entries(out.teacher) as [keyof TeacherTotals, number][]) this.teacher[k] += n;
+    this.ctx.progress.outputs += out.outputs;
+    this.ctx.onProgress?.(this.ctx.progress);
+  }
+
+  private async produce(item: { file: string; line: number; text: string }, pos: number): Promise<Output> {
+    const { cfg, harness, transforms, words, general, seenIds, pool } = this.ctx;
+    const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, outputs: 0 };
+    const count = (k: keyof PartCounts) => (out.counts[k] = (out.counts[k] ?? 0) + 1);
     const ordinalBase = (this.index * cfg.partSize + pos) * (cfg.variants + 1);
     const parsed = parseTrajectoryLine(item.file, item.line, item.text);
     let problems: Problem[] = parsed.ok ? checkTrajectory(parsed.record, harness, { file: item.file, line: item.line }) : parsed.problems;
@@ -259,22 +392,20 @@ class PartJob {
     const errors = problems.filter((p) => p.severity === 'error');
     if (!parsed.ok || errors.length > 0) {
       if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
-      counts.rejected_records++;
-      this.reason(errors.some((p) => p.message.startsWith('duplicate id')) ? 'input: duplicate id' : !parsed.ok ? 'input: malformed record' : 'input: record does not match the harness');
-      await writers.rejects.writeLine(
-        canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text }),
-      );
-      return;
+      count('rejected_records');
+      out.reasons.push(errors.some((p) => p.message.startsWith('duplicate id')) ? 'input: duplicate id' : !parsed.ok ? 'input: malformed record' : 'input: record does not match the harness');
+      out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
+      return out;
     }
     const source = parsed.record;
-    counts.valid_records++;
-    const emit = async (x: StageInput) => {
-      if (writers.sft) await writers.sft.writeLine(JSON.stringify(sftRecord(x, cfg)));
-      if (writers.opd) for (const r of opdRecords(x, cfg, general)) await writers.opd.writeLine(JSON.stringify(r));
-      if (writers.rl) await writers.rl.writeLine(JSON.stringify(rlRecord(x, cfg)));
-      progress.outputs++;
+    count('valid_records');
+    const emit = (x: StageInput) => {
+      if (this.writers.sft) out.lines.push(['sft', JSON.stringify(sftRecord(x, cfg))]);
+      if (this.writers.opd) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', JSON.stringify(r)]);
+      if (this.writers.rl) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
+      out.outputs++;
     };
-    const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null): Provenance => ({
+    const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance => ({
       source_id: source.id,
       source_file: item.file,
       source_line: item.line,
@@ -282,39 +413,77 @@ class PartJob {
       transforms: applied,
       harness: { name: harness.name, version: harness.version, state_hash: stateHash, ...(slot !== null ? { state_slot: slot } : {}) },
       seed: cfg.seed,
+      ...extra,
     });
     if (cfg.keepSource) {
-      counts.kept_sources++;
-      await emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
+      count('kept_sources');
+      emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
     }
-    for (let k = 0; k < cfg.variants; k++) {
-      counts.variants_expected++;
-      const v = augmentOne(source, harness, transforms, cfg.seed, k, words, pool);
-      if (v.failures.length > 0) {
-        counts.variants_rejected++;
-        for (const [check, list] of Object.entries(v.checks)) if (list.length) this.reason(`variant: ${check} check failed`);
-        await writers.rejects.writeLine(
-          canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied }),
-        );
+    const variants: AugmentedVariant[] = [];
+    for (let k = 0; k < cfg.variants; k++) variants.push(augmentOne(source, harness, transforms, cfg.seed, k, words, pool));
+    // Teacher episodes of one record run concurrently (bounded by the run's limiter).
+    const episodes = this.ctx.teacher ? await Promise.all(variants.map((v) => this.ctx.limit!(() => this.episode(source, v)))) : [];
+    for (const [k, v] of variants.entries()) {
+      count('variants_expected');
+      const episode = episodes[k];
+      if (episode) {
+        out.teacher.calls = (out.teacher.calls ?? 0) + episode.result.raw.length;
+        out.teacher.tokens_in = (out.teacher.tokens_in ?? 0) + episode.result.stats.tokensIn;
+        out.teacher.tokens_out = (out.teacher.tokens_out ?? 0) + episode.result.stats.tokensOut;
+      }
+      if (episode && episode.result.status === 'rejected') {
+        const useFallback = cfg.teacher.fallback === 'rewrite' && v.failures.length === 0 && v.variant.applied.every((a) => a.class !== 'behavioural');
+        if (!useFallback) {
+          count('variants_rejected');
+          out.reasons.push(`teacher: ${reasonKind(episode.result.reason ?? '')}`);
+          out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: episode.result.reason, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw })]);
+          continue;
+        }
+        count('variants_written');
+        count('fallbacks');
+        emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason }), ordinal: ordinalBase + k });
         continue;
       }
-      counts.variants_written++;
-      await emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot), ordinal: ordinalBase + k });
+      if (!episode && v.failures.length > 0) {
+        count('variants_rejected');
+        for (const [check, list] of Object.entries(v.checks)) if (list.length) out.reasons.push(`variant: ${check} check failed`);
+        out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
+        continue;
+      }
+      count('variants_written');
+      const record = episode ? episode.result.trajectory : v.record;
+      emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, episode ? { teacher: this.ctx.cfg.teacher.mode } : {}), ordinal: ordinalBase + k });
+    }
+    return out;
+  }
+
+  /** One teacher episode for a variant (the rewritten record is the replay teacher's reference). */
+  private async episode(source: Trajectory, v: AugmentedVariant): Promise<{ result: EpisodeResult }> {
+    const { harness, teacher, cfg } = this.ctx;
+    if (teacher instanceof ReplayTeacher) teacher.setReference(v.id, v.record, v.variant.state.hookMessages.namePrefix);
+    try {
+      const result = await runEpisode(source, harness, v.variant.state, v.variant.plan, v.id, teacher!, { consistency: cfg.teacher.consistency, maxRoundsPerTurn: cfg.teacher.maxRounds });
+      return { result };
+    } finally {
+      if (teacher instanceof ReplayTeacher) teacher.forget(v.id);
     }
   }
 
   /** Commit every stage file, then the done marker. */
   async commit(): Promise<PartMarker> {
+    while (this.queue.length > 0) await this.drainOne();
     const { cfg, buckets, fingerprint } = this.ctx;
     const files = {} as Record<Bucket, PartFile>;
     for (const b of buckets) files[b] = await this.writers[b].commit();
     for (const b of buckets) await syncDir(path.join(cfg.out, b));
-    const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, files };
+    const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, teacher: this.teacher, files };
     await writeMarker(cfg.out, marker);
     return marker;
   }
 
   async abort(): Promise<void> {
+    // Let produced tasks settle (their errors are the ones already being reported).
+    await Promise.allSettled(this.queue.splice(0));
     for (const b of this.ctx.buckets) await this.writers[b].abort();
   }
 }
@@ -428,8 +597,10 @@ async function readMarker(out: string, index: number, fingerprint: string, bucke
 }
 
 function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[], buckets: Bucket[], cfg: RunConfig): Record<string, unknown> {
-  const totals: PartCounts = { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0 };
-  for (const m of markers) for (const k of Object.keys(totals) as (keyof PartCounts)[]) totals[k] += m.counts[k];
+  const totals = emptyCounts();
+  for (const m of markers) for (const k of Object.keys(totals) as (keyof PartCounts)[]) totals[k] += m.counts[k] ?? 0;
+  const teacher: TeacherTotals = { calls: 0, tokens_in: 0, tokens_out: 0 };
+  for (const m of markers) for (const k of Object.keys(teacher) as (keyof TeacherTotals)[]) teacher[k] += m.teacher?.[k] ?? 0;
   const stages: Record<string, { parts: number; records: number; bytes: number; files: PartFile[] }> = {};
   for (const b of buckets) {
     const files = markers.map((m) => m.files[b]);
@@ -450,6 +621,7 @@ function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[
       return acc;
     }, {}),
     out_format: { gzip: cfg.gzip, arguments: cfg.arguments, tools_format: cfg.toolsFormat },
+    teacher: { mode: cfg.teacher.mode, ...teacher },
   };
 }
 

@@ -18,6 +18,11 @@ export interface Provenance {
   /** `state_slot`: the shared state's pool slot (with --state-pool). */
   harness: { name: string; version: string; state_hash: string; state_slot?: number };
   seed: string;
+  /** How the final trajectory was made, with a teacher: replay or openai. */
+  teacher?: string;
+  /** Set when a rejected teacher run kept the rewritten reference (--fallback rewrite). */
+  fallback?: 'rewrite';
+  teacher_reason?: string;
 }
 
 /** One trajectory under one harness state, ready for the stage writers. */

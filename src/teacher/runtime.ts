@@ -9,6 +9,7 @@ import { getPath } from '../util/path.js';
 import { preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, type TurnState } from './hooks.js';
 import { isTurnStart } from './turns.js';
 import type { Teacher, TeacherReply } from './types.js';
+import { TeacherRequestError } from './openai.js';
 
 export type Consistency = 'exact' | 'superset' | 'any';
 
@@ -30,11 +31,6 @@ export interface EpisodeResult {
 
 /** A failure that ends an episode with a reason (not an error of hsa). */
 class Rejected extends Error {}
-
-/** A teacher that could not be reached after its retries: the part is not finished, the run fails. */
-export class TeacherUnavailableError extends Error {
-  readonly code = 'HSA_TEACHER_UNAVAILABLE';
-}
 
 /**
  * Run one (source, variant) episode against a teacher under the variant's harness state: replay
@@ -132,7 +128,14 @@ export async function runEpisode(
   }
 
   async function call(turn: number, attempt: number, forceReply: boolean): Promise<TeacherReply> {
-    const reply = await teacher.complete({ messages: [...messages], tools, toolChoice: forceReply ? 'none' : 'auto' }, { variantId, turn, attempt, forceReply });
+    let reply: TeacherReply;
+    try {
+      reply = await teacher.complete({ messages: [...messages], tools, toolChoice: forceReply ? 'none' : 'auto' }, { variantId, turn, attempt, forceReply });
+    } catch (e) {
+      // A request the teacher refused ends this variant; unavailability and cache misses end the run.
+      if (e instanceof TeacherRequestError) throw new Rejected(e.message);
+      throw e;
+    }
     stats.requests += reply.cached ? 0 : 1;
     stats.cacheHits += reply.cached && teacher.kind === 'openai' ? 1 : 0;
     stats.tokensIn += reply.usage.prompt;

@@ -1,0 +1,199 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, RateLimitError } from 'openai';
+import { HsaError } from '../errors.js';
+import type { Message, ToolCall } from '../trajectory/types.js';
+import { createRng } from '../transform/rng.js';
+import { TeacherCache } from './cache.js';
+import { RateLimiter, sleep } from './limiter.js';
+import type { Teacher, TeacherReply, TeacherRequest, TeacherStep } from './types.js';
+
+export interface OpenAiTeacherConfig {
+  baseUrl: string;
+  model: string;
+  /** Name of the environment variable holding the API key (the key itself is never stored). */
+  apiKeyEnv: string;
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  extraBody?: Record<string, unknown>;
+  timeoutMs: number;
+  maxRetries: number;
+  rpm?: number;
+  tpm?: number;
+}
+
+export interface TeacherCounters {
+  inFlight: number;
+  done: number;
+  cacheHits: number;
+  retries: number;
+  failures: number;
+  tokensIn: number;
+  tokensOut: number;
+}
+
+export function newCounters(): TeacherCounters {
+  return { inFlight: 0, done: 0, cacheHits: 0, retries: 0, failures: 0, tokensIn: 0, tokensOut: 0 };
+}
+
+/** The teacher stayed unreachable (429, 5xx, timeouts, connection errors) through every retry. */
+export class TeacherUnavailableError extends HsaError {
+  constructor(message: string) {
+    super('HSA_TEACHER_UNAVAILABLE', message, 1);
+    this.name = 'TeacherUnavailableError';
+  }
+}
+
+/** The teacher refused the request itself (4xx other than 429): the variant fails, nothing is retried. */
+export class TeacherRequestError extends HsaError {
+  constructor(message: string) {
+    super('HSA_TEACHER_REQUEST', message, 1);
+    this.name = 'TeacherRequestError';
+  }
+}
+
+/** A request missing from the cache under --require-cache (or collected by `hsa teacher export`). */
+export class CacheMissError extends HsaError {
+  constructor(
+    readonly key: string,
+    readonly body: Record<string, unknown>,
+  ) {
+    super('HSA_CACHE_MISS', `teacher request ${key.slice(0, 12)} is not in the cache (--require-cache)`, 1);
+    this.name = 'CacheMissError';
+  }
+}
+
+/**
+ * A teacher behind any OpenAI-compatible Chat Completions endpoint (vLLM, SGLang, DeepSeek,
+ * OpenAI), through the official `openai` client. Every request is looked up in the cache first; a
+ * miss is sent with bounded retries (exponential backoff with jitter, `Retry-After` honoured) on
+ * 429, 5xx, timeouts and connection errors — decided by the error's class — and only a successful,
+ * non-truncated answer is stored.
+ */
+export class OpenAiTeacher implements Teacher {
+  readonly kind = 'openai';
+  private readonly client: OpenAI;
+  private readonly limiter: RateLimiter;
+
+  constructor(
+    private readonly cfg: OpenAiTeacherConfig,
+    private readonly cache: TeacherCache,
+    private readonly opts: { requireCache: boolean; signal?: AbortSignal; counters: TeacherCounters },
+  ) {
+    const apiKey = process.env[cfg.apiKeyEnv];
+    // Local servers (vLLM, SGLang) often need no key; the client wants a non-empty string.
+    this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 0, timeout: cfg.timeoutMs });
+    this.limiter = new RateLimiter(cfg.rpm, cfg.tpm);
+  }
+
+  /** The request body as sent (and hashed): model, messages, tools and every sampling parameter. */
+  body(req: TeacherRequest): Record<string, unknown> {
+    const body: Record<string, unknown> = {
+      model: this.cfg.model,
+      messages: req.messages.map(apiMessage),
+      ...(req.tools.length ? { tools: req.tools } : {}),
+      ...(req.toolChoice === 'none' && req.tools.length ? { tool_choice: 'none' } : {}),
+    };
+    if (this.cfg.temperature !== undefined) body.temperature = this.cfg.temperature;
+    if (this.cfg.topP !== undefined) body.top_p = this.cfg.topP;
+    if (this.cfg.maxTokens !== undefined) body.max_tokens = this.cfg.maxTokens;
+    if (this.cfg.seed !== undefined) body.seed = this.cfg.seed;
+    return { ...body, ...(this.cfg.extraBody ?? {}) };
+  }
+
+  async complete(req: TeacherRequest, _step: TeacherStep): Promise<TeacherReply> {
+    const body = this.body(req);
+    const key = TeacherCache.key(this.cfg.baseUrl, body);
+    const c = this.opts.counters;
+    const hit = await this.cache.get(key);
+    if (hit !== undefined) {
+      c.cacheHits++;
+      return toReply(hit, true);
+    }
+    if (this.opts.requireCache) throw new CacheMissError(key, body);
+    await this.limiter.acquire(estimateTokens(body), this.opts.signal);
+    // Jitter comes from a generator seeded by the request: timing only, reproducible in tests.
+    const jitter = createRng('backoff', key);
+    for (let attempt = 0; ; attempt++) {
+      c.inFlight++;
+      try {
+        const response = await this.client.chat.completions.create(body as never, { signal: this.opts.signal, timeout: this.cfg.timeoutMs });
+        c.inFlight--;
+        c.done++;
+        const reply = toReply(response, false);
+        c.tokensIn += reply.usage.prompt;
+        c.tokensOut += reply.usage.completion;
+        if (reply.finishReason !== 'length' && isWellFormed(response)) await this.cache.put(key, response);
+        return reply;
+      } catch (e) {
+        c.inFlight--;
+        if (e instanceof APIUserAbortError || this.opts.signal?.aborted) throw e;
+        const retryable = e instanceof RateLimitError || e instanceof InternalServerError || e instanceof APIConnectionTimeoutError || e instanceof APIConnectionError || (e instanceof APIError && (e.status ?? 0) >= 500);
+        if (!retryable) {
+          c.failures++;
+          if (e instanceof APIError) throw new TeacherRequestError(`teacher refused the request: ${e.status ?? ''} ${e.constructor.name}: ${firstLine(e.message)}`);
+          throw new TeacherRequestError(`teacher answer unusable: ${firstLine((e as Error).message)}`);
+        }
+        if (attempt >= this.cfg.maxRetries) {
+          c.failures++;
+          throw new TeacherUnavailableError(`teacher unavailable after ${attempt + 1} attempts: ${e.constructor.name}${e instanceof APIError && e.status ? ` ${e.status}` : ''}`);
+        }
+        c.retries++;
+        const retryAfter = e instanceof APIError ? retryAfterMs(e.headers) : undefined;
+        const backoff = Math.min(30_000, 250 * 2 ** attempt) * (0.5 + jitter.next());
+        await sleep(retryAfter ?? backoff, this.opts.signal);
+      }
+    }
+  }
+}
+
+function apiMessage(m: Message): Record<string, unknown> {
+  return { ...m };
+}
+
+function retryAfterMs(headers: unknown): number | undefined {
+  const h = headers as { get?: (k: string) => string | null } | undefined;
+  const v = h?.get?.('retry-after-ms') ?? null;
+  if (v !== null && Number.isFinite(Number(v))) return Number(v);
+  const s = h?.get?.('retry-after') ?? null;
+  if (s === null) return undefined;
+  if (Number.isFinite(Number(s))) return Number(s) * 1000;
+  const at = Date.parse(s);
+  return Number.isFinite(at) ? Math.max(0, at - Date.now()) : undefined;
+}
+
+function estimateTokens(body: Record<string, unknown>): number {
+  return Math.ceil(JSON.stringify(body).length / 4) + (typeof body.max_tokens === 'number' ? body.max_tokens : 0);
+}
+
+function isWellFormed(response: unknown): boolean {
+  const r = response as { choices?: { message?: unknown }[] };
+  return Array.isArray(r.choices) && r.choices.length > 0 && typeof r.choices[0]?.message === 'object';
+}
+
+/** A Chat Completions response → the runtime's reply (tool-call arguments kept as sent). */
+export function toReply(response: unknown, cached: boolean): TeacherReply {
+  const r = response as {
+    choices?: { message?: { content?: string | null; tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[] }; finish_reason?: string }[];
+    usage?: { prompt_tokens?: number; completion_tokens?: number };
+  };
+  const choice = r.choices?.[0];
+  if (!choice?.message) throw new TeacherRequestError('teacher answer has no message');
+  const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
+    id: c.id,
+    type: 'function',
+    function: { name: c.function?.name ?? '', arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function?.arguments ?? {}) },
+  }));
+  return {
+    content: choice.message.content ?? null,
+    toolCalls,
+    finishReason: choice.finish_reason ?? 'stop',
+    usage: { prompt: r.usage?.prompt_tokens ?? 0, completion: r.usage?.completion_tokens ?? 0 },
+    cached,
+    raw: response,
+  };
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0] ?? s;
+}

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { resolveRunConfig, type AugmentFlags } from '../config/augment-config.js';
 import { runAugment } from '../output/run.js';
 import type { Io } from './io.js';
@@ -13,6 +14,8 @@ export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<numbe
   // Ctrl-C stops cleanly: in-flight requests are aborted, the open part is dropped, finished
   // parts stay; the same command resumes.
   const controller = new AbortController();
+  // Every in-flight request and backoff listens to this one signal.
+  setMaxListeners(0, controller.signal);
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
   let summary;

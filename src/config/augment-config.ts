@@ -210,7 +210,7 @@ export async function readConfigFile(file: string): Promise<AugmentConfigFile> {
 export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> {
   const file = flags.config ? await readConfigFile(flags.config) : {};
   const base = flags.config ? path.dirname(flags.config) : '.';
-  const rel = (p: string) => normalise(path.join(base, p));
+  const rel = (p: string) => normalise(path.isAbsolute(p) ? p : path.join(base, p));
   const problems: string[] = [];
   const harness = flags.harness ?? (file.harness !== undefined ? rel(file.harness) : undefined);
   if (!harness) problems.push('harness: required (--harness or `harness:` in the config)');

@@ -359,7 +359,10 @@ class PartJob {
     this.first ??= { file: item.file, line: item.line };
     this.counts.input_records++;
     this.ctx.progress.records++;
-    this.queue.push(this.produce(item, pos));
+    const task = this.produce(item, pos);
+    // The error is taken when the task is drained; until then it must not count as unhandled.
+    task.catch(() => undefined);
+    this.queue.push(task);
     while (this.queue.length > this.window) await this.drainOne();
   }
 

@@ -198,6 +198,7 @@ export async function runAugment(
     teacher,
     limit: teacher ? pLimit(Math.max(1, cfg.concurrency)) : undefined,
     onProgress: opts.onProgress,
+    warn: opts.warn ?? (() => undefined),
   };
   let index = 0;
   let pos = 0;
@@ -328,6 +329,12 @@ interface PartContext {
   teacher: Teacher | undefined;
   limit: LimitFunction | undefined;
   onProgress: ((p: RunProgress) => void) | undefined;
+  warn: (line: string) => void;
+}
+
+/** The folder command hooks run in: the harness folder, or the folder of a single-file harness. */
+function harnessRoot(harness: string): string {
+  return harness.endsWith('.yaml') || harness.endsWith('.yml') ? path.dirname(harness) : harness;
 }
 
 /** One part being written: every stage's writer, its counts and reject reasons. */
@@ -465,7 +472,11 @@ class PartJob {
     const { harness, teacher, cfg } = this.ctx;
     if (teacher instanceof ReplayTeacher) teacher.setReference(v.id, v.record, v.variant.state.hookMessages.namePrefix);
     try {
-      const result = await runEpisode(source, harness, v.variant.state, v.variant.plan, v.id, teacher!, { consistency: cfg.teacher.consistency, maxRoundsPerTurn: cfg.teacher.maxRounds });
+      const result = await runEpisode(source, harness, v.variant.state, v.variant.plan, v.id, teacher!, {
+        consistency: cfg.teacher.consistency,
+        maxRoundsPerTurn: cfg.teacher.maxRounds,
+        ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn: this.ctx.warn } } : {}),
+      });
       return { result };
     } finally {
       if (teacher instanceof ReplayTeacher) teacher.forget(v.id);

@@ -8,6 +8,7 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { getPath } from '../util/path.js';
 import { preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, type TurnState } from './hooks.js';
 import { isTurnStart } from './turns.js';
+import { runCommandHooks } from './command-hooks.js';
 import type { Teacher, TeacherReply } from './types.js';
 import { TeacherRequestError } from './openai.js';
 
@@ -17,6 +18,8 @@ export interface EpisodeOptions {
   consistency: Consistency;
   /** Model calls allowed in one user turn, whatever the hooks say. */
   maxRoundsPerTurn: number;
+  /** Run the harness's command hooks (only with --allow-command-hooks), from this folder. */
+  commandHooks?: { cwd: string; warn: (line: string) => void };
 }
 
 export interface EpisodeResult {
@@ -93,7 +96,9 @@ export async function runEpisode(
     let forceReply = false;
     for (let attempt = 0; ; attempt++) {
       if (attempt >= opts.maxRoundsPerTurn) throw new Rejected(`turn ${t + 1}: no final reply after ${attempt} model calls`);
-      for (const f of preInference(to, turn)) {
+      const pre = preInference(to, turn);
+      if (opts.commandHooks && attempt === 0) pre.push(...(await runCommandHooks(to, 'pre_inference', { prompt: turn.user }, opts.commandHooks)));
+      for (const f of pre) {
         if (f.hook.action === 'reject') throw new Rejected(`hook ${f.hook.id} rejected the turn: ${f.reason}`);
         if (!forceReply) messages.push(feedbackMessage(f));
         if (f.hook.action === 'force_reply') forceReply = true;
@@ -117,6 +122,7 @@ export async function runEpisode(
       const text = reply.content ?? '';
       messages.push({ role: 'assistant', content: text });
       const failures = stopHooks(to, text, turn);
+      if (failures.length === 0 && opts.commandHooks) failures.push(...(await runCommandHooks(to, 'stop', { prompt: turn.user, last_reply: text }, opts.commandHooks)));
       if (failures.length === 0) return;
       const f = failures[0]!;
       if (f.hook.action === 'reject') throw new Rejected(`hook ${f.hook.id} rejected the reply: ${f.reason}`);
@@ -161,6 +167,7 @@ export async function runEpisode(
     const oldParam = oldParameterIn(name, args);
     if (oldParam) throw new Rejected(`leak: the teacher used the old parameter name "${oldParam}" of ${name}`);
     const failures = toolHooks(to, 'pre_tool_use', name, args, c.function.arguments, turn);
+    if (opts.commandHooks) failures.push(...(await runCommandHooks(to, 'pre_tool_use', { tool_name: name, tool_input: args }, opts.commandHooks)));
     const blocking = failures.find((f) => f.hook.action === 'reject' || f.hook.action === 'retry');
     if (blocking) {
       messages.push({ role: 'tool', tool_call_id: c.id, content: blocking.feedback });
@@ -170,7 +177,9 @@ export async function runEpisode(
     if (result.kind === 'divergent') throw new Rejected(`divergent call: ${name}(${clip(c.function.arguments)}) matches no recorded call`);
     messages.push({ role: 'tool', tool_call_id: c.id, content: result.content });
     turn.called.push(name);
-    for (const f of toolHooks(to, 'post_tool_use', name, args, c.function.arguments, turn)) messages.push(feedbackMessage({ ...f, hook: { ...f.hook, channel: f.hook.channel === 'tool' ? 'user' : f.hook.channel } }));
+    const post = toolHooks(to, 'post_tool_use', name, args, c.function.arguments, turn);
+    if (opts.commandHooks) post.push(...(await runCommandHooks(to, 'post_tool_use', { tool_name: name, tool_input: args, tool_response: result.content }, opts.commandHooks)));
+    for (const f of post) messages.push(feedbackMessage({ ...f, hook: { ...f.hook, channel: f.hook.channel === 'tool' ? 'user' : f.hook.channel } }));
   }
 
   /** A top-level argument key that this tool's parameters had before a rename and no longer have. */

@@ -226,6 +226,29 @@ if (!aug.ok) errors.push(aug.error);
 // The same run with 256 shared harness states (--state-pool): per-state work paid once per slot.
 const pooled = await measureAugment(mainFile, gen.bytes, path.join(DATA, 'out-pool'), 'augment-pool', ['--state-pool', '256']);
 if (!pooled.ok) errors.push(pooled.error);
+
+// Teacher throughput: every request answered after 200 ms, --concurrency 64, a cold cache.
+// Target: at least 0.8 × 64 / 0.2 s = 256 requests per second.
+const teacherRun = async (extra) => {
+  const { startLatencyServer } = await import('./bench/latency-server.mjs');
+  const server = await startLatencyServer({ delayMs: 200 });
+  const small = path.join(DATA, 'teacher-input.jsonl');
+  const lines = readFileSync(mainFile, 'utf8').split('\n').filter(Boolean).slice(0, 400);
+  writeFileSync(small, `${lines.join('\n')}\n`);
+  const cache = path.join(DATA, 'teacher-cache');
+  rmSync(cache, { recursive: true, force: true });
+  log(`augment --teacher openai ${extra.join(' ')} against a 200 ms server, --concurrency 64 …`);
+  const r = await runHsa(['augment', '--harness', rel(HARNESS), '-t', rel(small), '-o', rel(path.join(DATA, 'out-teacher')), '--force', '--variants', '2', '--stages', 'sft',
+    '--part-size', '400', '-q', '--teacher', 'openai', '--teacher-url', server.url, '--teacher-model', 'bench', '--cache', rel(cache), '--concurrency', '64', '--consistency', 'any', ...extra], 'teacher');
+  const requests = server.count();
+  await server.close();
+  if (r.code !== 0) return { ok: false, error: failure('hsa augment --teacher openai', r) };
+  return { ok: true, requests, wall: r.wall, rps: requests / r.wall };
+};
+const teacherBench = await teacherRun([]);
+if (!teacherBench.ok) errors.push(teacherBench.error);
+const teacherPooled = await teacherRun(['--state-pool', '64']);
+if (!teacherPooled.ok) errors.push(teacherPooled.error);
 const val = await measureValidate(mainFile, gen.records, 'validate');
 if (!val.ok) errors.push(val.error);
 
@@ -292,6 +315,12 @@ if (aug.ok) {
   }
 } else {
   row('augment', 'FAILED (see below)', `≥ ${RATIO_TARGET}× pass-through`, MISSED);
+}
+if (teacherBench.ok) {
+  row('teacher requests/s (200 ms server, --concurrency 64)', `${fmtNum(teacherBench.rps, 0)} (${fmtNum(teacherBench.requests)} requests in ${fmtS(teacherBench.wall)})`, '≥ 256', teacherBench.rps >= 256 ? 'ok' : MISSED);
+}
+if (teacherPooled.ok) {
+  row('teacher requests/s, --state-pool 64', `${fmtNum(teacherPooled.rps, 0)} (${fmtNum(teacherPooled.requests)} requests in ${fmtS(teacherPooled.wall)})`, '≥ 256', teacherPooled.rps >= 256 ? 'ok' : MISSED);
 }
 if (val.ok) {
   row('validate --trajectories records/s', `${fmtNum(val.recPerS, 0)} (wall ${fmtS(val.r.wall)}, CPU ${fmtS(val.cpu ?? NaN)})`, '', '');

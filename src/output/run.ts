@@ -8,7 +8,7 @@ import { HsaError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, hasErrors, sortProblems, type Problem } from '../problems.js';
-import { augmentOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
+import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import type { Trajectory } from '../trajectory/types.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
@@ -375,7 +375,7 @@ class PartJob {
 
   private readonly queue: Promise<Output>[] = [];
   private get window(): number {
-    return this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency);
+    return this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency) * 8;
   }
 
   private async drainOne(): Promise<void> {
@@ -430,7 +430,9 @@ class PartJob {
       emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
     }
     const variants: AugmentedVariant[] = [];
-    for (let k = 0; k < cfg.variants; k++) variants.push(augmentOne(source, harness, transforms, cfg.seed, k, words, pool));
+    // The openai teacher needs no rewritten reference unless a fallback may keep it.
+    const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
+    for (let k = 0; k < cfg.variants; k++) variants.push((needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool));
     // Teacher episodes of one record run concurrently (bounded by the run's limiter).
     const episodes = this.ctx.teacher ? await Promise.all(variants.map((v) => this.ctx.limit!(() => this.episode(source, v)))) : [];
     for (const [k, v] of variants.entries()) {

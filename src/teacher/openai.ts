@@ -111,13 +111,18 @@ export class OpenAiTeacher implements Teacher {
       return toReply(hit, true);
     }
     if (this.opts.requireCache) throw new CacheMissError(key, body);
-    await this.limiter.acquire(estimateTokens(body), this.opts.signal);
+    if (this.cfg.rpm || this.cfg.tpm) await this.limiter.acquire(this.cfg.tpm ? estimateTokens(body) : 0, this.opts.signal);
     // Jitter comes from a generator seeded by the request: timing only, reproducible in tests.
     const jitter = createRng('backoff', key);
     for (let attempt = 0; ; attempt++) {
       c.inFlight++;
+      // A per-request controller linked to the run's signal for the request's lifetime only: the
+      // client adds listeners to the signal it gets, and a long-lived one would collect them all.
+      const controller = new AbortController();
+      const onAbort = () => controller.abort(this.opts.signal?.reason);
+      this.opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const response = await this.client.chat.completions.create(body as never, { signal: this.opts.signal, timeout: this.cfg.timeoutMs });
+        const response = await this.client.chat.completions.create(body as never, { signal: controller.signal, timeout: this.cfg.timeoutMs }).finally(() => this.opts.signal?.removeEventListener('abort', onAbort));
         c.inFlight--;
         c.done++;
         const reply = toReply(response, false);
@@ -147,8 +152,9 @@ export class OpenAiTeacher implements Teacher {
   }
 }
 
-function apiMessage(m: Message): Record<string, unknown> {
-  return { ...m };
+/** Messages go out as they are (the Chat Completions shape); the same objects keep their cached canonical text. */
+function apiMessage(m: Message): Message {
+  return m;
 }
 
 function retryAfterMs(headers: unknown): number | undefined {

@@ -61,6 +61,16 @@ export function variantId(sourceId: string, k: number): string {
  * Sample the K-th harness state for a source record, rewrite the record into it and run every
  * check. When no transform changed anything the source record comes back as it was (same object).
  */
+/**
+ * The K-th variant's state and plan only, without the rewritten reference: enough for a teacher
+ * episode, whose own checks decide (used by the openai teacher when no fallback needs a reference).
+ */
+export function sampleOne(source: Trajectory, harness: Harness, transforms: readonly ResolvedTransform[], seed: string | number, k: number, words: WordLists, pool?: StatePool): AugmentedVariant {
+  const slot = pool && pool.size > 0 ? pool.slotFor(source.id, k) : null;
+  const variant = slot !== null ? pool!.get(slot) : sampleVariant(harness, source, transforms, seed, k, words);
+  return { id: variantId(source.id, k), index: k, record: source, variant, checks: { calls: [], leaks: [], roundTrip: [], rules: [] }, failures: [], slot };
+}
+
 export function augmentOne(
   source: Trajectory,
   harness: Harness,

@@ -37,9 +37,9 @@ describe('the transform registry', () => {
     }
   });
 
-  it('pins every options JSON Schema (a change of options is a visible diff)', () => {
+  it('pins every options JSON Schema (a change of options is a visible diff)', async () => {
     const schemas = Object.fromEntries(entries.map(([id, t]) => [id, { class: t.class, version: t.version, options: optionsJsonSchema(t) }]));
-    expect(JSON.stringify(schemas, null, 2)).toMatchFileSnapshot('./__snapshots__/transform-options.json');
+    await expect(JSON.stringify(schemas, null, 2)).toMatchFileSnapshot('./__snapshots__/transform-options.json');
   });
 
   it('has a test file per family that exercises every transform', () => {

@@ -13,7 +13,7 @@ type Node =
 
 const TAG = /\{\{\s*(#each\s+[A-Za-z_][\w.]*|\/each|this(?:\.[\w.]+)?|[A-Za-z_][\w.]*)\s*\}\}/g;
 
-const parsed = new TextKeyedCache<Node[]>(4_000_000);
+const parsed = new TextKeyedCache<Node[]>(1_500_000);
 
 function parse(text: string): Node[] {
   const hit = parsed.get(text);

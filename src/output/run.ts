@@ -263,24 +263,7 @@ export function makeTeacher(cfg: RunConfig, signal: AbortSignal | undefined, cou
   const t = cfg.teacher;
   if (t.mode === 'rewrite') return undefined;
   if (t.mode === 'replay') return new ReplayTeacher();
-  return new OpenAiTeacher(
-    {
-      baseUrl: t.baseUrl,
-      model: t.model,
-      apiKeyEnv: t.apiKeyEnv,
-      ...(t.temperature !== undefined ? { temperature: t.temperature } : {}),
-      ...(t.topP !== undefined ? { topP: t.topP } : {}),
-      ...(t.maxTokens !== undefined ? { maxTokens: t.maxTokens } : {}),
-      ...(t.seed !== undefined ? { seed: t.seed } : {}),
-      ...(t.extraBody !== undefined ? { extraBody: t.extraBody } : {}),
-      timeoutMs: t.timeoutMs,
-      maxRetries: t.maxRetries,
-      ...(t.rpm !== undefined ? { rpm: t.rpm } : {}),
-      ...(t.tpm !== undefined ? { tpm: t.tpm } : {}),
-    },
-    new TeacherCache(cfg.cache),
-    { requireCache, ...(signal ? { signal } : {}), counters },
-  );
+  return new OpenAiTeacher(t, new TeacherCache(cfg.cache), { requireCache, ...(signal ? { signal } : {}), counters });
 }
 
 /** The config keys that change output bytes (not concurrency, progress or output chattiness). */

@@ -1,4 +1,5 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, RateLimitError } from 'openai';
+import type { TeacherSettings } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
 import type { Message, ToolCall } from '../trajectory/types.js';
 import { createRng } from '../transform/rng.js';
@@ -6,21 +7,8 @@ import { TeacherCache } from './cache.js';
 import { RateLimiter, sleep } from './limiter.js';
 import type { Teacher, TeacherReply, TeacherRequest, TeacherStep } from './types.js';
 
-export interface OpenAiTeacherConfig {
-  baseUrl: string;
-  model: string;
-  /** Name of the environment variable holding the API key (the key itself is never stored). */
-  apiKeyEnv: string;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  seed?: number;
-  extraBody?: Record<string, unknown>;
-  timeoutMs: number;
-  maxRetries: number;
-  rpm?: number;
-  tpm?: number;
-}
+/** What the client needs of the teacher settings (the rest is the runtime's). */
+export type OpenAiTeacherConfig = Omit<TeacherSettings, 'mode' | 'consistency' | 'maxRounds' | 'fallback'>;
 
 export interface TeacherCounters {
   inFlight: number;

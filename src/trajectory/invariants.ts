@@ -5,7 +5,7 @@ import { schemaErrors } from '../util/json-schema.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
-import { rewriteTrajectory, textMap, PREAMBLE_NAME } from './rewrite.js';
+import { rewriteTrajectory, textMap } from './rewrite.js';
 import { catalogText } from '../harness/render.js';
 import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';

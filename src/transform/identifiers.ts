@@ -68,8 +68,8 @@ interface Tokenized {
   eligible: Set<string>;
 }
 
-// About 4 MB of text: the harness texts of a few variants; token tables cost a few times that.
-const tokenCache = new TextKeyedCache<Tokenized>(4_000_000);
+// About 1.5 M characters: the harness texts of a few variants; token tables cost a few times that.
+const tokenCache = new TextKeyedCache<Tokenized>(1_500_000);
 const IDENT = /[A-Za-z0-9_-]+/g;
 
 function tokenize(text: string): Tokenized {

@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { restyleSection } from '../../src/harness/markdown.js';
-import { catalogText } from '../../src/harness/render.js';
-import type { Harness, PromptStyle } from '../../src/harness/types.js';
+import type { PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
+import { baseStyle, stylePreview } from '../../src/transform/prompt-style.js';
 import { cloneState } from '../../src/transform/state.js';
 
 const HEADINGS = ['markdown', 'xml', 'bracket', 'caps', 'colon'] as const;
@@ -27,7 +26,7 @@ export default defineTransform({
   }),
   apply(state, ctx) {
     const base = baseStyle(state);
-    const before = preview(state, base);
+    const before = stylePreview(state, base);
     // Heading kind first (uniform over kinds), then its level and casing.
     for (const heading of ctx.rng.shuffle(ctx.options.headings)) {
       const levels = heading === 'markdown' ? ctx.options.levels : [base.headingLevel];
@@ -36,7 +35,7 @@ export default defineTransform({
       const combos = levels.flatMap((headingLevel) => cases.map((titleCase) => ({ headingLevel, titleCase })));
       for (const c of ctx.rng.shuffle(combos)) {
         const style: PromptStyle = { ...base, heading, headingLevel: c.headingLevel, titleCase: c.titleCase };
-        if (preview(state, style) === before) continue;
+        if (stylePreview(state, style) === before) continue;
         const out = cloneState(state);
         out.promptStyle = style;
         return { state: out, params: { heading, headingLevel: style.headingLevel, titleCase: style.titleCase } };
@@ -45,18 +44,3 @@ export default defineTransform({
     return null;
   },
 });
-
-/** The state's prompt style, or the neutral style a restyle starts from when it has none. */
-function baseStyle(h: Harness): PromptStyle {
-  return h.promptStyle ? { ...h.promptStyle } : { heading: 'markdown', headingLevel: 1, titleCase: 'as-is', listMarker: '-', separator: h.separator };
-}
-
-/** The prompt under a style, slots unfilled: enough to tell whether a style changes anything. */
-function preview(h: Harness, style: PromptStyle): string {
-  const parts: Record<'system' | 'preamble', string[]> = { system: [], preamble: [] };
-  for (const s of h.sections) {
-    const text = s.kind === 'catalog' ? catalogText(h) : s.text;
-    if (text !== '') parts[s.placement].push(restyleSection(text, style));
-  }
-  return `${parts.system.join(style.separator)}\u0000${parts.preamble.join(style.separator)}`;
-}

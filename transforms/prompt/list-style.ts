@@ -1,8 +1,7 @@
 import { z } from 'zod';
-import { restyleSection } from '../../src/harness/markdown.js';
-import { catalogText } from '../../src/harness/render.js';
-import type { Harness, PromptStyle } from '../../src/harness/types.js';
+import type { PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
+import { baseStyle, stylePreview } from '../../src/transform/prompt-style.js';
 import { cloneState } from '../../src/transform/state.js';
 
 const MARKERS = ['-', '*', '+', '•', '1.'] as const;
@@ -24,10 +23,10 @@ export default defineTransform({
   }),
   apply(state, ctx) {
     const base = baseStyle(state);
-    const before = preview(state, base);
+    const before = stylePreview(state, base);
     for (const listMarker of ctx.rng.shuffle(ctx.options.markers)) {
       const style: PromptStyle = { ...base, listMarker };
-      if (preview(state, style) === before) continue;
+      if (stylePreview(state, style) === before) continue;
       const out = cloneState(state);
       out.promptStyle = style;
       return { state: out, params: { listMarker } };
@@ -35,18 +34,3 @@ export default defineTransform({
     return null;
   },
 });
-
-/** The state's prompt style, or the neutral style a restyle starts from when it has none. */
-function baseStyle(h: Harness): PromptStyle {
-  return h.promptStyle ? { ...h.promptStyle } : { heading: 'markdown', headingLevel: 1, titleCase: 'as-is', listMarker: '-', separator: h.separator };
-}
-
-/** The prompt under a style, slots unfilled: enough to tell whether a style changes anything. */
-function preview(h: Harness, style: PromptStyle): string {
-  const parts: Record<'system' | 'preamble', string[]> = { system: [], preamble: [] };
-  for (const s of h.sections) {
-    const text = s.kind === 'catalog' ? catalogText(h) : s.text;
-    if (text !== '') parts[s.placement].push(restyleSection(text, style));
-  }
-  return `${parts.system.join(style.separator)}\u0000${parts.preamble.join(style.separator)}`;
-}

@@ -266,4 +266,35 @@ describe('hsa augment --teacher openai', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(treeHashes(path.join(killedDir, 'out'))).toEqual(treeHashes(path.join(whole, 'out')));
   });
+
+  it('stops cleanly on Ctrl-C (SIGINT): exit 130, finished parts kept, the same command resumes to the same bytes', async () => {
+    const model = replayingModel(referenceSft);
+    const server = await serve(async (req, i) => ({ ...(model(req, i) as Behaviour), delayMs: 30 }) as Behaviour);
+    const whole = tmp();
+    expect((await runHsaAsync(['augment', '--config', config(whole, server.url), '-q'])).code).toBe(0);
+    const dir = tmp();
+    const cfg = config(dir, server.url);
+    const child = spawn(process.execPath, [HSA_BIN, 'augment', '--config', cfg, '-q'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const done = path.join(dir, 'out/.hsa/done');
+    await new Promise<void>((resolve) => {
+      const poll = setInterval(() => {
+        if (existsSync(done) && readdirSync(done).filter((f) => f.endsWith('.json')).length >= 1) {
+          clearInterval(poll);
+          child.kill('SIGINT');
+          resolve();
+        }
+      }, 5);
+    });
+    const code = await new Promise((r) => child.on('close', r));
+    expect(code).toBe(130);
+    expect(stderr).toContain('interrupted: finished parts are kept');
+    expect(stderr).not.toContain(STACK_LINE);
+    expect(existsSync(path.join(dir, 'out/manifest.json'))).toBe(false);
+    expect(readdirSync(path.join(dir, 'out/sft')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    const again = await runHsaAsync(['augment', '--config', cfg, '-q']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(treeHashes(path.join(dir, 'out'))).toEqual(treeHashes(path.join(whole, 'out')));
+  });
 });

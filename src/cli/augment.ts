@@ -3,7 +3,7 @@ import { resolveRunConfig, type AugmentFlags } from '../config/augment-config.js
 import { runAugment } from '../output/run.js';
 import type { Io } from './io.js';
 import { progressReporter } from './progress.js';
-import { newCounters } from '../teacher/openai.js';
+import { newCounters } from '../teacher/errors.js';
 
 /** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
 export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<number> {

@@ -15,7 +15,7 @@ import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
 import type { Teacher } from '../teacher/types.js';
 import pLimit, { type LimitFunction } from 'p-limit';
 import { TeacherCache } from '../teacher/cache.js';
-import { newCounters, OpenAiTeacher, type TeacherCounters } from '../teacher/openai.js';
+import { newCounters, type TeacherCounters } from '../teacher/errors.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import { loadRegistry } from '../transform/registry.js';
@@ -180,7 +180,7 @@ export async function runAugment(
   // Records are processed as they stream in: a part is open while its records arrive and is
   // committed when it holds partSize input records (or the input ends).
   const pool = cfg.statePool > 0 ? new StatePool(harness, transforms, cfg.seed, words, cfg.statePool) : undefined;
-  const teacher = makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
+  const teacher = await makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
   if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
     opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);
   }
@@ -259,10 +259,12 @@ export async function runAugment(
 }
 
 /** The teacher of a run: none in rewrite mode, the replay teacher, or an OpenAI-compatible endpoint. */
-export function makeTeacher(cfg: RunConfig, signal: AbortSignal | undefined, counters: TeacherCounters, requireCache = cfg.requireCache): Teacher | undefined {
+export async function makeTeacher(cfg: RunConfig, signal: AbortSignal | undefined, counters: TeacherCounters, requireCache = cfg.requireCache): Promise<Teacher | undefined> {
   const t = cfg.teacher;
   if (t.mode === 'rewrite') return undefined;
   if (t.mode === 'replay') return new ReplayTeacher();
+  // The client library is loaded only by runs that talk to a teacher.
+  const { OpenAiTeacher } = await import('../teacher/openai.js');
   return new OpenAiTeacher(t, new TeacherCache(cfg.cache), { requireCache, ...(signal ? { signal } : {}), counters });
 }
 

@@ -9,7 +9,7 @@ import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import { readJsonlLines } from '../util/jsonl.js';
 import { TeacherCache } from './cache.js';
-import { CacheMissError, newCounters } from './openai.js';
+import { CacheMissError, newCounters } from './errors.js';
 import { runEpisode } from './runtime.js';
 
 /** Lines per batch file: the OpenAI Batch API takes at most 50,000 requests a file. */
@@ -32,7 +32,7 @@ export interface ExportSummary {
 export async function exportMissing(cfg: RunConfig, dir: string, warn?: (line: string) => void): Promise<ExportSummary> {
   if (cfg.teacher.mode !== 'openai') throw new HsaError('HSA_USAGE', 'teacher export needs --teacher openai (and its base_url and model)', 2);
   const { transforms, words, harness, files } = await loadRunInputs(cfg, warn);
-  const teacher = makeTeacher(cfg, undefined, newCounters(), true)!;
+  const teacher = (await makeTeacher(cfg, undefined, newCounters(), true))!;
   const missing = new Map<string, Record<string, unknown>>();
   let variants = 0;
   let complete = 0;

@@ -177,4 +177,37 @@ describe('hsa augment', () => {
     expect(r.stderr).toContain(`${cfg}:2: variants:`);
     expect(r.stderr).toContain(`${cfg}:3: (root): unknown key: stagez`);
   });
+
+  it('writes the OpenAI string form of arguments and tools as one JSON string when asked', () => {
+    const input = subset(4);
+    const out = tmp();
+    const r = runHsa([...small(input, out), '--arguments', 'string', '--tools-format', 'json-string', '--stages', 'sft,opd']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(path.join(out, 'rl'))).toBe(true);
+    expect(readdirSync(path.join(out, 'rl'))).toEqual([]);
+    const sft = readJsonl(path.join(out, 'sft/part-00000.jsonl')) as { tools: unknown; messages: { tool_calls?: { function: { arguments: unknown } }[] }[] }[];
+    for (const rec of sft) {
+      expect(typeof rec.tools).toBe('string');
+      expect(Array.isArray(JSON.parse(rec.tools as string))).toBe(true);
+      for (const m of rec.messages) for (const c of m.tool_calls ?? []) expect(typeof c.function.arguments).toBe('string');
+    }
+    const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+    expect(Object.keys(manifest.stages).sort()).toEqual(['opd', 'rejects', 'sft']);
+    expect(manifest.inputs.trajectories[0].records).toBe(4);
+  });
+
+  it('takes one OPD prompt per record with opd.turns first', () => {
+    const input = subset(6);
+    const dir = tmp();
+    const cfg = path.join(dir, 'hsa.yaml');
+    writeFileSync(cfg, `harness: ${path.join(REPO, HARNESS)}\ntrajectories: [${input}]\nout: out\nvariants: 1\nstages: [opd]\nopd: { turns: first, general_ratio: 0 }\n`);
+    const r = runHsa(['augment', '--config', cfg, '-q']);
+    expect(r.code, r.stderr).toBe(0);
+    const opd = readJsonl(path.join(dir, 'out/opd/part-00000.jsonl')) as { id: string; messages: { role: string }[] }[];
+    expect(opd).toHaveLength(6);
+    for (const o of opd) {
+      expect(o.id).toMatch(/~v0#\d+$/);
+      expect(o.messages.filter((m) => m.role === 'assistant')).toHaveLength(0);
+    }
+  });
 });

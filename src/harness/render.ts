@@ -30,12 +30,20 @@ export function renderSystemPrompt(h: Harness, context: unknown): string {
   return renderPrompt(h, context).system;
 }
 
-/** The tool list the model sees, in OpenAI Chat Completions shape and harness order. */
+const toolLists = new WeakMap<Harness, OpenAiTool[]>();
+
+/**
+ * The tool list the model sees, in OpenAI Chat Completions shape and harness order. The same list
+ * object is returned for the same state (callers never mutate it), so what is derived from it —
+ * canonical text, cache keys — is computed once per state.
+ */
 export function renderTools(h: Harness): OpenAiTool[] {
-  return h.tools.map((t) => ({
-    type: 'function',
-    function: { name: t.name, description: t.description, parameters: t.parameters },
-  }));
+  let list = toolLists.get(h);
+  if (!list) {
+    list = h.tools.map((t) => ({ type: 'function', function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    toolLists.set(h, list);
+  }
+  return list;
 }
 
 const staticSections = new WeakMap<Harness, Map<string, string>>();

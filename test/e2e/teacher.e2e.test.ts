@@ -297,4 +297,19 @@ describe('hsa augment --teacher openai', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(treeHashes(path.join(dir, 'out'))).toEqual(treeHashes(path.join(whole, 'out')));
   });
+
+  it('writes the same bytes whatever the concurrency (replay and openai teachers)', async () => {
+    const server = await serve(replayingModel(referenceSft));
+    const trees: Record<string, string>[] = [];
+    for (const mode of ['replay', 'openai']) {
+      for (const concurrency of ['1', '16']) {
+        const dir = tmp();
+        const r = await runHsaAsync(['augment', '--config', config(dir, server.url, { mode }), '--concurrency', concurrency, '-q']);
+        expect(r.code, r.stderr).toBe(0);
+        trees.push(treeHashes(path.join(dir, 'out')));
+      }
+    }
+    expect(trees[1]).toEqual(trees[0]);
+    expect(trees[3]).toEqual(trees[2]);
+  });
 });

@@ -69,7 +69,7 @@ export class OpenAiTeacher implements Teacher {
       const onAbort = () => controller.abort(this.opts.signal?.reason);
       this.opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const response = await this.client.chat.completions.create(body as never, { signal: controller.signal, timeout: this.cfg.timeoutMs }).finally(() => this.opts.signal?.removeEventListener('abort', onAbort));
+        const response = await this.client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal: controller.signal, timeout: this.cfg.timeoutMs }).finally(() => this.opts.signal?.removeEventListener('abort', onAbort));
         c.inFlight--;
         c.done++;
         const reply = toReply(response, false);

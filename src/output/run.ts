@@ -170,7 +170,7 @@ export async function runAugment(
   }) as Record<string, unknown>;
   const fingerprint = hashValue(descriptor);
 
-  const resumed = await prepareOut(cfg.out, descriptor, fingerprint, opts.force === true);
+  const resumed = await prepareOut(cfg.out, descriptor, fingerprint, opts.force === true, [...cfg.stages, 'rejects']);
   const bytesTotal = inputs.reduce((n, i) => n + i.bytes, 0);
   const progress: RunProgress = { bytesRead: 0, bytesTotal, records: 0, outputs: 0, partsDone: 0, partsSkipped: 0 };
   const markers: PartMarker[] = [];
@@ -512,7 +512,7 @@ function noteId(item: { file: string; line: number; text: string }, seen: Map<st
  * a different fingerprint is refused (naming what changed) unless `force`; leftovers of an
  * interrupted run (temporary files, a stale manifest) are removed.
  */
-async function prepareOut(out: string, descriptor: Record<string, unknown>, fingerprint: string, force: boolean): Promise<boolean> {
+async function prepareOut(out: string, descriptor: Record<string, unknown>, fingerprint: string, force: boolean, buckets: readonly Bucket[]): Promise<boolean> {
   const runFile = path.join(out, META_DIR, 'run.json');
   let previous: { fingerprint: string; descriptor: Record<string, unknown> } | undefined;
   try {
@@ -539,7 +539,7 @@ async function prepareOut(out: string, descriptor: Record<string, unknown>, fing
   }
   await mkdir(path.join(out, META_DIR, 'done'), { recursive: true });
   await rm(path.join(out, 'manifest.json'), { force: true });
-  for (const dir of ['sft', 'opd', 'rl', 'rejects']) {
+  for (const dir of buckets) {
     await mkdir(path.join(out, dir), { recursive: true });
     for (const f of await readdir(path.join(out, dir))) if (f.endsWith('.tmp')) await rm(path.join(out, dir, f), { force: true });
   }

@@ -183,8 +183,7 @@ describe('hsa augment', () => {
     const out = tmp();
     const r = runHsa([...small(input, out), '--arguments', 'string', '--tools-format', 'json-string', '--stages', 'sft,opd']);
     expect(r.code, r.stderr).toBe(0);
-    expect(existsSync(path.join(out, 'rl'))).toBe(true);
-    expect(readdirSync(path.join(out, 'rl'))).toEqual([]);
+    expect(existsSync(path.join(out, 'rl'))).toBe(false);
     const sft = readJsonl(path.join(out, 'sft/part-00000.jsonl')) as { tools: unknown; messages: { tool_calls?: { function: { arguments: unknown } }[] }[] }[];
     for (const rec of sft) {
       expect(typeof rec.tools).toBe('string');

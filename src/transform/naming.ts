@@ -76,3 +76,27 @@ function candidate(
     }
   }
 }
+
+/**
+ * Pick `intensity` of `candidates` (at least one) and propose a new name for each: fresh, valid
+ * for the namespace and distinct from one another. Returns old → new for the names that got one.
+ */
+export function renameSome(
+  candidates: readonly string[],
+  options: { intensity: number; styles: readonly NameStyle[] },
+  rules: NamingRules,
+  ctx: { rng: Rng; words: WordLists; isTaken(name: string): boolean },
+  alsoTaken: (name: string) => boolean = () => false,
+): Record<string, string> {
+  const map: Record<string, string> = {};
+  if (candidates.length === 0) return map;
+  const chosen = ctx.rng.sample(candidates, Math.max(1, Math.round(candidates.length * options.intensity))).sort();
+  const used = new Set<string>();
+  for (const old of chosen) {
+    const next = proposeName(old, options.styles, rules, ctx.rng, ctx.words, (n) => ctx.isTaken(n) || used.has(n) || alsoTaken(n));
+    if (!next) continue;
+    map[old] = next.name;
+    used.add(next.name);
+  }
+  return map;
+}

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Harness } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { isDistinctive } from '../../src/transform/identifiers.js';
-import { proposeName, type NamingRules } from '../../src/transform/naming.js';
+import { renameSome, type NamingRules } from '../../src/transform/naming.js';
 import { renameInState } from '../../src/transform/state.js';
 
 export const HOOK_ID = /^[A-Za-z][A-Za-z0-9_.-]*$/;
@@ -59,18 +59,7 @@ export default defineTransform({
     styles: z.array(z.enum(HOOK_NAME_STYLES)).min(1).default([...HOOK_NAME_STYLES]).describe('naming styles to draw from'),
   }),
   apply(state, ctx) {
-    const candidates = state.hooks.map((h) => h.id);
-    if (candidates.length === 0) return null;
-    const k = Math.max(1, Math.round(candidates.length * ctx.options.intensity));
-    const chosen = ctx.rng.sample(candidates, k).sort();
-    const map: Record<string, string> = {};
-    const used = new Set<string>();
-    for (const old of chosen) {
-      const next = proposeName(old, ctx.options.styles, HOOK_RULES, ctx.rng, ctx.words, (n) => ctx.isTaken(n) || used.has(n));
-      if (!next) continue;
-      map[old] = next.name;
-      used.add(next.name);
-    }
+    const map = renameSome(state.hooks.map((h) => h.id), ctx.options, HOOK_RULES, ctx);
     if (Object.keys(map).length === 0) return null;
     return { state: renameHooks(state, map), plan: { hooks: map }, params: { renamed: map } };
   },

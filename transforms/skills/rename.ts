@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type SkillNaming } from '../../src/harness/types.js';
 import type { CaseStyle } from '../../src/transform/identifiers.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { proposeName, type NamingRules } from '../../src/transform/naming.js';
+import { renameSome, type NamingRules } from '../../src/transform/naming.js';
 import { renameInState } from '../../src/transform/state.js';
 
 /** Naming styles that make sense for skill ids (MCP `server__name` is a tool convention). */
@@ -42,18 +42,7 @@ export default defineTransform({
   apply(state, ctx) {
     // Distractors are never loaded: renaming them changes nothing a trajectory shows.
     const candidates = state.skills.filter((s) => !s.distractor).map((s) => s.id);
-    if (candidates.length === 0) return null;
-    const k = Math.max(1, Math.round(candidates.length * ctx.options.intensity));
-    const chosen = ctx.rng.sample(candidates, k).sort();
-    const rules = skillNamingRules(state.skillNaming);
-    const map: Record<string, string> = {};
-    const used = new Set<string>();
-    for (const old of chosen) {
-      const next = proposeName(old, ctx.options.styles, rules, ctx.rng, ctx.words, (n) => ctx.isTaken(n) || used.has(n));
-      if (!next) continue;
-      map[old] = next.name;
-      used.add(next.name);
-    }
+    const map = renameSome(candidates, ctx.options, skillNamingRules(state.skillNaming), ctx);
     if (Object.keys(map).length === 0) return null;
     return { state: renameInState(state, { skills: map }), plan: { skills: map }, params: { renamed: map } };
   },

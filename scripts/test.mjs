@@ -4,9 +4,11 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 
+// Build what the end-to-end tests run, and type-check the tests themselves too.
 const build = spawnSync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
-if (build.status !== 0) {
-  console.log('build failed');
+const typecheck = build.status === 0 ? spawnSync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.test.json'], { stdio: 'inherit' }) : build;
+if (build.status !== 0 || typecheck.status !== 0) {
+  console.log(build.status !== 0 ? 'build failed' : 'type check of the tests failed');
   console.log('0 passed, 1 failed');
   process.exit(1);
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseHarness } from './helpers/state.js';
+import { describe, expect, it } from 'vitest';
 import { RenderError } from '../src/errors.js';
 import { loadHarness } from '../src/harness/load.js';
 import { catalogText, renderPrompt, renderSystemPrompt, renderTools } from '../src/harness/render.js';
@@ -11,24 +12,7 @@ import { makeTmp, openAiTool, writeTree } from './helpers/tmp.js';
 
 /** A harness built in memory: only what rendering reads. */
 function harness(over: Partial<Harness> = {}): Harness {
-  return {
-    name: 't',
-    version: '1',
-    sections: [],
-    pinned: [],
-    unordered: [],
-    separator: '\n\n',
-    catalog: { id: 'skills', title: 'Skills' },
-    variables: {},
-    skillNaming: 'identifier',
-    skillLoader: null,
-    skills: [],
-    tools: [],
-    hooks: [],
-    hookMessages: { namePrefix: 'hook:' },
-    promptStyle: null,
-    ...over,
-  };
+  return baseHarness(over);
 }
 const text = (id: string, t: string): Section => ({ id, kind: 'text', text: t, placement: 'system' });
 const catalog = (id = 'skills'): Section => ({ id, kind: 'catalog', text: '', placement: 'system' });

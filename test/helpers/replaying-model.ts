@@ -36,7 +36,7 @@ export function replayingModel(sftFiles: readonly string[], hookPrefix = 'hook:'
       return { kind: 'message', content: [...String(previous?.content ?? 'OK')].slice(0, limit).join('') };
     }
     return { kind: 'message', content: 'OK!' };
-  }) as Respond & { misses: number };
+  }) as unknown as Respond & { misses: number };
   respond.misses = 0;
   return respond;
 }

@@ -4,11 +4,7 @@ import { parseFeedback, renderFeedback } from '../../src/harness/feedback.js';
 import { loadHarness } from '../../src/harness/load.js';
 import { renderSystemPrompt } from '../../src/harness/render.js';
 import type { Harness, Hook } from '../../src/harness/types.js';
-import { validateHarness } from '../../src/harness/validate.js';
-import type { AnyTransform, TransformResult } from '../../src/transform/define.js';
-import { emptyPlan } from '../../src/transform/plan.js';
-import { createRng } from '../../src/transform/rng.js';
-import { stateIdentifiers } from '../../src/transform/state.js';
+import type { AnyTransform } from '../../src/transform/define.js';
 import { resolveTransforms, sampleVariant, TransformRefusedError } from '../../src/transform/variant.js';
 import { checkTrajectory } from '../../src/trajectory/check.js';
 import { checkVariant, reportFailures } from '../../src/trajectory/invariants.js';
@@ -23,6 +19,7 @@ import threshold from '../../transforms/hooks/threshold.js';
 import toggle from '../../transforms/hooks/toggle.js';
 import { builtinWords } from '../../transforms/words/index.js';
 import { REPO } from '../helpers/hsa.js';
+import { applyTransform, baseHarness, stateErrors } from '../helpers/state.js';
 
 /** The hooks family in the order a registry would apply it. Built here: transforms/index.ts is the lead's. */
 const exactAndSemantic: Record<string, AnyTransform> = {
@@ -39,25 +36,13 @@ function hook(id: string, over: Partial<Hook> = {}): Hook {
 }
 
 function harness(hooks: Hook[] = []): Harness {
-  return {
-    name: 't',
-    version: '1',
+  return baseHarness({
     sections: [{ id: 'role', kind: 'text', text: '# Role\nYou host the room.', placement: 'system' }],
-    pinned: [],
-    unordered: [],
-    separator: '\n\n',
-    catalog: { id: 'skills', title: 'Skills' },
-    variables: {},
-    skillNaming: 'identifier',
-    skillLoader: null,
-    skills: [],
     tools: [
       { name: 'refuse_request', description: 'Decline.', parameters: { type: 'object', properties: { reason: { type: 'string' } } }, sourceName: 'refuse_request', sourceFormat: 'openai' },
     ],
     hooks,
-    hookMessages: { namePrefix: 'hook:' },
-    promptStyle: null,
-  };
+  });
 }
 
 const stopGate = hook('stop_gate');
@@ -79,20 +64,9 @@ const whitelist = hook('refusal_whitelist', {
 const schemaValid = hook('schema_valid', { event: 'pre_tool_use', checks: [{ type: 'schema_valid' }], action: 'reject', channel: 'tool', feedback: '[schema_valid] Bad arguments for {{tool}} ({{reason}}).' });
 const allHooks = () => harness([stopGate, stopLoop, whitelist, schemaValid]);
 
-function run(def: AnyTransform, state: Harness, options: Record<string, unknown> = {}, seed: number | string = 1, taken?: (n: string) => boolean): TransformResult | null {
-  const names = stateIdentifiers(state);
-  return def.apply(state, {
-    options: def.options.parse(options),
-    rng: createRng('test', seed, def.id),
-    words: builtinWords,
-    source: state,
-    plan: emptyPlan(),
-    isTaken: taken ?? ((n) => names.has(n)),
-  });
-}
+const run = applyTransform;
 
-const problems = (h: Harness) =>
-  validateHarness(h, { harnessFile: 'harness.yaml', skills: {}, tools: {}, hooks: {}, sections: {} }).filter((p) => p.severity === 'error');
+const problems = stateErrors;
 
 describe('every hooks transform', () => {
   it.each(Object.values(family))('$id: id, family, strict options with a described p', (def) => {

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { baseHarness } from '../helpers/state.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadHarness } from '../../src/harness/load.js';
 import { sectionUnits } from '../../src/harness/markdown.js';
@@ -39,24 +40,7 @@ const reversed: Record<string, AnyTransform> = Object.fromEntries(Object.entries
 // A small hand-made harness.
 
 function harness(over: Partial<Harness> = {}): Harness {
-  return {
-    name: 'mini',
-    version: '1',
-    sections: [],
-    pinned: [],
-    unordered: [],
-    separator: '\n\n',
-    catalog: { id: 'skills', title: 'Skills' },
-    variables: { host: { default: 'Mia' } },
-    skillNaming: 'identifier',
-    skillLoader: null,
-    skills: [],
-    tools: [],
-    hooks: [],
-    hookMessages: { namePrefix: 'hook:' },
-    promptStyle: null,
-    ...over,
-  };
+  return baseHarness({ name: 'mini', variables: { host: { default: 'Mia' } }, ...over });
 }
 const text = (id: string, t: string): Section => ({ id, kind: 'text', text: t, placement: 'system' });
 const catalog = (id = 'skills'): Section => ({ id, kind: 'catalog', text: '', placement: 'system' });
@@ -646,7 +630,6 @@ describe('property: generated sections', () => {
         unordered: sections.filter((s) => s.kind === 'text' && rng.chance(0.4)).map((s) => s.id),
         skills: [skill('greet', 'Say hello.'), skill('item_qa', 'Answer product questions.')],
       });
-      const context = { host: 'Mia' };
       for (const [id, def] of Object.entries(registry)) {
         const r = apply(def, state, {}, seed);
         if (!r) continue;

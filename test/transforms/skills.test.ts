@@ -4,11 +4,8 @@ import { loadHarness } from '../../src/harness/load.js';
 import { catalogText } from '../../src/harness/render.js';
 import { sectionUnits } from '../../src/harness/markdown.js';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type Harness, type Skill, type SkillNaming } from '../../src/harness/types.js';
-import { validateHarness } from '../../src/harness/validate.js';
-import type { AnyTransform, TransformResult } from '../../src/transform/define.js';
-import { emptyPlan } from '../../src/transform/plan.js';
+import type { AnyTransform } from '../../src/transform/define.js';
 import { createRng } from '../../src/transform/rng.js';
-import { stateIdentifiers } from '../../src/transform/state.js';
 import { resolveTransforms, sampleVariant } from '../../src/transform/variant.js';
 import { checkVariant, reportFailures } from '../../src/trajectory/invariants.js';
 import { checkTrajectory } from '../../src/trajectory/check.js';
@@ -22,6 +19,7 @@ import distractors from '../../transforms/skills/distractors.js';
 import rename from '../../transforms/skills/rename.js';
 import { builtinWords } from '../../transforms/words/index.js';
 import { REPO } from '../helpers/hsa.js';
+import { applyTransform, baseHarness, stateErrors } from '../helpers/state.js';
 
 /** The skills family, in the order a registry would apply it. Built here: transforms/index.ts is the lead's. */
 const family: Record<string, AnyTransform> = {
@@ -33,21 +31,12 @@ const family: Record<string, AnyTransform> = {
 };
 
 function harness(over: Partial<Harness> = {}): Harness {
-  return {
-    name: 't',
-    version: '1',
+  return baseHarness({
     sections: [
       { id: 'role', kind: 'text', text: '# Role\nYou host the room. Load `item_qa` for product questions.', placement: 'system' },
       { id: 'skills', kind: 'catalog', text: '', placement: 'system' },
     ],
-    pinned: [],
-    unordered: [],
-    separator: '\n\n',
-    catalog: { id: 'skills', title: 'Skills' },
-    variables: {},
-    skillNaming: 'identifier',
     skillLoader: { tool: 'load_skill', argument: 'name' },
-    skills: [],
     tools: [
       {
         name: 'load_skill',
@@ -57,11 +46,8 @@ function harness(over: Partial<Harness> = {}): Harness {
         sourceFormat: 'openai',
       },
     ],
-    hooks: [],
-    hookMessages: { namePrefix: 'hook:' },
-    promptStyle: null,
     ...over,
-  };
+  });
 }
 
 const skill = (id: string, over: Partial<Skill> = {}): Skill => ({
@@ -74,21 +60,9 @@ const skill = (id: string, over: Partial<Skill> = {}): Skill => ({
   ...over,
 });
 
-/** Apply one transform directly, the way sampleVariant does (options parsed, rng seeded per transform). */
-function run(def: AnyTransform, state: Harness, options: Record<string, unknown> = {}, seed: number | string = 1, taken?: (n: string) => boolean): TransformResult | null {
-  const names = stateIdentifiers(state);
-  return def.apply(state, {
-    options: def.options.parse(options),
-    rng: createRng('test', seed, def.id),
-    words: builtinWords,
-    source: state,
-    plan: emptyPlan(),
-    isTaken: taken ?? ((n) => names.has(n)),
-  });
-}
+const run = applyTransform;
 
-const noProblems = (h: Harness) =>
-  validateHarness(h, { harnessFile: 'harness.yaml', skills: {}, tools: {}, hooks: {}, sections: {} }).filter((p) => p.severity === 'error');
+const noProblems = stateErrors;
 
 const validFor = (naming: SkillNaming, id: string) => SKILL_NAME_PATTERNS[naming].test(id) && id.length <= SKILL_NAME_MAX;
 

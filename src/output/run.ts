@@ -2,39 +2,29 @@ import { createReadStream } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import pLimit from 'p-limit';
 import { builtinWords } from '../../transforms/index.js';
-import type { RunConfig, Stage } from '../config/augment-config.js';
+import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
-import type { Harness } from '../harness/types.js';
-import { formatProblem, hasErrors, sortProblems, type Problem } from '../problems.js';
-import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
-import type { Trajectory } from '../trajectory/types.js';
-import { ReplayTeacher } from '../teacher/replay.js';
-import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
-import type { Teacher } from '../teacher/types.js';
-import pLimit, { type LimitFunction } from 'p-limit';
+import { formatProblem, hasErrors, sortProblems } from '../problems.js';
 import { TeacherCache } from '../teacher/cache.js';
 import { newCounters, type TeacherCounters } from '../teacher/errors.js';
-import { checkTrajectory } from '../trajectory/check.js';
-import { parseTrajectoryLine } from '../trajectory/read.js';
+import { ReplayTeacher } from '../teacher/replay.js';
+import type { Teacher } from '../teacher/types.js';
+import { StatePool } from '../trajectory/augment.js';
 import { loadRegistry } from '../transform/registry.js';
-import { resolveTransforms, type ResolvedTransform } from '../transform/variant.js';
+import { resolveTransforms } from '../transform/variant.js';
 import { mergeWordLists, type WordLists } from '../transform/words.js';
 import { canonicalJson, sortKeys } from '../util/canonical-json.js';
-import { hashState, hashValue } from '../util/hash.js';
+import { hashValue } from '../util/hash.js';
 import { expandInputs } from '../util/inputs.js';
 import { readJsonlLines } from '../util/jsonl.js';
 import { HSA_VERSION } from '../version.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
-import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
-
-export class BadRecordError extends HsaError {
-  constructor(message: string) {
-    super('HSA_BAD_RECORD', message, 1);
-    this.name = 'BadRecordError';
-  }
-}
+import { produceRecord, type InputItem, type ProduceContext } from './produce.js';
+import { BadRecordError, emptyCounts, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
+import type { GeneralPrompt } from './stages.js';
 
 /** Ctrl-C: finished parts stay finished; a rerun resumes the rest. */
 export class InterruptedError extends HsaError {
@@ -51,7 +41,6 @@ export class OutputError extends HsaError {
   }
 }
 
-type Bucket = Stage | 'rejects';
 
 /** What the done marker of a part records; the manifest is assembled from these. */
 interface PartMarker {
@@ -65,46 +54,10 @@ interface PartMarker {
   files: Record<Bucket, PartFile>;
 }
 
-interface PartCounts {
-  input_records: number;
-  valid_records: number;
-  rejected_records: number;
-  variants_expected: number;
-  variants_written: number;
-  variants_rejected: number;
-  kept_sources: number;
-  /** Variants whose teacher run was rejected and that kept the rewritten reference (--fallback rewrite). */
-  fallbacks: number;
-}
 
-function emptyCounts(): PartCounts {
-  return { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0, fallbacks: 0 };
-}
 
-/**
- * Teacher totals that belong in the manifest: they come from the answers themselves (cached or
- * not), so a rerun from a warm cache states the same numbers. Requests made, cache hits and
- * retries differ between runs and live only in the summary.
- */
-interface TeacherTotals {
-  calls: number;
-  tokens_in: number;
-  tokens_out: number;
-}
 
-/** The lines one input record produces, in order, and what they add to the part's counts. */
-interface Output {
-  lines: [Bucket, string][];
-  counts: Partial<Record<keyof PartCounts, number>>;
-  reasons: string[];
-  teacher: Partial<TeacherTotals>;
-  outputs: number;
-}
 
-/** The kind of a teacher rejection, for counting (numbers and quoted names removed). */
-function reasonKind(reason: string): string {
-  return reason.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, 'N').slice(0, 80);
-}
 
 export interface RunProgress {
   bytesRead: number;
@@ -184,21 +137,25 @@ export async function runAugment(
   if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
     opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);
   }
-  const shared: PartContext = {
+  const produceCtx: ProduceContext = {
     cfg,
     harness,
     transforms,
     words,
     general: general?.prompts ?? [],
-    fingerprint,
-    seenIds,
-    buckets,
-    progress,
     pool,
     teacher,
     limit: teacher ? pLimit(Math.max(1, cfg.concurrency)) : undefined,
-    onProgress: opts.onProgress,
     warn: opts.warn ?? (() => undefined),
+    seenIds,
+  };
+  const shared: PartContext = {
+    cfg,
+    fingerprint,
+    buckets,
+    progress,
+    onProgress: opts.onProgress,
+    produce: (item, pos, partIndex) => produceRecord(produceCtx, item, pos, partIndex),
   };
   let index = 0;
   let pos = 0;
@@ -302,25 +259,14 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
 
 interface PartContext {
   cfg: RunConfig;
-  harness: Harness;
-  transforms: readonly ResolvedTransform[];
-  words: WordLists;
-  general: readonly GeneralPrompt[];
   fingerprint: string;
-  seenIds: Map<string, string>;
   buckets: Bucket[];
   progress: RunProgress;
-  pool: StatePool | undefined;
-  teacher: Teacher | undefined;
-  limit: LimitFunction | undefined;
   onProgress: ((p: RunProgress) => void) | undefined;
-  warn: (line: string) => void;
+  /** The output of one input record (in this thread, or in a worker thread). */
+  produce: (item: InputItem, pos: number, partIndex: number) => Promise<Output>;
 }
 
-/** The folder command hooks run in: the harness folder, or the folder of a single-file harness. */
-function harnessRoot(harness: string): string {
-  return harness.endsWith('.yaml') || harness.endsWith('.yml') ? path.dirname(harness) : harness;
-}
 
 /** One part being written: every stage's writer, its counts and reject reasons. */
 class PartJob {
@@ -351,7 +297,7 @@ class PartJob {
     this.first ??= { file: item.file, line: item.line };
     this.counts.input_records++;
     this.ctx.progress.records++;
-    const task = this.produce(item, pos);
+    const task = this.ctx.produce(item, pos, this.index);
     // The error is taken when the task is drained; until then it must not count as unhandled.
     task.catch(() => undefined);
     this.queue.push(task);
@@ -373,103 +319,6 @@ class PartJob {
     this.ctx.onProgress?.(this.ctx.progress);
   }
 
-  private async produce(item: { file: string; line: number; text: string }, pos: number): Promise<Output> {
-    const { cfg, harness, transforms, words, general, seenIds, pool } = this.ctx;
-    const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, outputs: 0 };
-    const count = (k: keyof PartCounts) => (out.counts[k] = (out.counts[k] ?? 0) + 1);
-    const ordinalBase = (this.index * cfg.partSize + pos) * (cfg.variants + 1);
-    const parsed = parseTrajectoryLine(item.file, item.line, item.text);
-    let problems: Problem[] = parsed.ok ? checkTrajectory(parsed.record, harness, { file: item.file, line: item.line }) : parsed.problems;
-    if (parsed.ok) {
-      const dup = noteId(item, seenIds, parsed.record.id);
-      if (dup) problems = [...problems, { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' }];
-    }
-    const errors = problems.filter((p) => p.severity === 'error');
-    if (!parsed.ok || errors.length > 0) {
-      if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
-      count('rejected_records');
-      out.reasons.push(errors.some((p) => p.message.startsWith('duplicate id')) ? 'input: duplicate id' : !parsed.ok ? 'input: malformed record' : 'input: record does not match the harness');
-      out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
-      return out;
-    }
-    const source = parsed.record;
-    count('valid_records');
-    const emit = (x: StageInput) => {
-      if (this.writers.sft) out.lines.push(['sft', JSON.stringify(sftRecord(x, cfg))]);
-      if (this.writers.opd) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', JSON.stringify(r)]);
-      if (this.writers.rl) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
-      out.outputs++;
-    };
-    const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance => ({
-      source_id: source.id,
-      source_file: item.file,
-      source_line: item.line,
-      variant,
-      transforms: applied,
-      harness: { name: harness.name, version: harness.version, state_hash: stateHash, ...(slot !== null ? { state_slot: slot } : {}) },
-      seed: cfg.seed,
-      ...extra,
-    });
-    if (cfg.keepSource) {
-      count('kept_sources');
-      emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
-    }
-    const variants: AugmentedVariant[] = [];
-    // The openai teacher needs no rewritten reference unless a fallback may keep it.
-    const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
-    for (let k = 0; k < cfg.variants; k++) variants.push((needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool));
-    // Teacher episodes of one record run concurrently (bounded by the run's limiter).
-    const episodes = this.ctx.teacher ? await Promise.all(variants.map((v) => this.ctx.limit!(() => this.episode(source, v)))) : [];
-    for (const [k, v] of variants.entries()) {
-      count('variants_expected');
-      const episode = episodes[k];
-      if (episode) {
-        out.teacher.calls = (out.teacher.calls ?? 0) + episode.result.raw.length;
-        out.teacher.tokens_in = (out.teacher.tokens_in ?? 0) + episode.result.stats.tokensIn;
-        out.teacher.tokens_out = (out.teacher.tokens_out ?? 0) + episode.result.stats.tokensOut;
-      }
-      if (episode && episode.result.status === 'rejected') {
-        const useFallback = cfg.teacher.fallback === 'rewrite' && v.failures.length === 0 && v.variant.applied.every((a) => a.class !== 'behavioural');
-        if (!useFallback) {
-          count('variants_rejected');
-          out.reasons.push(`teacher: ${reasonKind(episode.result.reason ?? '')}`);
-          out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: episode.result.reason, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw })]);
-          continue;
-        }
-        count('variants_written');
-        count('fallbacks');
-        emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason }), ordinal: ordinalBase + k });
-        continue;
-      }
-      if (!episode && v.failures.length > 0) {
-        count('variants_rejected');
-        for (const [check, list] of Object.entries(v.checks)) if (list.length) out.reasons.push(`variant: ${check} check failed`);
-        out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
-        continue;
-      }
-      count('variants_written');
-      const record = episode ? episode.result.trajectory : v.record;
-      emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, episode ? { teacher: this.ctx.cfg.teacher.mode } : {}), ordinal: ordinalBase + k });
-    }
-    return out;
-  }
-
-  /** One teacher episode for a variant (the rewritten record is the replay teacher's reference). */
-  private async episode(source: Trajectory, v: AugmentedVariant): Promise<{ result: EpisodeResult }> {
-    const { harness, teacher, cfg } = this.ctx;
-    if (teacher instanceof ReplayTeacher) teacher.setReference(v.id, v.record, v.variant.state.hookMessages.namePrefix);
-    try {
-      const result = await runEpisode(source, harness, v.variant.state, v.variant.plan, v.id, teacher!, {
-        consistency: cfg.teacher.consistency,
-        maxRoundsPerTurn: cfg.teacher.maxRounds,
-        ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn: this.ctx.warn } } : {}),
-      });
-      return { result };
-    } finally {
-      if (teacher instanceof ReplayTeacher) teacher.forget(v.id);
-    }
-  }
-
   /** Commit every stage file, then the done marker. */
   async commit(): Promise<PartMarker> {
     while (this.queue.length > 0) await this.drainOne();
@@ -489,23 +338,6 @@ class PartJob {
   }
 }
 
-/** Remember a record id; returns where it was first seen when it is a duplicate. */
-function noteId(item: { file: string; line: number; text: string }, seen: Map<string, string>, id?: string): string | undefined {
-  let key = id;
-  if (key === undefined) {
-    try {
-      const v = JSON.parse(item.text) as { id?: unknown };
-      if (typeof v.id === 'string') key = v.id;
-    } catch {
-      return undefined;
-    }
-  }
-  if (key === undefined) return undefined;
-  const prior = seen.get(key);
-  if (prior !== undefined) return prior;
-  seen.set(key, `${item.file}:${item.line}`);
-  return undefined;
-}
 
 /**
  * Make the out folder ready. A folder made by an earlier run with the same fingerprint is resumed;

@@ -1,0 +1,148 @@
+import path from 'node:path';
+import type { LimitFunction } from 'p-limit';
+import type { RunConfig } from '../config/augment-config.js';
+import type { Harness } from '../harness/types.js';
+import { formatProblem, type Problem } from '../problems.js';
+import { ReplayTeacher } from '../teacher/replay.js';
+import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
+import type { Teacher } from '../teacher/types.js';
+import { augmentOne, sampleOne, type AugmentedVariant, type StatePool } from '../trajectory/augment.js';
+import { checkTrajectory } from '../trajectory/check.js';
+import { parseTrajectoryLine } from '../trajectory/read.js';
+import type { Trajectory } from '../trajectory/types.js';
+import type { ResolvedTransform } from '../transform/variant.js';
+import type { WordLists } from '../transform/words.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { hashState } from '../util/hash.js';
+import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
+import { BadRecordError, noteId, reasonKind, type Output, type PartCounts } from './shared.js';
+
+/** One input line with where it came from. */
+export interface InputItem {
+  file: string;
+  line: number;
+  text: string;
+}
+
+/** What producing a record's output needs; built once per run (or once per worker thread). */
+export interface ProduceContext {
+  cfg: RunConfig;
+  harness: Harness;
+  transforms: readonly ResolvedTransform[];
+  words: WordLists;
+  general: readonly GeneralPrompt[];
+  pool: StatePool | undefined;
+  teacher: Teacher | undefined;
+  limit: LimitFunction | undefined;
+  warn: (line: string) => void;
+  /** Ids seen so far, when duplicates are detected here (in-process runs). */
+  seenIds?: Map<string, string>;
+}
+
+/**
+ * Every output line of one input record, in order, with what they add to the part's counts: the
+ * record checked (or rejected with its reason), its kept source, and each variant rewritten or
+ * re-run by the teacher. A pure function of the record, the run's inputs, config and seed (and
+ * cached teacher answers), so it can run in any thread.
+ */
+export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: number, partIndex: number, duplicateOf?: string): Promise<Output> {
+  const { cfg, harness, transforms, words, general, pool } = ctx;
+  const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, outputs: 0 };
+  const count = (k: keyof PartCounts) => (out.counts[k] = (out.counts[k] ?? 0) + 1);
+  const ordinalBase = (partIndex * cfg.partSize + pos) * (cfg.variants + 1);
+  const parsed = parseTrajectoryLine(item.file, item.line, item.text);
+  let problems: Problem[] = parsed.ok ? checkTrajectory(parsed.record, harness, { file: item.file, line: item.line }) : parsed.problems;
+  if (parsed.ok) {
+    const dup = duplicateOf ?? (ctx.seenIds ? noteId(item, ctx.seenIds, parsed.record.id) : undefined);
+    if (dup) problems = [...problems, { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' }];
+  }
+  const errors = problems.filter((p) => p.severity === 'error');
+  if (!parsed.ok || errors.length > 0) {
+    if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
+    count('rejected_records');
+    out.reasons.push(errors.some((p) => p.message.startsWith('duplicate id')) ? 'input: duplicate id' : !parsed.ok ? 'input: malformed record' : 'input: record does not match the harness');
+    out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
+    return out;
+  }
+  const source = parsed.record;
+  count('valid_records');
+  const emit = (x: StageInput) => {
+    if (cfg.stages.includes('sft')) out.lines.push(['sft', JSON.stringify(sftRecord(x, cfg))]);
+    if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', JSON.stringify(r)]);
+    if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
+    out.outputs++;
+  };
+  const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance => ({
+    source_id: source.id,
+    source_file: item.file,
+    source_line: item.line,
+    variant,
+    transforms: applied,
+    harness: { name: harness.name, version: harness.version, state_hash: stateHash, ...(slot !== null ? { state_slot: slot } : {}) },
+    seed: cfg.seed,
+    ...extra,
+  });
+  if (cfg.keepSource) {
+    count('kept_sources');
+    emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
+  }
+  const variants: AugmentedVariant[] = [];
+  // The openai teacher needs no rewritten reference unless a fallback may keep it.
+  const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
+  for (let k = 0; k < cfg.variants; k++) variants.push((needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool));
+  // Teacher episodes of one record run concurrently (bounded by the run's limiter).
+  const episodes = ctx.teacher ? await Promise.all(variants.map((v) => ctx.limit!(() => episode(ctx, source, v)))) : [];
+  for (const [k, v] of variants.entries()) {
+    count('variants_expected');
+    const episode = episodes[k];
+    if (episode) {
+      out.teacher.calls = (out.teacher.calls ?? 0) + episode.result.raw.length;
+      out.teacher.tokens_in = (out.teacher.tokens_in ?? 0) + episode.result.stats.tokensIn;
+      out.teacher.tokens_out = (out.teacher.tokens_out ?? 0) + episode.result.stats.tokensOut;
+    }
+    if (episode && episode.result.status === 'rejected') {
+      const useFallback = cfg.teacher.fallback === 'rewrite' && v.failures.length === 0 && v.variant.applied.every((a) => a.class !== 'behavioural');
+      if (!useFallback) {
+        count('variants_rejected');
+        out.reasons.push(`teacher: ${reasonKind(episode.result.reason ?? '')}`);
+        out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: episode.result.reason, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw })]);
+        continue;
+      }
+      count('variants_written');
+      count('fallbacks');
+      emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason }), ordinal: ordinalBase + k });
+      continue;
+    }
+    if (!episode && v.failures.length > 0) {
+      count('variants_rejected');
+      for (const [check, list] of Object.entries(v.checks)) if (list.length) out.reasons.push(`variant: ${check} check failed`);
+      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
+      continue;
+    }
+    count('variants_written');
+    const record = episode ? episode.result.trajectory : v.record;
+    emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, episode ? { teacher: cfg.teacher.mode } : {}), ordinal: ordinalBase + k });
+  }
+  return out;
+}
+
+/** One teacher episode for a variant (the rewritten record is the replay teacher's reference). */
+async function episode(ctx: ProduceContext, source: Trajectory, v: AugmentedVariant): Promise<{ result: EpisodeResult }> {
+  const { harness, teacher, cfg } = ctx;
+  if (teacher instanceof ReplayTeacher) teacher.setReference(v.id, v.record, v.variant.state.hookMessages.namePrefix);
+  try {
+    const result = await runEpisode(source, harness, v.variant.state, v.variant.plan, v.id, teacher!, {
+      consistency: cfg.teacher.consistency,
+      maxRoundsPerTurn: cfg.teacher.maxRounds,
+      ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn: ctx.warn } } : {}),
+    });
+    return { result };
+  } finally {
+    if (teacher instanceof ReplayTeacher) teacher.forget(v.id);
+  }
+}
+
+/** The folder command hooks run in: the harness folder, or the folder of a single-file harness. */
+function harnessRoot(harness: string): string {
+  return harness.endsWith('.yaml') || harness.endsWith('.yml') ? path.dirname(harness) : harness;
+}

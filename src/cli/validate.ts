@@ -73,7 +73,8 @@ export async function validateCommand(opts: ValidateOptions, io: Io): Promise<nu
     );
   } else {
     const what = h ? `harness ${h.name} ${h.version}` : `harness ${opts.harness}`;
-    const recs = files.length ? `, ${records} record${records === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}` : '';
+    const checked = fileStats.length > 0;
+    const recs = !files.length ? '' : checked ? `, ${records} record${records === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}` : `, ${files.length} trajectory file${files.length === 1 ? '' : 's'} not checked`;
     io.err(`${errors === 0 ? 'valid' : 'invalid'}: ${what}${recs}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`);
   }
   return errors === 0 ? 0 : 1;

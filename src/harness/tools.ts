@@ -81,6 +81,10 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
   if (isObject(item) && 'name' in item && 'parameters' in item) {
     return { issues: [{ path: [], message: 'looks like a bare function; wrap it as {"type":"function","function":{...}}' }] };
   }
+  if (isObject(item) && typeof item.name === 'string' && item.type === undefined) {
+    // A named tool that is not an OpenAI function tool: an MCP tool without its argument schema.
+    return { issues: [{ path: ['inputSchema'], message: 'required: an MCP tool needs inputSchema (a JSON Schema of its arguments)' }] };
+  }
   return {
     issues: [{ path: [], message: 'not a tool: expected {"type":"function","function":{...}} or an MCP tool with inputSchema' }],
   };

@@ -70,6 +70,19 @@ async function referenceFor(transforms: string): Promise<string[]> {
   return files;
 }
 
+/** Resolves once a run writing into `out` has finished its first part (its done marker exists). */
+function afterFirstPart(out: string): Promise<void> {
+  const done = path.join(out, '.hsa/done');
+  return new Promise((resolve) => {
+    const poll = setInterval(() => {
+      if (existsSync(done) && readdirSync(done).some((f) => f.endsWith('.json'))) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 5);
+  });
+}
+
 const messagesOf = (dir: string) =>
   readdirSync(path.join(dir, 'sft'))
     .sort()
@@ -250,16 +263,8 @@ describe('hsa augment --teacher openai', () => {
     const cfg = config(killedDir, server.url);
     // A fresh cache for the killed run, so it really talks to the server.
     const child = spawn(process.execPath, [HSA_BIN, 'augment', '--config', cfg, '-q'], { cwd: REPO, stdio: 'ignore', env: process.env });
-    const done = path.join(killedDir, 'out/.hsa/done');
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (existsSync(done) && readdirSync(done).filter((f) => f.endsWith('.json')).length >= 1) {
-          clearInterval(poll);
-          child.kill('SIGKILL');
-          resolve();
-        }
-      }, 5);
-    });
+    await afterFirstPart(path.join(killedDir, 'out'));
+    child.kill('SIGKILL');
     await new Promise((r) => child.on('close', r));
     expect(existsSync(path.join(killedDir, 'out/manifest.json'))).toBe(false);
     const again = await runHsaAsync(['augment', '--config', cfg, '-q']);
@@ -277,16 +282,8 @@ describe('hsa augment --teacher openai', () => {
     const child = spawn(process.execPath, [HSA_BIN, 'augment', '--config', cfg, '-q'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
-    const done = path.join(dir, 'out/.hsa/done');
-    await new Promise<void>((resolve) => {
-      const poll = setInterval(() => {
-        if (existsSync(done) && readdirSync(done).filter((f) => f.endsWith('.json')).length >= 1) {
-          clearInterval(poll);
-          child.kill('SIGINT');
-          resolve();
-        }
-      }, 5);
-    });
+    await afterFirstPart(path.join(dir, 'out'));
+    child.kill('SIGINT');
     const code = await new Promise((r) => child.on('close', r));
     expect(code).toBe(130);
     expect(stderr).toContain('interrupted: finished parts are kept');

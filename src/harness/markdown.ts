@@ -1,3 +1,4 @@
+import { TextKeyedCache } from '../util/bounded-cache.js';
 import type { PromptStyle } from './types.js';
 
 /**
@@ -128,11 +129,37 @@ export function renderSection(p: ParsedSection, style: PromptStyle): string {
 
 /** Parse and render in one step. */
 export function restyleSection(text: string, style: PromptStyle): string {
-  return renderSection(parseSection(text), style);
+  // Few styles, shared section texts: restyled texts are cached per (style, text).
+  const key = `${styleKey(style)}\u0000${text}`;
+  const hit = restyled.get(key);
+  if (hit !== undefined) return hit;
+  const out = renderSection(parseSection(text), style);
+  restyled.set(key, out);
+  return out;
+}
+
+const restyled = new TextKeyedCache<string>(2_000_000);
+const styleKeys = new WeakMap<PromptStyle, string>();
+
+function styleKey(style: PromptStyle): string {
+  let k = styleKeys.get(style);
+  if (k === undefined) styleKeys.set(style, (k = JSON.stringify(style)));
+  return k;
 }
 
 /** The rules of a section: its list items and paragraphs, normalised (markers, case of spacing). */
-export function sectionUnits(text: string): string[] {
+export function sectionUnits(text: string): readonly string[] {
+  // States share most section texts (a transform rewrites a few): units are cached per text.
+  const hit = unitCache.get(text);
+  if (hit) return hit;
+  const units = Object.freeze(computeUnits(text));
+  unitCache.set(text, units);
+  return units;
+}
+
+const unitCache = new TextKeyedCache<readonly string[]>(2_000_000);
+
+function computeUnits(text: string): string[] {
   const p = parseSection(text);
   const units: string[] = [];
   if (p.title !== null) units.push(`title:${normaliseUnit(p.title)}`);

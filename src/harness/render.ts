@@ -1,4 +1,4 @@
-import { restyleSection } from './markdown.js';
+import { parseSection, renderSection as renderMarkdownSection, restyleSection } from './markdown.js';
 import { fillTemplate, hasSlots } from './template.js';
 import type { Harness, OpenAiTool, Section } from './types.js';
 
@@ -13,6 +13,21 @@ export interface RenderedPrompt {
 }
 
 export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
+  // A record's prompt is rendered under its source state (input check, round trip) and under its
+  // target state: the last few renders are kept, keyed by state and the context's JSON.
+  const key = context === undefined ? '' : JSON.stringify(context);
+  for (const r of recentPrompts) if (r.h === h && r.key === key) return r.out;
+  const out = computePrompt(h, context);
+  recentPrompts[recentNext] = { h, key, out };
+  recentNext = (recentNext + 1) % RECENT_PROMPTS;
+  return out;
+}
+
+const RECENT_PROMPTS = 4;
+const recentPrompts: { h: Harness; key: string; out: RenderedPrompt }[] = [];
+let recentNext = 0;
+
+function computePrompt(h: Harness, context: unknown): RenderedPrompt {
   const defaults = variableDefaults(h);
   const system: string[] = [];
   const preamble: string[] = [];
@@ -63,7 +78,8 @@ function renderSection(h: Harness, s: Section, context: unknown, defaults: Recor
   if (text === '') return '';
   // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
   const filled = fillTemplate(text, context ?? {}, defaults);
-  return h.promptStyle ? restyleSection(filled, h.promptStyle) : filled;
+  // (Filled texts are the record's own: restyled without the per-text cache.)
+  return h.promptStyle ? renderMarkdownSection(parseSection(filled), h.promptStyle) : filled;
 }
 
 /** The generated skill catalog in markdown; empty when there are no skills. */

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { PassThrough, Transform, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
+import type { OutputLine } from '../util/json-out.js';
 
 export interface PartFile {
   /** Path relative to the out folder, e.g. `sft/part-00000.jsonl.gz`. */
@@ -13,6 +14,8 @@ export interface PartFile {
   bytes: number;
   sha256: string;
 }
+
+const CHUNK = 1 << 20;
 
 /**
  * Writes one JSONL part: lines go through an optional gzip (fixed level, no name, mtime 0 — so the
@@ -24,8 +27,9 @@ export class PartWriter {
   private readonly hash = createHash('sha256');
   private bytes = 0;
   private records = 0;
-  private buffered: string[] = [];
-  private bufferedLength = 0;
+  /** Lines are encoded straight into this buffer, which goes to the stream when full. */
+  private buf = Buffer.allocUnsafe(CHUNK);
+  private pos = 0;
   private readonly done: Promise<void>;
 
   constructor(
@@ -56,18 +60,33 @@ export class PartWriter {
   }
 
   /** Append one record line (without the newline). */
-  async writeLine(line: string): Promise<void> {
+  async writeLine(line: OutputLine): Promise<void> {
     this.records++;
-    this.buffered.push(line, '\n');
-    this.bufferedLength += line.length + 1;
-    if (this.bufferedLength >= 1 << 20) await this.flush();
+    let need = 1;
+    if (typeof line === 'string') need += line.length * 3; // the most UTF-8 bytes a UTF-16 string can take
+    else for (const p of line) need += typeof p === 'string' ? p.length * 3 : p.byteLength;
+    if (this.pos + need > this.buf.length) {
+      await this.flush();
+      if (need > this.buf.length) this.buf = Buffer.allocUnsafe(need);
+    }
+    if (typeof line === 'string') this.pos += this.buf.write(line, this.pos, 'utf8');
+    else
+      for (const p of line) {
+        if (typeof p === 'string') this.pos += this.buf.write(p, this.pos, 'utf8');
+        else {
+          this.buf.set(p, this.pos);
+          this.pos += p.byteLength;
+        }
+      }
+    this.buf[this.pos++] = 10;
   }
 
   private async flush(): Promise<void> {
-    if (this.buffered.length === 0) return;
-    const chunk = Buffer.from(this.buffered.join(''), 'utf8');
-    this.buffered = [];
-    this.bufferedLength = 0;
+    if (this.pos === 0) return;
+    // The stream keeps the chunk until it is written: the next lines go into a new buffer.
+    const chunk = this.buf.subarray(0, this.pos);
+    this.buf = Buffer.allocUnsafe(CHUNK);
+    this.pos = 0;
     if (!this.head.write(chunk)) await once(this.head, 'drain');
   }
 

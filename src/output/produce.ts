@@ -4,9 +4,9 @@ import type { RunConfig } from '../config/augment-config.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, type Problem } from '../problems.js';
 import { ReplayTeacher } from '../teacher/replay.js';
-import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
+import { runEpisode, type EpisodeOptions, type EpisodeResult } from '../teacher/runtime.js';
 import type { Teacher } from '../teacher/types.js';
-import { augmentOne, sampleOne, type AugmentedVariant, type StatePool } from '../trajectory/augment.js';
+import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
@@ -14,8 +14,12 @@ import type { ResolvedTransform } from '../transform/variant.js';
 import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { hashState } from '../util/hash.js';
+import { recordLine } from '../util/json-out.js';
 import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import { BadRecordError, noteId, reasonKind, type Output, type PartCounts } from './shared.js';
+
+/** Members of SFT and OPD records that are the same object for every record of a state. */
+const SHARED = ['tools'];
 
 /** One input line with where it came from. */
 export interface InputItem {
@@ -46,7 +50,7 @@ export interface ProduceContext {
  * cached teacher answers), so it can run in any thread.
  */
 export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: number, partIndex: number, duplicateOf?: string): Promise<Output> {
-  const { cfg, harness, transforms, words, general, pool } = ctx;
+  const { cfg, harness, general } = ctx;
   const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, outputs: 0 };
   const count = (k: keyof PartCounts) => (out.counts[k] = (out.counts[k] ?? 0) + 1);
   const ordinalBase = (partIndex * cfg.partSize + pos) * (cfg.variants + 1);
@@ -67,8 +71,8 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   const source = parsed.record;
   count('valid_records');
   const emit = (x: StageInput) => {
-    if (cfg.stages.includes('sft')) out.lines.push(['sft', JSON.stringify(sftRecord(x, cfg))]);
-    if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', JSON.stringify(r)]);
+    if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED)]);
+    if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', recordLine(r, SHARED)]);
     if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
   };
@@ -86,10 +90,7 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
     count('kept_sources');
     emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
   }
-  const variants: AugmentedVariant[] = [];
-  // The openai teacher needs no rewritten reference unless a fallback may keep it.
-  const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
-  for (let k = 0; k < cfg.variants; k++) variants.push((needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool));
+  const variants = variantsOf(ctx, source);
   // Teacher episodes of one record run concurrently (bounded by the run's limiter).
   const episodes = ctx.teacher ? await Promise.all(variants.map((v) => ctx.limit!(() => episode(ctx, source, v)))) : [];
   for (const [k, v] of variants.entries()) {
@@ -126,20 +127,45 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   return out;
 }
 
+/**
+ * The variants of a source record under the run's config: each one's harness state (from the pool
+ * when there is one), plan, and — when the result may be it — the rewritten and checked reference.
+ * `hsa augment` and `hsa teacher export` both take variants from here, so they ask the same
+ * requests.
+ */
+export function variantsOf(ctx: Pick<ProduceContext, 'cfg' | 'harness' | 'transforms' | 'words' | 'pool'>, source: Trajectory): AugmentedVariant[] {
+  const { cfg, harness, transforms, words, pool } = ctx;
+  // The openai teacher needs no rewritten reference unless a fallback may keep it.
+  const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
+  const out: AugmentedVariant[] = [];
+  for (let k = 0; k < cfg.variants; k++) out.push((needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool));
+  return out;
+}
+
+/** The run's shared harness states (`state_pool`), or undefined for a state per record and variant. */
+export function statePoolFor(cfg: RunConfig, harness: Harness, transforms: readonly ResolvedTransform[], words: WordLists): StatePool | undefined {
+  return cfg.statePool > 0 ? new StatePool(harness, transforms, cfg.seed, words, cfg.statePool) : undefined;
+}
+
 /** One teacher episode for a variant (the rewritten record is the replay teacher's reference). */
 async function episode(ctx: ProduceContext, source: Trajectory, v: AugmentedVariant): Promise<{ result: EpisodeResult }> {
   const { harness, teacher, cfg } = ctx;
   if (teacher instanceof ReplayTeacher) teacher.setReference(v.id, v.record, v.variant.state.hookMessages.namePrefix);
   try {
-    const result = await runEpisode(source, harness, v.variant.state, v.variant.plan, v.id, teacher!, {
-      consistency: cfg.teacher.consistency,
-      maxRoundsPerTurn: cfg.teacher.maxRounds,
-      ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn: ctx.warn } } : {}),
-    });
+    const result = await runEpisode(source, harness, v.variant.state, v.variant.plan, v.id, teacher!, episodeOptions(cfg, ctx.warn));
     return { result };
   } finally {
     if (teacher instanceof ReplayTeacher) teacher.forget(v.id);
   }
+}
+
+/** How the run's teacher episodes go (shared by `hsa augment` and `hsa teacher export`). */
+export function episodeOptions(cfg: RunConfig, warn: (line: string) => void): EpisodeOptions {
+  return {
+    consistency: cfg.teacher.consistency,
+    maxRoundsPerTurn: cfg.teacher.maxRounds,
+    ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn } } : {}),
+  };
 }
 
 /** The folder command hooks run in: the harness folder, or the folder of a single-file harness. */

@@ -1,5 +1,6 @@
 import type { Stage } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
+import type { OutputLine } from '../util/json-out.js';
 
 /** A stage folder or the rejects folder. */
 export type Bucket = Stage | 'rejects';
@@ -40,7 +41,7 @@ export interface TeacherTotals {
 
 /** The lines one input record produces, in order, and what they add to the part's counts. */
 export interface Output {
-  lines: [Bucket, string][];
+  lines: [Bucket, OutputLine][];
   counts: Partial<Record<keyof PartCounts, number>>;
   reasons: string[];
   teacher: Partial<TeacherTotals>;

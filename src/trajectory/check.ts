@@ -1,7 +1,7 @@
 import { renderSystemPrompt, renderTools } from '../harness/render.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import type { Problem } from '../problems.js';
-import { canonicalJson } from '../util/canonical-json.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';
@@ -29,7 +29,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
 
   const harnessTools = new Map(h.tools.map((t) => [t.name, t.parameters]));
   const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, (t.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema])) : null;
-  if (rec.tools && canonicalJson(rec.tools) !== canonicalJson(renderTools(h))) {
+  if (rec.tools && !jsonEqual(rec.tools, renderTools(h))) {
     add('tools', 'differ from the tools the harness renders; calls are validated against the record\'s tools', 'warning');
   }
 
@@ -73,7 +73,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
           add(`${cp}.function.arguments`, 'must be a JSON object');
           return;
         }
-        if (schema) for (const msg of schemaErrors(schema, args)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
+        if (schema) for (const msg of schemaErrors(schema, args, call.function.arguments)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
         if (h.skillLoader && name === h.skillLoader.tool) {
           const skill = getPath(args, h.skillLoader.argument);
           if (typeof skill === 'string' && !skills.has(skill)) add(`${cp}.function.arguments.${h.skillLoader.argument}`, `skill "${skill}" does not exist`);

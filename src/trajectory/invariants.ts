@@ -6,7 +6,8 @@ import { TextRewriter } from '../transform/identifiers.js';
 import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
 import { rewriteTrajectory, textMap } from './rewrite.js';
-import { catalogText } from '../harness/render.js';
+import { catalogText, renderTools } from '../harness/render.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';
 
@@ -65,7 +66,7 @@ export function checkCalls(rec: Trajectory, state: Harness): string[] {
       } catch {
         return void out.push(`${where}: arguments are not JSON`);
       }
-      for (const e of schemaErrors(schema, args)) out.push(`${where}: ${e}`);
+      for (const e of schemaErrors(schema, args, c.function.arguments)) out.push(`${where}: ${e}`);
     });
   });
   return out;
@@ -77,49 +78,34 @@ export function checkCalls(rec: Trajectory, state: Harness): string[] {
  * (plain-word identifiers count only inside code spans; user words and tool data are not checked).
  */
 export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to: Harness): string[] {
-  const current = stateIdentifiers(to);
-  const gone = (map: Record<string, string>) => Object.entries(map).filter(([a, b]) => a !== b && !current.has(a)).map(([a]) => a);
-  const oldTools = new Set(gone(plan.tools));
-  const oldSkills = new Set(gone(plan.skills));
-  const oldHooks = new Set(gone(plan.hooks));
+  const lc = leakContext(plan, to);
   const out: string[] = [];
-  const inverseTools: Record<string, string> = {};
-  for (const [a, b] of Object.entries(plan.tools)) inverseTools[b] = a;
-  const { params } = netParamRenames(plan);
 
-  // Structural places.
-  const toolList = rec.tools?.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })) ?? to.tools;
-  for (const t of toolList) {
-    if (oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
-    const renamed = params[mapId(inverseTools, t.name)] ?? {};
-    const now = new Set(schemaPropertyNames(t.parameters));
-    for (const [path, leaf] of Object.entries(renamed)) {
-      const old = path.split('.').pop()!;
-      if (old !== leaf && now.has(old) && !Object.values(renamed).includes(old)) out.push(`tools.${t.name}: old parameter "${old}"`);
-    }
-  }
+  // Structural places. The state's own tool list is checked once per state.
+  if (rec.tools === undefined || rec.tools === renderTools(to)) out.push(...lc.stateTools);
+  else out.push(...toolListLeaks(rec.tools.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })), lc));
   const prefix = to.hookMessages.namePrefix;
   rec.messages.forEach((m, i) => {
-    if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix) && oldHooks.has(m.name.slice(prefix.length))) {
+    if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix) && lc.oldHooks.has(m.name.slice(prefix.length))) {
       out.push(`messages.${i}.name: old hook name "${m.name}"`);
     }
     if (m.role !== 'assistant' || !m.tool_calls) return;
     m.tool_calls.forEach((c, k) => {
       const where = `messages.${i}.tool_calls.${k}`;
-      if (oldTools.has(c.function.name)) out.push(`${where}: old tool name "${c.function.name}"`);
+      if (lc.oldTools.has(c.function.name)) out.push(`${where}: old tool name "${c.function.name}"`);
+      const oldKeys = lc.oldKeysByTool.get(c.function.name);
+      const loads = to.skillLoader !== null && c.function.name === to.skillLoader.tool && lc.oldSkills.size > 0;
+      if (!oldKeys && !loads) return;
       let args: unknown;
       try {
         args = JSON.parse(c.function.arguments);
       } catch {
         return;
       }
-      const renamed = params[mapId(inverseTools, c.function.name)] ?? {};
-      const oldKeys = new Set(Object.entries(renamed).filter(([p, l]) => p.split('.').pop() !== l).map(([p]) => p.split('.').pop()!));
-      for (const l of Object.values(renamed)) oldKeys.delete(l);
-      for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where}: old parameter "${key}"`);
-      if (to.skillLoader && c.function.name === to.skillLoader.tool) {
-        const v = getPath(args, to.skillLoader.argument);
-        if (typeof v === 'string' && oldSkills.has(v)) out.push(`${where}: loads old skill name "${v}"`);
+      if (oldKeys) for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where}: old parameter "${key}"`);
+      if (loads) {
+        const v = getPath(args, to.skillLoader!.argument);
+        if (typeof v === 'string' && lc.oldSkills.has(v)) out.push(`${where}: loads old skill name "${v}"`);
       }
     });
   });
@@ -156,6 +142,57 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       if (content !== body) scan(where, content);
     }
   });
+  return out;
+}
+
+interface LeakContext {
+  oldTools: Set<string>;
+  oldSkills: Set<string>;
+  oldHooks: Set<string>;
+  inverseTools: Record<string, string>;
+  params: Record<string, Record<string, string>>;
+  /** Per current tool name: renamed-away parameter keys that must not appear in its arguments. */
+  oldKeysByTool: Map<string, Set<string>>;
+  /** Leaks in the state's own tool list. */
+  stateTools: string[];
+}
+
+const leakContexts = new WeakMap<RewritePlan, WeakMap<Harness, LeakContext>>();
+
+/** What the leak check needs of a plan and its target state, worked out once per pair. */
+function leakContext(plan: RewritePlan, to: Harness): LeakContext {
+  let byState = leakContexts.get(plan);
+  if (!byState) leakContexts.set(plan, (byState = new WeakMap()));
+  const hit = byState.get(to);
+  if (hit) return hit;
+  const current = stateIdentifiers(to);
+  const gone = (map: Record<string, string>) => Object.entries(map).filter(([a, b]) => a !== b && !current.has(a)).map(([a]) => a);
+  const inverseTools: Record<string, string> = {};
+  for (const [a, b] of Object.entries(plan.tools)) inverseTools[b] = a;
+  const { params } = netParamRenames(plan);
+  const oldKeysByTool = new Map<string, Set<string>>();
+  for (const [original, renamed] of Object.entries(params)) {
+    const oldKeys = new Set(Object.entries(renamed).filter(([p, l]) => p.split('.').pop() !== l).map(([p]) => p.split('.').pop()!));
+    for (const l of Object.values(renamed)) oldKeys.delete(l);
+    if (oldKeys.size > 0) oldKeysByTool.set(mapId(plan.tools, original), oldKeys);
+  }
+  const lc: LeakContext = { oldTools: new Set(gone(plan.tools)), oldSkills: new Set(gone(plan.skills)), oldHooks: new Set(gone(plan.hooks)), inverseTools, params, oldKeysByTool, stateTools: [] };
+  lc.stateTools = toolListLeaks(to.tools, lc);
+  byState.set(to, lc);
+  return lc;
+}
+
+function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], lc: LeakContext): string[] {
+  const out: string[] = [];
+  for (const t of tools) {
+    if (lc.oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
+    const renamed = lc.params[mapId(lc.inverseTools, t.name)] ?? {};
+    const now = new Set(schemaPropertyNames(t.parameters));
+    for (const [path, leaf] of Object.entries(renamed)) {
+      const old = path.split('.').pop()!;
+      if (old !== leaf && now.has(old) && !Object.values(renamed).includes(old)) out.push(`tools.${t.name}: old parameter "${old}"`);
+    }
+  }
   return out;
 }
 
@@ -205,13 +242,13 @@ export function checkRoundTrip(source: Trajectory, augmented: Trajectory, plan: 
   const out: string[] = [];
   source.messages.forEach((m, i) => {
     const n = back.messages[i]!;
-    // Messages that pass through untouched are the same objects; others compare as JSON (key
-    // order kept by the rewriter), and canonically only when that differs.
-    if (m === n || JSON.stringify(m) === JSON.stringify(n)) return;
+    // Messages that pass through untouched are the same objects; others compare structurally,
+    // and in the canonical form (parsed arguments, null content as "") only when that differs.
+    if (jsonEqual(m, n)) return;
     const [a, b] = canonicalRecord({ ...source, messages: [m, n] });
     if (a !== b) out.push(`messages.${i} differs after inverse: ${clip(b!)} vs ${clip(a!)}`);
   });
-  if (source.tools && canonicalJson(source.tools) !== canonicalJson(back.tools)) out.push('tools differ after inverse');
+  if (source.tools && !jsonEqual(source.tools, back.tools)) out.push('tools differ after inverse');
   return out;
 }
 

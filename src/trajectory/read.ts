@@ -1,7 +1,7 @@
 import { describeIssue } from '../harness/schema.js';
 import type { Problem } from '../problems.js';
 import { readJsonlLines } from '../util/jsonl.js';
-import { trajectorySchema } from './schema.js';
+import { isTrajectoryShape, trajectorySchema } from './schema.js';
 import type { Trajectory } from './types.js';
 
 export type ReadItem =
@@ -26,6 +26,7 @@ export function parseTrajectoryLine(file: string, line: number, text: string): R
   } catch (e) {
     return { ok: false, file, line, text, problems: [{ file, line, path: '(json)', message: `not valid JSON: ${(e as Error).message}`, severity: 'error' }] };
   }
+  if (isTrajectoryShape(value)) return { ok: true, file, line, record: value as Trajectory, text };
   const r = trajectorySchema.safeParse(value, { reportInput: true });
   if (!r.success) {
     const id = value !== null && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : undefined;

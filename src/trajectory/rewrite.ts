@@ -105,8 +105,14 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
 
 /** The free-text rewriter of a plan: tool, skill and hook names, and parameters renamed alike in every tool. */
 export function textRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
-  return new TextRewriter(textMap(plan, from));
+  let byState = rewriters.get(plan);
+  if (!byState) rewriters.set(plan, (byState = new WeakMap()));
+  let hit = byState.get(from);
+  if (!hit) byState.set(from, (hit = new TextRewriter(textMap(plan, from))));
+  return hit;
 }
+
+const rewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
 
 const textMaps = new WeakMap<RewritePlan, WeakMap<Harness, Record<string, string>>>();
 

@@ -121,10 +121,28 @@ export class TextRewriter {
     return false;
   }
 
+  /**
+   * The text's tokens, or null when no key occurs in it even as a substring (then no token can be
+   * a key, and the text need not be tokenised: most texts a rename meets do not mention it).
+   */
+  private tokens(text: string): Tokenized | null {
+    const cached = tokenCache.get(text);
+    if (cached) return cached;
+    let found = false;
+    for (const k of this.keys) {
+      if (text.includes(k)) {
+        found = true;
+        break;
+      }
+    }
+    return found ? tokenize(text) : null;
+  }
+
   /** Rewrite every mention in `text`. */
   rewrite(text: string): string {
     if (this.size === 0) return text;
-    const t = tokenize(text);
+    const t = this.tokens(text);
+    if (t === null) return text;
     if (!this.touches(t)) return text;
     let out = '';
     let last = 0;
@@ -140,8 +158,8 @@ export class TextRewriter {
   /** The identifiers (keys) mentioned in `text`, under the same rules as `rewrite`. */
   mentions(text: string): string[] {
     if (this.size === 0) return [];
-    const t = tokenize(text);
-    if (!this.touches(t)) return [];
+    const t = this.tokens(text);
+    if (t === null || !this.touches(t)) return [];
     return this.keys.filter((k) => t.eligible.has(k)).sort();
   }
 }

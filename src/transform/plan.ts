@@ -83,8 +83,20 @@ export function composePlans(a: RewritePlan, b: RewritePlan): RewritePlan {
   };
 }
 
-/** The plan that carries the target state's trajectories back to the source state. */
+const inverses = new WeakMap<RewritePlan, RewritePlan>();
+
+/**
+ * The plan that carries the target state's trajectories back to the source state. Plans are never
+ * changed after they are made, so the inverse is computed once per plan object; callers must not
+ * modify it.
+ */
 export function invertPlan(p: RewritePlan): RewritePlan {
+  let inverse = inverses.get(p);
+  if (!inverse) inverses.set(p, (inverse = computeInverse(p)));
+  return inverse;
+}
+
+function computeInverse(p: RewritePlan): RewritePlan {
   const args: Record<string, ArgOp[]> = {};
   for (const [tool, ops] of Object.entries(p.args)) {
     args[mapId(p.tools, tool)] = [...ops].reverse().map(invertOp);
@@ -137,7 +149,21 @@ function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
  * Net parameter renames per original tool (original path → final leaf name), when a tool's edits
  * are renames only; tools with shape edits are listed in `reshaped`. For previews and leak checks.
  */
-export function netParamRenames(p: RewritePlan): { params: Record<string, IdMap>; reshaped: string[] } {
+export function netParamRenames(p: RewritePlan): NetParamRenames {
+  let hit = netRenames.get(p);
+  if (!hit) netRenames.set(p, (hit = computeNetParamRenames(p)));
+  return hit;
+}
+
+export interface NetParamRenames {
+  params: Record<string, IdMap>;
+  reshaped: string[];
+}
+
+/** Computed once per plan object (read-only for callers). */
+const netRenames = new WeakMap<RewritePlan, NetParamRenames>();
+
+function computeNetParamRenames(p: RewritePlan): NetParamRenames {
   const params: Record<string, IdMap> = {};
   const reshaped: string[] = [];
   for (const [tool, ops] of Object.entries(p.args)) {

@@ -56,7 +56,27 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
  * of a variant's work. ajv still compiles each harness schema once at load, to report schemas that
  * are not valid JSON Schema. Validators are cached per schema object (states share schemas).
  */
-export function schemaErrors(schema: unknown, value: unknown): string[] {
+export function schemaErrors(schema: unknown, value: unknown, text?: string): string[] {
+  if (schema === null || typeof schema !== 'object') return ['schema does not compile: not an object'];
+  // The same arguments under a schema that validates alike (only annotations differ: a renamed
+  // tool's description) were valid a moment ago: the input check passed them, the output check
+  // sees them again. Only "valid" is remembered; errors are always worked out.
+  const memoKey = text === undefined ? undefined : `${validationId(schema)}\n${text}`;
+  if (memoKey !== undefined && validArgs.has(memoKey)) return [];
+  const errors = computeErrors(schema, value);
+  if (errors.length === 0 && memoKey !== undefined) {
+    if (validArgs.size >= VALID_MEMO) validArgs.clear();
+    validArgs.add(memoKey);
+  }
+  return errors;
+}
+
+function computeErrors(schema: object, value: unknown): string[] {
+  // Schemas ajv compiled at harness load (every tool of the loaded harness, and every state tool
+  // that kept its schema object) say "valid" ten times faster. ajv runs with validateFormats off,
+  // so a schema with a `format` keyword always goes to the interpreter, whose verdict counts.
+  const compiled = byObject.get(schema);
+  if (typeof compiled === 'function' && !hasFormat(schema) && compiled(value)) return [];
   const v = validatorFor(schema);
   if (typeof v === 'string') return [`schema does not compile: ${v}`];
   const r = v.validate(value);
@@ -64,12 +84,72 @@ export function schemaErrors(schema: unknown, value: unknown): string[] {
   return readableErrors(r.errors, schema);
 }
 
+const VALID_MEMO = 4_096;
+const validArgs = new Set<string>();
+const validationIds = new WeakMap<object, number>();
+const idsByShape = new Map<string, number>();
+
+/**
+ * A number per distinct validation meaning: schemas equal once annotations (description, title,
+ * examples, default, $comment) are dropped get the same id. Computed once per schema object.
+ */
+function validationId(schema: object): number {
+  let id = validationIds.get(schema);
+  if (id === undefined) {
+    const shape = canonicalJson(validationShape(schema));
+    id = idsByShape.get(shape);
+    if (id === undefined) {
+      if (idsByShape.size >= 100_000) idsByShape.clear();
+      idsByShape.set(shape, (id = nextValidationId++));
+    }
+    validationIds.set(schema, id);
+  }
+  return id;
+}
+
+let nextValidationId = 1;
+const ANNOTATIONS = new Set(['description', 'title', 'examples', 'default', '$comment']);
+const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$defs', 'dependentSchemas', 'dependencies']);
+
+/** A schema without its annotation keywords (property names and enum/const values kept as they are). */
+function validationShape(s: unknown): unknown {
+  if (Array.isArray(s)) return s.map(validationShape);
+  if (s === null || typeof s !== 'object') return s;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (ANNOTATIONS.has(k)) continue;
+    if (k === 'enum' || k === 'const') out[k] = v;
+    else if (NAME_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const names: Record<string, unknown> = {};
+      for (const [name, sub] of Object.entries(v)) names[name] = validationShape(sub);
+      out[k] = names;
+    } else out[k] = validationShape(v);
+  }
+  return out;
+}
+
 const validators = new WeakMap<object, Validator | string>();
+const formats = new WeakMap<object, boolean>();
+
+/** Whether a `format` key appears anywhere in the schema (conservatively: also a property named so). */
+function hasFormat(schema: object): boolean {
+  let hit = formats.get(schema);
+  if (hit === undefined) formats.set(schema, (hit = JSON.stringify(schema).includes('"format":')));
+  return hit;
+}
 
 function validatorFor(schema: unknown): Validator | string {
   if (schema === null || typeof schema !== 'object') return 'not an object';
   const hit = validators.get(schema);
   if (hit) return hit;
+  // States share validation meaning more often than schema objects (a renamed tool's schema differs
+  // in descriptions only): one validator per meaning.
+  const id = validationId(schema);
+  const same = validatorsById.get(id);
+  if (same) {
+    validators.set(schema, same);
+    return same;
+  }
   let out: Validator | string;
   try {
     const s = schema as { $schema?: unknown };
@@ -79,8 +159,12 @@ function validatorFor(schema: unknown): Validator | string {
     out = (e as Error).message;
   }
   validators.set(schema, out);
+  if (validatorsById.size >= 10_000) validatorsById.clear();
+  validatorsById.set(id, out);
   return out;
 }
+
+const validatorsById = new Map<number, Validator | string>();
 
 const CONTAINERS = new Set(['properties', 'items', 'prefixItems', 'additionalItems', 'allOf', 'patternProperties', 'unevaluatedProperties', 'unevaluatedItems', 'dependentSchemas', 'if', 'then', 'else', '$ref']);
 

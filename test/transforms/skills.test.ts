@@ -348,7 +348,7 @@ describe('skills.body-layout', () => {
       shuffled += Object.keys(r.params.shuffled as object).length;
       r.state.skills.forEach((s, i) => {
         const before = state.skills[i]!.body;
-        expect(sectionUnits(s.body).sort()).toEqual(sectionUnits(before).sort());
+        expect([...sectionUnits(s.body)].sort()).toEqual([...sectionUnits(before)].sort());
         // Only markers and heading hashes differ, line for line, up to the order of bullet lines.
         const strip = (t: string) => t.split('\n').map((l) => l.replace(/^#+/, '#').replace(/^(\s*)[-*+](\s)/, '$1-$2')).sort();
         expect(strip(s.body)).toEqual(strip(before));

@@ -1,0 +1,143 @@
+// The fast paths added for throughput must agree exactly with what they stand in for: the hand
+// shape check with the zod schema, jsonEqual with canonical JSON, recordLine with JSON.stringify,
+// the validation memo and shared validators with a fresh validator.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import seedrandom from 'seedrandom';
+import { describe, expect, it } from 'vitest';
+import { PartWriter } from '../src/output/part-writer.js';
+import { isTrajectoryShape, trajectorySchema } from '../src/trajectory/schema.js';
+import { canonicalJson } from '../src/util/canonical-json.js';
+import { jsonEqual } from '../src/util/json-equal.js';
+import { lineText, recordLine, sharedJson } from '../src/util/json-out.js';
+import { schemaErrors } from '../src/util/json-schema.js';
+import { REPO } from './helpers/hsa.js';
+import { makeTmp } from './helpers/tmp.js';
+
+const FIXTURE = path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl');
+const records = readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean).slice(0, 40).map((l) => JSON.parse(l) as unknown);
+
+/** Every path to a value in a JSON document. */
+function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
+  out.push(at);
+  if (Array.isArray(v)) v.forEach((x, i) => paths(x, [...at, i], out));
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) paths(x, [...at, k], out);
+  return out;
+}
+
+const REPLACEMENTS: unknown[] = [null, '', 'x', 0, 1.5, -1, true, false, [], {}, [{}], { type: 'text', text: 'hi' }, 'function', 'text', 'user', 'assistant', 'tool'];
+
+function mutate(rec: unknown, rng: () => number): unknown {
+  const copy = JSON.parse(JSON.stringify(rec)) as Record<string, unknown>;
+  const all = paths(copy).filter((p) => p.length > 0);
+  const p = all[Math.floor(rng() * all.length)]!;
+  let parent: Record<string | number, unknown> = copy;
+  for (const k of p.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
+  const last = p[p.length - 1]!;
+  const r = rng();
+  if (r < 0.15 && !Array.isArray(parent)) delete parent[last];
+  else if (r < 0.25 && !Array.isArray(parent)) parent[`${String(last)}_extra`] = 1;
+  else parent[last] = REPLACEMENTS[Math.floor(rng() * REPLACEMENTS.length)];
+  return copy;
+}
+
+describe('isTrajectoryShape', () => {
+  it('accepts every fixture record, as the schema does', () => {
+    for (const r of records) {
+      expect(trajectorySchema.safeParse(r).success).toBe(true);
+      expect(isTrajectoryShape(r)).toBe(true);
+    }
+  });
+
+  it('never accepts what the schema refuses (5,000 random one-field mutations)', () => {
+    const rng = seedrandom('shape-mutations');
+    let refused = 0;
+    for (let i = 0; i < 5_000; i++) {
+      const m = mutate(records[i % records.length], rng);
+      const zod = trajectorySchema.safeParse(m).success;
+      const fast = isTrajectoryShape(m);
+      if (!zod) refused++;
+      // The fast check may send a valid record to the schema, never pass an invalid one.
+      if (fast) expect(zod, JSON.stringify(m).slice(0, 300)).toBe(true);
+      // And on these shapes it agrees both ways.
+      expect(fast).toBe(zod);
+    }
+    expect(refused).toBeGreaterThan(1_000);
+  });
+});
+
+describe('jsonEqual', () => {
+  it('is canonical-JSON equality on records and their mutations', () => {
+    const rng = seedrandom('json-equal');
+    for (let i = 0; i < 2_000; i++) {
+      const a = records[i % records.length];
+      const b = rng() < 0.5 ? JSON.parse(JSON.stringify(a)) : mutate(a, rng);
+      expect(jsonEqual(a, b)).toBe(canonicalJson(a) === canonicalJson(b));
+    }
+  });
+
+  it('ignores key order and undefined members; arrays keep their order', () => {
+    expect(jsonEqual({ a: 1, b: [1, 2] }, { b: [1, 2], a: 1 })).toBe(true);
+    expect(jsonEqual({ a: 1, u: undefined }, { a: 1 })).toBe(true);
+    expect(jsonEqual([1, 2], [2, 1])).toBe(false);
+    expect(jsonEqual({ a: 1 }, { a: 1, b: null })).toBe(false);
+    expect(jsonEqual([], {})).toBe(false);
+  });
+});
+
+describe('recordLine', () => {
+  it('writes what JSON.stringify writes, with shared members spliced in as bytes', () => {
+    const tools = [{ type: 'function', function: { name: 'lookup_faq', description: '查询 FAQ \u2028 "quoted"', parameters: { type: 'object' } } }];
+    for (const r of records) {
+      const rec = { id: 'x', messages: (r as { messages: unknown }).messages, tools, meta: { a: 1, skip: undefined } };
+      const line = recordLine(rec, ['tools']);
+      expect(Array.isArray(line)).toBe(true);
+      expect(lineText(line)).toBe(JSON.stringify(rec));
+    }
+    expect(sharedJson(tools)).toBe(JSON.stringify(tools));
+    expect(lineText(recordLine({ a: 1 }, ['tools']))).toBe('{"a":1}');
+    expect(lineText(recordLine({ tools: 'as text' }, ['tools']))).toBe('{"tools":"as text"}');
+    expect(lineText(recordLine({}, []))).toBe('{}');
+  });
+
+  it('the part writer writes pieces byte for byte like the joined string', async () => {
+    const tmp = await makeTmp('hsa-pieces-');
+    try {
+      const tools = [{ name: '零食 🍪', lone: '\ud800' }];
+      const rec = { id: '🍪', tools, text: 'x'.repeat(3_000_000) };
+      const w = new PartWriter(tmp.dir, 'a.jsonl', false);
+      await w.writeLine(recordLine(rec, ['tools']));
+      await w.writeLine('plain');
+      const part = await w.commit();
+      expect(readFileSync(path.join(tmp.dir, 'a.jsonl'), 'utf8')).toBe(`${JSON.stringify(rec)}\nplain\n`);
+      expect(part.records).toBe(2);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
+
+describe('schemaErrors fast paths', () => {
+  const schema = { type: 'object', properties: { q: { type: 'string', description: 'the question', minLength: 2 } }, required: ['q'], additionalProperties: false };
+  const sameMeaning = { type: 'object', properties: { q: { type: 'string', description: 'reworded', minLength: 2 } }, required: ['q'], additionalProperties: false };
+  const stricter = { type: 'object', properties: { q: { type: 'string', description: 'the question', minLength: 5 } }, required: ['q'], additionalProperties: false };
+
+  it('a remembered valid answer is only reused for a schema that validates alike', () => {
+    expect(schemaErrors(schema, { q: 'abc' }, '{"q":"abc"}')).toEqual([]);
+    expect(schemaErrors(sameMeaning, { q: 'abc' }, '{"q":"abc"}')).toEqual([]);
+    expect(schemaErrors(stricter, { q: 'abc' }, '{"q":"abc"}')).toEqual(['arguments.q: must NOT have fewer than 5 characters']);
+  });
+
+  it('errors are the same whichever path answers', () => {
+    const bad = { q: 1, extra: true };
+    expect(schemaErrors(schema, bad, JSON.stringify(bad))).toEqual(schemaErrors(JSON.parse(JSON.stringify(schema)), bad));
+    expect(schemaErrors(sameMeaning, bad)).toEqual(schemaErrors(schema, bad));
+  });
+
+  it('a property named "description" is part of the meaning, not an annotation', () => {
+    const a = { type: 'object', properties: { description: { type: 'string' } }, additionalProperties: false };
+    const b = { type: 'object', properties: {}, additionalProperties: false };
+    expect(schemaErrors(a, { description: 'x' }, '{"description":"x"}')).toEqual([]);
+    expect(schemaErrors(b, { description: 'x' }, '{"description":"x"}')).toEqual(['arguments: unknown property "description"']);
+  });
+});

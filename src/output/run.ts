@@ -12,7 +12,6 @@ import { TeacherCache } from '../teacher/cache.js';
 import { newCounters, type TeacherCounters } from '../teacher/errors.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import type { Teacher } from '../teacher/types.js';
-import { StatePool } from '../trajectory/augment.js';
 import { loadRegistry } from '../transform/registry.js';
 import { resolveTransforms } from '../transform/variant.js';
 import { mergeWordLists, type WordLists } from '../transform/words.js';
@@ -22,7 +21,7 @@ import { expandInputs } from '../util/inputs.js';
 import { readJsonlLines } from '../util/jsonl.js';
 import { HSA_VERSION } from '../version.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
-import { produceRecord, type InputItem, type ProduceContext } from './produce.js';
+import { produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
 import { BadRecordError, emptyCounts, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
 
@@ -132,7 +131,7 @@ export async function runAugment(
 
   // Records are processed as they stream in: a part is open while its records arrive and is
   // committed when it holds partSize input records (or the input ends).
-  const pool = cfg.statePool > 0 ? new StatePool(harness, transforms, cfg.seed, words, cfg.statePool) : undefined;
+  const pool = statePoolFor(cfg, harness, transforms, words);
   const teacher = await makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
   if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
     opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);

@@ -2,9 +2,9 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
+import { episodeOptions, statePoolFor, variantsOf } from '../output/produce.js';
 import { loadRunInputs, makeTeacher } from '../output/run.js';
 import { hasErrors } from '../problems.js';
-import { augmentOne } from '../trajectory/augment.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import { readJsonlLines } from '../util/jsonl.js';
@@ -33,6 +33,7 @@ export async function exportMissing(cfg: RunConfig, dir: string, warn?: (line: s
   if (cfg.teacher.mode !== 'openai') throw new HsaError('HSA_USAGE', 'teacher export needs --teacher openai (and its base_url and model)', 2);
   const { transforms, words, harness, files } = await loadRunInputs(cfg, warn);
   const teacher = (await makeTeacher(cfg, undefined, newCounters(), true))!;
+  const ctx = { cfg, harness, transforms, words, pool: statePoolFor(cfg, harness, transforms, words) };
   const missing = new Map<string, Record<string, unknown>>();
   let variants = 0;
   let complete = 0;
@@ -40,11 +41,10 @@ export async function exportMissing(cfg: RunConfig, dir: string, warn?: (line: s
     for await (const { line, text } of readJsonlLines(file)) {
       const parsed = parseTrajectoryLine(file, line, text);
       if (!parsed.ok || hasErrors(checkTrajectory(parsed.record, harness, { file, line }))) continue;
-      for (let k = 0; k < cfg.variants; k++) {
-        const v = augmentOne(parsed.record, harness, transforms, cfg.seed, k, words);
+      for (const v of variantsOf(ctx, parsed.record)) {
         variants++;
         try {
-          await runEpisode(parsed.record, harness, v.variant.state, v.variant.plan, v.id, teacher, { consistency: cfg.teacher.consistency, maxRoundsPerTurn: cfg.teacher.maxRounds });
+          await runEpisode(parsed.record, harness, v.variant.state, v.variant.plan, v.id, teacher, episodeOptions(cfg, warn ?? (() => undefined)));
           complete++;
         } catch (e) {
           if (!(e instanceof CacheMissError)) throw e;

@@ -141,3 +141,42 @@ describe('schemaErrors fast paths', () => {
     expect(schemaErrors(b, { description: 'x' }, '{"description":"x"}')).toEqual(['arguments: unknown property "description"']);
   });
 });
+
+describe('system prompt JSON pieces', () => {
+  it('written out, they are JSON.stringify of the rendered prompt (static sections as shared bytes)', async () => {
+    const { loadHarness } = await import('../src/harness/load.js');
+    const { renderPrompt, systemPromptJson } = await import('../src/harness/render.js');
+    const { messagesWriter } = await import('../src/util/json-out.js');
+    const { harness } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));
+    let spliced = 0;
+    for (const r of records.slice(0, 10) as { context?: unknown; messages: unknown[] }[]) {
+      const system = renderPrompt(harness!, r.context ?? {}).system;
+      const pieces = systemPromptJson(system);
+      if (pieces?.some((p) => typeof p !== 'string')) spliced++;
+      const rec = { id: 'r', messages: [{ role: 'system', content: system }, ...r.messages.slice(1)], tools: [] };
+      expect(lineText(recordLine(rec, ['tools'], { messages: messagesWriter(systemPromptJson) }))).toBe(JSON.stringify(rec));
+    }
+    expect(spliced).toBe(10);
+    // A text it did not render is left to JSON.stringify.
+    expect(systemPromptJson(`${'x'.repeat(2000)}`)).toBeUndefined();
+  });
+
+  it('a surrogate pair split across two sections is not spliced', async () => {
+    const { renderPrompt, systemPromptJson } = await import('../src/harness/render.js');
+    const { baseHarness } = await import('./helpers/state.js');
+    const pair = '🍪';
+    const h = baseHarness({
+      separator: '',
+      sections: [
+        { id: 'a', kind: 'text', placement: 'system', text: `first ${'a'.repeat(600)}${pair[0]}` },
+        { id: 'b', kind: 'text', placement: 'system', text: `${pair[1]}${'b'.repeat(600)} {{room.name}}` },
+      ],
+    });
+    const ok = baseHarness({ sections: h.sections.map((s) => ({ ...s, text: s.text.replace(/[\ud800-\udfff]/g, '') })) });
+    const fine = renderPrompt(ok, { room: { name: 'r' } }).system;
+    expect(systemPromptJson(fine)?.some((p) => typeof p !== 'string')).toBe(true);
+    const system = renderPrompt(h, { room: { name: 'r' } }).system;
+    expect(system).toContain(pair);
+    expect(systemPromptJson(system)).toBeUndefined();
+  });
+});

@@ -13,32 +13,95 @@ export interface RenderedPrompt {
 }
 
 export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
-  // A record's prompt is rendered under its source state (input check, round trip) and under its
+  // A record's prompt is rendered under its source state (input check, round trip) and under each
   // target state: the last few renders are kept, keyed by state and the context's JSON.
   const key = context === undefined ? '' : JSON.stringify(context);
   for (const r of recentPrompts) if (r.h === h && r.key === key) return r.out;
-  const out = computePrompt(h, context);
-  recentPrompts[recentNext] = { h, key, out };
+  const r = computePrompt(h, context, key);
+  recentPrompts[recentNext] = r;
   recentNext = (recentNext + 1) % RECENT_PROMPTS;
-  return out;
+  return r.out;
 }
 
-const RECENT_PROMPTS = 4;
-const recentPrompts: { h: Harness; key: string; out: RenderedPrompt }[] = [];
+interface Rendered {
+  h: Harness;
+  key: string;
+  out: RenderedPrompt;
+  /** The system prompt's parts (joined by `sep`) and, for a section that renders the same for every record, its id. */
+  parts: { text: string; staticId: string | null }[];
+  sep: string;
+  /** The system prompt as JSON string pieces, once asked for (null: not splittable). */
+  json?: readonly (string | Uint8Array)[] | null;
+}
+
+// Enough for a record's source render plus the renders of its variants (variants are written
+// after all of a record's variants are made).
+const RECENT_PROMPTS = 16;
+const recentPrompts: Rendered[] = [];
 let recentNext = 0;
 
-function computePrompt(h: Harness, context: unknown): RenderedPrompt {
+function computePrompt(h: Harness, context: unknown, key: string): Rendered {
   const defaults = variableDefaults(h);
   const system: string[] = [];
+  const parts: Rendered['parts'] = [];
   const preamble: string[] = [];
   for (const s of h.sections) {
-    const text = renderSection(h, s, context, defaults);
-    if (text === '') continue;
-    (s.placement === 'preamble' ? preamble : system).push(text);
+    const r = renderSection(h, s, context, defaults);
+    if (r.text === '') continue;
+    if (s.placement === 'preamble') preamble.push(r.text);
+    else {
+      system.push(r.text);
+      parts.push({ text: r.text, staticId: r.static ? s.id : null });
+    }
   }
   const sep = h.promptStyle?.separator ?? h.separator;
-  return { system: system.join(sep), preamble: preamble.join(sep) };
+  return { h, key, out: { system: system.join(sep), preamble: preamble.join(sep) }, parts, sep };
 }
+
+/**
+ * The JSON text of a system prompt this module rendered recently, as pieces: the sections that
+ * are the same for every record come as UTF-8 bytes escaped once per state, the record's own
+ * sections as escaped text. Written one after the other, the pieces are `JSON.stringify(text)`.
+ * Undefined for any other text (then the caller stringifies it).
+ */
+export function systemPromptJson(text: string): readonly (string | Uint8Array)[] | undefined {
+  for (const r of recentPrompts) {
+    if (r.out.system !== text) continue;
+    if (r.json === undefined) r.json = promptPieces(r);
+    return r.json ?? undefined;
+  }
+  return undefined;
+}
+
+const escapedSections = new WeakMap<Harness, Map<string, Uint8Array>>();
+
+function promptPieces(r: Rendered): readonly (string | Uint8Array)[] | null {
+  // Escaping part by part equals escaping the whole unless a surrogate pair spans two parts.
+  const splits = (t: string) => t !== '' && (isHigh(t.charCodeAt(t.length - 1)) || isLow(t.charCodeAt(0)));
+  if (r.parts.length < 2 || splits(r.sep) || r.parts.some((p) => splits(p.text))) return null;
+  let cache = escapedSections.get(r.h);
+  if (!cache) escapedSections.set(r.h, (cache = new Map()));
+  const sep = escape(r.sep);
+  const pieces: (string | Uint8Array)[] = [];
+  let text = '"';
+  r.parts.forEach((p, i) => {
+    if (i > 0) text += sep;
+    if (p.staticId === null) {
+      text += escape(p.text);
+      return;
+    }
+    let bytes = cache.get(p.staticId);
+    if (!bytes) cache.set(p.staticId, (bytes = Buffer.from(escape(p.text), 'utf8')));
+    pieces.push(text, bytes);
+    text = '';
+  });
+  pieces.push(`${text}"`);
+  return pieces;
+}
+
+const escape = (t: string): string => JSON.stringify(t).slice(1, -1);
+const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
 /** The system message content for a trajectory with this `context`. */
 export function renderSystemPrompt(h: Harness, context: unknown): string {
@@ -63,23 +126,23 @@ export function renderTools(h: Harness): OpenAiTool[] {
 
 const staticSections = new WeakMap<Harness, Map<string, string>>();
 
-function renderSection(h: Harness, s: Section, context: unknown, defaults: Record<string, unknown>): string {
+function renderSection(h: Harness, s: Section, context: unknown, defaults: Record<string, unknown>): { text: string; static: boolean } {
   // A section without template slots renders the same for every record: once per state.
   let cache = staticSections.get(h);
   const hit = cache?.get(s.id);
-  if (hit !== undefined) return hit;
+  if (hit !== undefined) return { text: hit, static: true };
   const text = s.kind === 'catalog' ? catalogText(h) : s.text;
   if (!hasSlots(text)) {
     const out = h.promptStyle ? restyleSection(text, h.promptStyle) : text;
     if (!cache) staticSections.set(h, (cache = new Map()));
     cache.set(s.id, out);
-    return out;
+    return { text: out, static: true };
   }
-  if (text === '') return '';
+  if (text === '') return { text: '', static: false };
   // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
   const filled = fillTemplate(text, context ?? {}, defaults);
   // (Filled texts are the record's own: restyled without the per-text cache.)
-  return h.promptStyle ? renderMarkdownSection(parseSection(filled), h.promptStyle) : filled;
+  return { text: h.promptStyle ? renderMarkdownSection(parseSection(filled), h.promptStyle) : filled, static: false };
 }
 
 /** The generated skill catalog in markdown; empty when there are no skills. */

@@ -14,12 +14,15 @@ import type { ResolvedTransform } from '../transform/variant.js';
 import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { hashState } from '../util/hash.js';
-import { recordLine } from '../util/json-out.js';
+import { messagesWriter, recordLine } from '../util/json-out.js';
+import { systemPromptJson } from '../harness/render.js';
 import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import { BadRecordError, noteId, reasonKind, type Output, type PartCounts } from './shared.js';
 
 /** Members of SFT and OPD records that are the same object for every record of a state. */
 const SHARED = ['tools'];
+/** The system prompt inside `messages` is written from the escaped sections of its state. */
+const WRITERS = { messages: messagesWriter(systemPromptJson) };
 
 /** One input line with where it came from. */
 export interface InputItem {
@@ -71,8 +74,8 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   const source = parsed.record;
   count('valid_records');
   const emit = (x: StageInput) => {
-    if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED)]);
-    if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', recordLine(r, SHARED)]);
+    if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, WRITERS)]);
+    if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', recordLine(r, SHARED, WRITERS)]);
     if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
   };

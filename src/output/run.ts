@@ -159,16 +159,29 @@ export async function runAugment(
   let index = 0;
   let pos = 0;
   let job: PartJob | { skip: PartMarker } | null = null;
+  // A finished part is committed (fsync, rename, done marker) while the next one is produced; at
+  // most one commit is in flight, and markers keep part order.
+  let committing: Promise<void> = Promise.resolve();
   const finish = async () => {
     if (!job) return;
     if ('skip' in job) {
-      markers.push(job.skip);
-      progress.partsSkipped++;
+      const skipped = job.skip;
+      committing = committing.then(() => {
+        markers.push(skipped);
+        progress.partsSkipped++;
+        opts.onProgress?.(progress);
+      });
     } else {
-      markers.push(await job.commit());
-      progress.partsDone++;
+      const done = job;
+      await committing;
+      committing = done.commit().then((marker) => {
+        markers.push(marker);
+        progress.partsDone++;
+        opts.onProgress?.(progress);
+      });
+      // Until it is awaited, a failed commit must not count as an unhandled rejection.
+      committing.catch(() => undefined);
     }
-    opts.onProgress?.(progress);
     job = null;
     index++;
     pos = 0;
@@ -194,7 +207,9 @@ export async function runAugment(
       }
     }
     await finish();
+    await committing;
   } catch (e) {
+    await committing.catch(() => undefined);
     if (job && !('skip' in job)) await (job as PartJob).abort();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw e;

@@ -24,12 +24,18 @@ function sharedBytes(value: object): Uint8Array {
   return b;
 }
 
+type Pieces = (string | Uint8Array)[];
+
+/** Writes one member's JSON as pieces (or returns undefined to let JSON.stringify do it). */
+export type MemberWriter = (value: unknown) => readonly (string | Uint8Array)[] | undefined;
+
 /**
  * `JSON.stringify(record)` of a plain record as an output line, where the members named in
- * `shared` hold immutable objects whose encoded JSON is reused.
+ * `shared` hold immutable objects whose encoded JSON is reused, and members with a writer in
+ * `writers` are written by it.
  */
-export function recordLine(record: Record<string, unknown>, shared: readonly string[]): OutputLine {
-  const pieces: (string | Uint8Array)[] = [];
+export function recordLine(record: Record<string, unknown>, shared: readonly string[], writers: Record<string, MemberWriter> = {}): OutputLine {
+  const pieces: Pieces = [];
   let text = '';
   for (const key of Object.keys(record)) {
     const v = record[key];
@@ -39,12 +45,57 @@ export function recordLine(record: Record<string, unknown>, shared: readonly str
       text = '';
       continue;
     }
+    const own = Object.prototype.hasOwnProperty.call(writers, key) && v !== undefined ? writers[key]!(v) : undefined;
+    if (own) {
+      text = append(pieces, text + sep, own);
+      continue;
+    }
     const json = JSON.stringify(v) as string | undefined; // undefined (and functions) are left out, as JSON.stringify does
     if (json !== undefined) text += sep + json;
   }
   if (pieces.length === 0) return text === '' ? '{}' : `${text}}`;
   pieces.push(`${text}}`);
   return pieces;
+}
+
+/** Push `before` and `own` onto `pieces`; returns the trailing text still to be pushed. */
+function append(pieces: Pieces, before: string, own: readonly (string | Uint8Array)[]): string {
+  let text = before;
+  for (const p of own) {
+    if (typeof p === 'string') text += p;
+    else {
+      pieces.push(text, p);
+      text = '';
+    }
+  }
+  return text;
+}
+
+/**
+ * A writer for a list of chat messages whose content strings may have pre-escaped JSON (the
+ * system prompt: `contentJson` returns its pieces, or undefined). The result is
+ * `JSON.stringify(messages)`.
+ */
+export function messagesWriter(contentJson: (text: string) => readonly (string | Uint8Array)[] | undefined): MemberWriter {
+  return (value) => {
+    if (!Array.isArray(value)) return undefined;
+    const pieces: Pieces = [];
+    let text = '[';
+    value.forEach((m: unknown, i) => {
+      if (i > 0) text += ',';
+      const content = m !== null && typeof m === 'object' ? (m as { content?: unknown }).content : undefined;
+      const own = typeof content === 'string' && content.length > 1_000 ? contentJson(content) : undefined;
+      if (!own) {
+        text += JSON.stringify(m) ?? 'null';
+        return;
+      }
+      const line = recordLine(m as Record<string, unknown>, [], { content: () => own });
+      if (typeof line === 'string') text += line;
+      else text = append(pieces, text, line);
+    });
+    pieces.push(`${text}]`);
+    return pieces;
+  };
 }
 
 /** An output line as one string (tests, small outputs). */

@@ -155,6 +155,9 @@ export async function runAugment(
     progress,
     onProgress: opts.onProgress,
     produce: (item, pos, partIndex) => produceRecord(produceCtx, item, pos, partIndex),
+    settle: async () => {
+      await teacher?.settle?.();
+    },
   };
   let index = 0;
   let pos = 0;
@@ -174,11 +177,18 @@ export async function runAugment(
     } else {
       const done = job;
       await committing;
-      committing = done.commit().then((marker) => {
-        markers.push(marker);
-        progress.partsDone++;
-        opts.onProgress?.(progress);
-      });
+      committing = done.commit().then(
+        (marker) => {
+          markers.push(marker);
+          progress.partsDone++;
+          opts.onProgress?.(progress);
+        },
+        async (e: unknown) => {
+          // A part that cannot be committed leaves nothing behind (no temporary files).
+          await done.abort();
+          throw e;
+        },
+      );
       // Until it is awaited, a failed commit must not count as an unhandled rejection.
       committing.catch(() => undefined);
     }
@@ -210,6 +220,8 @@ export async function runAugment(
     await committing;
   } catch (e) {
     await committing.catch(() => undefined);
+    // Answers already paid for are kept for the rerun.
+    await shared.settle().catch(() => undefined);
     if (job && !('skip' in job)) await (job as PartJob).abort();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw e;
@@ -279,6 +291,8 @@ interface PartContext {
   onProgress: ((p: RunProgress) => void) | undefined;
   /** The output of one input record (in this thread, or in a worker thread). */
   produce: (item: InputItem, pos: number, partIndex: number) => Promise<Output>;
+  /** Wait until the teacher answers received so far are in the cache. */
+  settle: () => Promise<void>;
 }
 
 
@@ -340,6 +354,8 @@ class PartJob {
     const files = {} as Record<Bucket, PartFile>;
     for (const b of buckets) files[b] = await this.writers[b].commit();
     for (const b of buckets) await syncDir(path.join(cfg.out, b));
+    // A part counts as done only when the answers it paid for are stored.
+    await this.ctx.settle();
     const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, teacher: this.teacher, files };
     await writeMarker(cfg.out, marker);
     return marker;

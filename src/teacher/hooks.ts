@@ -101,7 +101,7 @@ export function toolHooks(h: Harness, event: 'pre_tool_use' | 'post_tool_use', t
     for (const c of hook.checks) {
       let why: string | null = null;
       if (c.type === 'schema_valid' && schema) {
-        const errors = schemaErrors(schema, args, argsText);
+        const errors = schemaErrors(schema, args);
         if (errors.length) why = errors.join('; ');
       } else if (c.type === 'forbid') {
         why = forbidden(c, c.target === 'user' ? turn.user : argsText);

@@ -33,6 +33,29 @@ export class OpenAiTeacher implements Teacher {
     this.limiter = new RateLimiter(cfg.rpm, cfg.tpm);
   }
 
+  private readonly storing = new Set<Promise<void>>();
+  private storeError: Error | undefined;
+
+  /**
+   * Store an answer in the cache without holding up the episode (the next request of a slot
+   * should not wait for a file to be written); `settle` waits for the writes.
+   */
+  private store(key: string, response: unknown): void {
+    const p: Promise<void> = this.cache.put(key, response).then(
+      () => void this.storing.delete(p),
+      (e: unknown) => {
+        this.storing.delete(p);
+        this.storeError ??= new TeacherRequestError(`cannot store a teacher answer in the cache ${this.cache.dir}: ${firstLine((e as Error).message)}`);
+      },
+    );
+    this.storing.add(p);
+  }
+
+  async settle(): Promise<void> {
+    while (this.storing.size > 0) await Promise.all([...this.storing]);
+    if (this.storeError) throw this.storeError;
+  }
+
   /** The request body as sent (and hashed): model, messages, tools and every sampling parameter. */
   body(req: TeacherRequest): Record<string, unknown> {
     const body: Record<string, unknown> = {
@@ -48,9 +71,28 @@ export class OpenAiTeacher implements Teacher {
     return { ...body, ...(this.cfg.extraBody ?? {}) };
   }
 
+  /** Requests in flight by cache key: an identical request waits for the one already sent. */
+  private readonly inFlight = new Map<string, Promise<TeacherReply>>();
+
   async complete(req: TeacherRequest, _step: TeacherStep): Promise<TeacherReply> {
     const body = this.body(req);
     const key = TeacherCache.key(this.cfg.baseUrl, body);
+    const same = this.inFlight.get(key);
+    if (same) {
+      const reply = await same;
+      this.opts.counters.cacheHits++;
+      return { ...reply, cached: true };
+    }
+    const p = this.fetchReply(key, body);
+    this.inFlight.set(key, p);
+    try {
+      return await p;
+    } finally {
+      this.inFlight.delete(key);
+    }
+  }
+
+  private async fetchReply(key: string, body: Record<string, unknown>): Promise<TeacherReply> {
     const c = this.opts.counters;
     const hit = await this.cache.get(key);
     if (hit !== undefined) {
@@ -75,7 +117,7 @@ export class OpenAiTeacher implements Teacher {
         const reply = toReply(response, false);
         c.tokensIn += reply.usage.prompt;
         c.tokensOut += reply.usage.completion;
-        if (reply.finishReason !== 'length' && isWellFormed(response)) await this.cache.put(key, response);
+        if (reply.finishReason !== 'length' && isWellFormed(response)) this.store(key, response);
         return reply;
       } catch (e) {
         c.inFlight--;

@@ -33,4 +33,9 @@ export interface TeacherReply {
 export interface Teacher {
   readonly kind: 'replay' | 'openai';
   complete(req: TeacherRequest, step: TeacherStep): Promise<TeacherReply>;
+  /**
+   * Resolves when every answer received so far is stored (answers are stored off the request's
+   * critical path); rejects if a store failed. A part's done marker is written only after this.
+   */
+  settle?(): Promise<void>;
 }

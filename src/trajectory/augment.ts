@@ -9,8 +9,8 @@ import type { Trajectory } from './types.js';
 
 /**
  * A pool of harness states shared by all records (`--state-pool N`): slot j is sampled once, seeded
- * from (run seed, "pool:j", transform id@version); a (record, variant) pair picks its slot with a
- * generator seeded from (run seed, source id, variant index). Per-state work (sampling, renames,
+ * from (run seed, "pool:j", transform id@version); a record's variants pick distinct slots with a
+ * generator seeded from (run seed, source id). Per-state work (sampling, renames,
  * schema validators, rule sets) is then paid once per slot instead of once per output record.
  * Output stays a pure function of inputs, config and seed.
  */
@@ -25,8 +25,21 @@ export class StatePool {
     readonly size: number,
   ) {}
 
+  /**
+   * The slot of a record's K-th variant. A record's variants get distinct slots (while there are
+   * at least as many slots as variants): two variants of one record under one state would be the
+   * same trajectory twice, and the same teacher requests twice.
+   */
   slotFor(sourceId: string, k: number): number {
-    return createRng(this.seed, sourceId, k, 'state-pool').int(this.size);
+    const rng = createRng(this.seed, sourceId, 'state-pool');
+    const taken = new Set<number>();
+    let slot = 0;
+    for (let i = 0; i <= k; i++) {
+      slot = rng.int(this.size);
+      while (i < this.size && taken.has(slot)) slot = rng.int(this.size);
+      taken.add(slot);
+    }
+    return slot;
   }
 
   get(slot: number): Variant {

@@ -73,7 +73,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
           add(`${cp}.function.arguments`, 'must be a JSON object');
           return;
         }
-        if (schema) for (const msg of schemaErrors(schema, args, call.function.arguments)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
+        if (schema) for (const msg of schemaErrors(schema, args)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
         if (h.skillLoader && name === h.skillLoader.tool) {
           const skill = getPath(args, h.skillLoader.argument);
           if (typeof skill === 'string' && !skills.has(skill)) add(`${cp}.function.arguments.${h.skillLoader.argument}`, `skill "${skill}" does not exist`);

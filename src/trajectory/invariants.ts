@@ -66,7 +66,7 @@ export function checkCalls(rec: Trajectory, state: Harness): string[] {
       } catch {
         return void out.push(`${where}: arguments are not JSON`);
       }
-      for (const e of schemaErrors(schema, args, c.function.arguments)) out.push(`${where}: ${e}`);
+      for (const e of schemaErrors(schema, args)) out.push(`${where}: ${e}`);
     });
   });
   return out;
@@ -118,7 +118,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
   if (finder.size === 0) return out;
   out.push(...stateLeaks(to, plan, finder));
   const scan = (where: string, text: string) => {
-    for (const name of finder.mentions(text)) out.push(`${where}: mentions old name "${name}"`);
+    for (const name of finder.mentions(text, 'record')) out.push(`${where}: mentions old name "${name}"`);
   };
   const loaderCalls = new Map<string, string>();
   rec.messages.forEach((m, i) => {

@@ -18,7 +18,7 @@ export const PREAMBLE_NAME = 'harness:preamble';
  */
 export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harness, to: Harness): Trajectory {
   const text = textRewriterFor(plan, from);
-  const rw = (c: TextContent): TextContent => (typeof c === 'string' ? text.rewrite(c) : c.map((p) => ({ ...p, text: text.rewrite(p.text) })));
+  const rw = (c: TextContent): TextContent => (typeof c === 'string' ? text.rewrite(c, 'record') : c.map((p) => ({ ...p, text: text.rewrite(p.text, 'record') })));
   const fromPrefix = from.hookMessages.namePrefix;
   const toPrefix = to.hookMessages.namePrefix;
   const loaderCalls = new Map<string, string>(); // call id → original skill id
@@ -166,7 +166,7 @@ function refeed(content: string, fromHook: Hook | undefined, toHook: Hook | unde
     const vars = parseFeedback(fromHook.feedback, content);
     if (vars) return renderFeedback(toHook.feedback, { ...vars, hook: toHook.id });
   }
-  return text.rewrite(content);
+  return text.rewrite(content, 'record');
 }
 
 function toolChannelHook(h: Harness, tool: string, content: string): Hook | undefined {

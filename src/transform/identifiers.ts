@@ -72,9 +72,35 @@ interface Tokenized {
 const tokenCache = new TextKeyedCache<Tokenized>(1_500_000);
 const IDENT = /[A-Za-z0-9_-]+/g;
 
-function tokenize(text: string): Tokenized {
+/**
+ * A record's own texts (assistant turns, hook feedback) are met once per variant of that record
+ * and never again: they go to a small cache that is cleared often, so they die young instead of
+ * filling the state-text cache (which made every young-generation collection copy them).
+ */
+const recordTokenCache = new Map<string, Tokenized>();
+const RECORD_TEXTS = 256;
+
+export type TextScope = 'state' | 'record';
+
+function tokenize(text: string, scope: TextScope = 'state'): Tokenized {
+  if (scope === 'record') {
+    const hit = recordTokenCache.get(text);
+    if (hit) return hit;
+    const t = computeTokens(text);
+    if (text.length >= 64) {
+      if (recordTokenCache.size >= RECORD_TEXTS) recordTokenCache.clear();
+      recordTokenCache.set(text, t);
+    }
+    return t;
+  }
   const hit = tokenCache.get(text);
   if (hit) return hit;
+  const t = computeTokens(text);
+  if (text.length >= 64) tokenCache.set(text, t);
+  return t;
+}
+
+function computeTokens(text: string): Tokenized {
   const spans: { start: number; end: number; slot: boolean }[] = [];
   for (const m of text.matchAll(SPANS)) spans.push({ start: m.index, end: m.index + m[0].length, slot: m[0].startsWith('{{') });
   const t: Tokenized = { starts: [], ends: [], words: [], code: [], eligible: new Set() };
@@ -94,7 +120,6 @@ function tokenize(text: string): Tokenized {
     t.code.push(code);
     t.eligible.add(word);
   }
-  if (text.length >= 64) tokenCache.set(text, t);
   return t;
 }
 
@@ -125,8 +150,8 @@ export class TextRewriter {
    * The text's tokens, or null when no key occurs in it even as a substring (then no token can be
    * a key, and the text need not be tokenised: most texts a rename meets do not mention it).
    */
-  private tokens(text: string): Tokenized | null {
-    const cached = tokenCache.get(text);
+  private tokens(text: string, scope: TextScope): Tokenized | null {
+    const cached = scope === 'state' ? tokenCache.get(text) : recordTokenCache.get(text);
     if (cached) return cached;
     let found = false;
     for (const k of this.keys) {
@@ -135,13 +160,13 @@ export class TextRewriter {
         break;
       }
     }
-    return found ? tokenize(text) : null;
+    return found ? tokenize(text, scope) : null;
   }
 
-  /** Rewrite every mention in `text`. */
-  rewrite(text: string): string {
+  /** Rewrite every mention in `text` (`scope`: whose text it is, for caching only). */
+  rewrite(text: string, scope: TextScope = 'state'): string {
     if (this.size === 0) return text;
-    const t = this.tokens(text);
+    const t = this.tokens(text, scope);
     if (t === null) return text;
     if (!this.touches(t)) return text;
     let out = '';
@@ -156,9 +181,9 @@ export class TextRewriter {
   }
 
   /** The identifiers (keys) mentioned in `text`, under the same rules as `rewrite`. */
-  mentions(text: string): string[] {
+  mentions(text: string, scope: TextScope = 'state'): string[] {
     if (this.size === 0) return [];
-    const t = this.tokens(text);
+    const t = this.tokens(text, scope);
     if (t === null || !this.touches(t)) return [];
     return this.keys.filter((k) => t.eligible.has(k)).sort();
   }

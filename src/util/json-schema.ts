@@ -56,19 +56,9 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
  * of a variant's work. ajv still compiles each harness schema once at load, to report schemas that
  * are not valid JSON Schema. Validators are cached per schema object (states share schemas).
  */
-export function schemaErrors(schema: unknown, value: unknown, text?: string): string[] {
+export function schemaErrors(schema: unknown, value: unknown): string[] {
   if (schema === null || typeof schema !== 'object') return ['schema does not compile: not an object'];
-  // The same arguments under a schema that validates alike (only annotations differ: a renamed
-  // tool's description) were valid a moment ago: the input check passed them, the output check
-  // sees them again. Only "valid" is remembered; errors are always worked out.
-  const memoKey = text === undefined ? undefined : `${validationId(schema)}\n${text}`;
-  if (memoKey !== undefined && validArgs.has(memoKey)) return [];
-  const errors = computeErrors(schema, value);
-  if (errors.length === 0 && memoKey !== undefined) {
-    if (validArgs.size >= VALID_MEMO) validArgs.clear();
-    validArgs.add(memoKey);
-  }
-  return errors;
+  return computeErrors(schema, value);
 }
 
 function computeErrors(schema: object, value: unknown): string[] {
@@ -84,8 +74,6 @@ function computeErrors(schema: object, value: unknown): string[] {
   return readableErrors(r.errors, schema);
 }
 
-const VALID_MEMO = 4_096;
-const validArgs = new Set<string>();
 const validationIds = new WeakMap<object, number>();
 const idsByShape = new Map<string, number>();
 

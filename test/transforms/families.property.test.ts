@@ -70,4 +70,19 @@ describe('the state pool', () => {
     const slots = new Set([...forward.values()].map((v) => JSON.parse(v)[0]));
     expect(slots.size).toBeGreaterThan(8);
   });
+
+  it("gives a record's variants distinct slots while there are enough, and valid slots when not", () => {
+    const resolved = resolveTransforms(builtinTransforms, undefined, 'rewrite');
+    const pool = new StatePool(harness, resolved, 'pool-seed', builtinWords, 16);
+    const small = new StatePool(harness, resolved, 'pool-seed', builtinWords, 3);
+    for (const rec of records.slice(0, 100)) {
+      const slots = Array.from({ length: 8 }, (_, k) => pool.slotFor(rec.id, k));
+      expect(new Set(slots).size, rec.id).toBe(8);
+      const few = Array.from({ length: 5 }, (_, k) => small.slotFor(rec.id, k));
+      expect(new Set(few.slice(0, 3)).size).toBe(3);
+      for (const s of few) expect(s >= 0 && s < 3).toBe(true);
+      // The K-th slot does not depend on how many variants are asked for.
+      expect(pool.slotFor(rec.id, 2)).toBe(slots[2]);
+    }
+  });
 });

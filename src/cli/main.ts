@@ -112,7 +112,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--gzip', 'write .jsonl.gz parts (deterministic gzip)')
     .option('--on-error <mode>', 'bad input record: fail (default) or skip to rejects')
     .option('--concurrency <n>', 'parts or requests in flight (output never depends on it)', parseCount)
-    .option('--state-pool <n>', 'share N sampled harness states across records (default 256; 0: one state per record and variant)', parseCount)
+    .option('--state-pool <n>', 'share N sampled harness states across records (default 64; 0: one state per record and variant)', parseCount)
     .option('--teacher <mode>', 'rewrite (the rewritten reference is the result), replay (offline teacher through the agent runtime) or openai')
     .option('--teacher-url <url>', 'OpenAI-compatible base URL (overrides teacher.base_url)')
     .option('--teacher-model <model>', 'teacher model (overrides teacher.model)')

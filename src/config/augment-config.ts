@@ -176,7 +176,7 @@ export const DEFAULTS = {
   gzip: false,
   onError: 'fail' as const,
   concurrency: 4,
-  statePool: 256,
+  statePool: 64,
   teacher: 'rewrite' as const,
   arguments: 'object' as const,
   toolsFormat: 'list' as const,

@@ -138,7 +138,7 @@ export function restyleSection(text: string, style: PromptStyle): string {
   return out;
 }
 
-const restyled = new TextKeyedCache<string>(2_000_000);
+const restyled = new TextKeyedCache<string>(1_000_000);
 const styleKeys = new WeakMap<PromptStyle, string>();
 
 function styleKey(style: PromptStyle): string {
@@ -157,7 +157,7 @@ export function sectionUnits(text: string): readonly string[] {
   return units;
 }
 
-const unitCache = new TextKeyedCache<readonly string[]>(2_000_000);
+const unitCache = new TextKeyedCache<readonly string[]>(1_000_000);
 
 function computeUnits(text: string): string[] {
   const p = parseSection(text);

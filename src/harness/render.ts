@@ -36,7 +36,7 @@ interface Rendered {
 
 // Enough for a record's source render plus the renders of its variants (variants are written
 // after all of a record's variants are made).
-const RECENT_PROMPTS = 16;
+const RECENT_PROMPTS = 6;
 const recentPrompts: Rendered[] = [];
 let recentNext = 0;
 

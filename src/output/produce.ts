@@ -93,12 +93,8 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
     count('kept_sources');
     emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
   }
-  const variants = variantsOf(ctx, source);
-  // Teacher episodes of one record run concurrently (bounded by the run's limiter).
-  const episodes = ctx.teacher ? await Promise.all(variants.map((v) => ctx.limit!(() => episode(ctx, source, v)))) : [];
-  for (const [k, v] of variants.entries()) {
+  const handle = (k: number, v: AugmentedVariant, episode: { result: EpisodeResult } | undefined) => {
     count('variants_expected');
-    const episode = episodes[k];
     if (episode) {
       out.teacher.calls = (out.teacher.calls ?? 0) + episode.result.raw.length;
       out.teacher.tokens_in = (out.teacher.tokens_in ?? 0) + episode.result.stats.tokensIn;
@@ -110,23 +106,33 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
         count('variants_rejected');
         out.reasons.push(`teacher: ${reasonKind(episode.result.reason ?? '')}`);
         out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: episode.result.reason, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw })]);
-        continue;
+        return;
       }
       count('variants_written');
       count('fallbacks');
       emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason }), ordinal: ordinalBase + k });
-      continue;
+      return;
     }
     if (!episode && v.failures.length > 0) {
       count('variants_rejected');
       for (const [check, list] of Object.entries(v.checks)) if (list.length) out.reasons.push(`variant: ${check} check failed`);
       out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
-      continue;
+      return;
     }
     count('variants_written');
     const record = episode ? episode.result.trajectory : v.record;
     emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, episode ? { teacher: cfg.teacher.mode } : {}), ordinal: ordinalBase + k });
+  };
+  if (!ctx.teacher) {
+    // Rewrite mode: one variant at a time, written as soon as it is made, so a variant's objects
+    // die young (holding all K made every scavenge promote them).
+    for (let k = 0; k < cfg.variants; k++) handle(k, variantOf(ctx, source, k), undefined);
+    return out;
   }
+  // Teacher episodes of one record run concurrently (bounded by the run's limiter).
+  const variants = variantsOf(ctx, source);
+  const episodes = await Promise.all(variants.map((v) => ctx.limit!(() => episode(ctx, source, v))));
+  variants.forEach((v, k) => handle(k, v, episodes[k]));
   return out;
 }
 
@@ -137,12 +143,15 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
  * requests.
  */
 export function variantsOf(ctx: Pick<ProduceContext, 'cfg' | 'harness' | 'transforms' | 'words' | 'pool'>, source: Trajectory): AugmentedVariant[] {
+  return Array.from({ length: ctx.cfg.variants }, (_, k) => variantOf(ctx, source, k));
+}
+
+/** The K-th variant of a source record (see `variantsOf`). */
+export function variantOf(ctx: Pick<ProduceContext, 'cfg' | 'harness' | 'transforms' | 'words' | 'pool'>, source: Trajectory, k: number): AugmentedVariant {
   const { cfg, harness, transforms, words, pool } = ctx;
   // The openai teacher needs no rewritten reference unless a fallback may keep it.
   const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
-  const out: AugmentedVariant[] = [];
-  for (let k = 0; k < cfg.variants; k++) out.push((needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool));
-  return out;
+  return (needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool);
 }
 
 /** The run's shared harness states (`state_pool`), or undefined for a state per record and variant. */

@@ -299,33 +299,26 @@ export function checkRules(from: Harness, to: Harness, plan: RewritePlan): strin
 }
 
 const rulesCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
-const unitsByState = new WeakMap<Harness, string[]>();
-const unitsByPlan = new WeakMap<RewritePlan, WeakMap<Harness, string[]>>();
-
-/** Rules of a state's text sections (titles excluded), sorted; cached per state. */
+/**
+ * Rules of a state's text sections (titles excluded), sorted. Not kept: the rules check is cached
+ * per state and plan, and the source state's own units are the only ones asked for again.
+ */
 function stateUnits(h: Harness, rename?: TextRewriter): string[] {
-  if (!rename) {
-    const hit = unitsByState.get(h);
-    if (hit) return hit;
-  }
+  if (!rename && h === lastUnits?.h) return lastUnits.units;
   const out: string[] = [];
   for (const s of h.sections) {
     if (s.kind !== 'text') continue;
     for (const u of sectionUnits(rename ? rename.rewrite(s.text) : s.text)) if (!u.startsWith('title:')) out.push(u);
   }
   out.sort();
-  if (!rename) unitsByState.set(h, out);
+  if (!rename) lastUnits = { h, units: out };
   return out;
 }
 
+let lastUnits: { h: Harness; units: string[] } | undefined;
+
 function renamedUnits(from: Harness, plan: RewritePlan): string[] {
-  let byState = unitsByPlan.get(plan);
-  if (!byState) unitsByPlan.set(plan, (byState = new WeakMap()));
-  const hit = byState.get(from);
-  if (hit) return hit;
-  const units = stateUnits(from, new TextRewriter(textMap(plan, from)));
-  byState.set(from, units);
-  return units;
+  return stateUnits(from, new TextRewriter(textMap(plan, from)));
 }
 
 function objectKeys(v: unknown): string[] {

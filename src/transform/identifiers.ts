@@ -78,7 +78,7 @@ const IDENT = /[A-Za-z0-9_-]+/g;
  * filling the state-text cache (which made every young-generation collection copy them).
  */
 const recordTokenCache = new Map<string, Tokenized>();
-const RECORD_TEXTS = 256;
+const RECORD_TEXTS = 32;
 
 export type TextScope = 'state' | 'record';
 

@@ -20,7 +20,8 @@ export function sharedJson(value: object): string {
 
 function sharedBytes(value: object): Uint8Array {
   let b = encoded.get(value);
-  if (b === undefined) encoded.set(value, (b = Buffer.from(sharedJson(value), 'utf8')));
+  // (Only the bytes are kept: the text of a tool list is as large again, twice if not Latin-1.)
+  if (b === undefined) encoded.set(value, (b = Buffer.from(texts.get(value) ?? JSON.stringify(value), 'utf8')));
   return b;
 }
 

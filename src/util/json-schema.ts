@@ -1,6 +1,7 @@
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import { TextKeyedCache } from './bounded-cache.js';
 import { canonicalJson } from './canonical-json.js';
 
 /**
@@ -75,7 +76,8 @@ function computeErrors(schema: object, value: unknown): string[] {
 }
 
 const validationIds = new WeakMap<object, number>();
-const idsByShape = new Map<string, number>();
+// Keyed by the schema's text, with a budget: memory must not grow with the number of states.
+const idsByShape = new TextKeyedCache<number>(1_000_000);
 
 /**
  * A number per distinct validation meaning: schemas equal once annotations (description, title,
@@ -86,10 +88,7 @@ function validationId(schema: object): number {
   if (id === undefined) {
     const shape = canonicalJson(validationShape(schema));
     id = idsByShape.get(shape);
-    if (id === undefined) {
-      if (idsByShape.size >= 100_000) idsByShape.clear();
-      idsByShape.set(shape, (id = nextValidationId++));
-    }
+    if (id === undefined) idsByShape.set(shape, (id = nextValidationId++));
     validationIds.set(schema, id);
   }
   return id;
@@ -147,7 +146,7 @@ function validatorFor(schema: unknown): Validator | string {
     out = (e as Error).message;
   }
   validators.set(schema, out);
-  if (validatorsById.size >= 10_000) validatorsById.clear();
+  if (validatorsById.size >= 1_024) validatorsById.clear();
   validatorsById.set(id, out);
   return out;
 }

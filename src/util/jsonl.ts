@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { UnreadableInputError } from '../errors.js';
 
 export interface JsonlLine {
@@ -8,46 +8,70 @@ export interface JsonlLine {
 }
 
 /**
- * Stream the non-blank lines of a JSONL file. Splits raw buffers on `\n` itself (faster than
- * readline), decodes each line on its own, drops a trailing `\r` and a leading BOM. Memory holds
- * one read chunk plus the longest line, whatever the file size.
+ * Stream the non-blank lines of a JSONL file. Reads into one reused buffer and splits on `\n`
+ * itself (faster than readline; a stream would hand over a new 1 MB buffer per read, each left
+ * for the garbage collector), decodes each line on its own, drops a trailing `\r` and a leading
+ * BOM. Memory holds the buffer plus the longest line, whatever the file size.
  */
 export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
-  const stream = createReadStream(file, { highWaterMark: 1 << 20 });
-  let pending: Buffer[] = [];
+  let fh: FileHandle;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    throw unreadable(file, e);
+  }
+  let buf = Buffer.allocUnsafe(1 << 20);
+  let end = 0; // bytes of buf holding data
   let lineNo = 0;
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    for (;;) {
+      if (end === buf.length) {
+        // One line longer than the buffer: grow it.
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, end);
+        buf = bigger;
+      }
+      let n: number;
+      try {
+        ({ bytesRead: n } = await fh.read(buf, end, buf.length - end, null));
+      } catch (e) {
+        throw unreadable(file, e);
+      }
+      if (n === 0) break;
+      end += n;
       let start = 0;
-      let nl = chunk.indexOf(10, start);
-      while (nl !== -1) {
+      let nl = buf.indexOf(10, start);
+      while (nl !== -1 && nl < end) {
         lineNo++;
-        const piece = chunk.subarray(start, nl);
-        const buf = pending.length ? Buffer.concat([...pending, piece]) : piece;
-        pending = [];
-        const text = decodeLine(buf, lineNo);
+        const text = decodeLine(buf, start, nl, lineNo);
         if (text.trim() !== '') yield { line: lineNo, text };
         start = nl + 1;
-        nl = chunk.indexOf(10, start);
+        nl = buf.indexOf(10, start);
       }
-      if (start < chunk.length) pending.push(chunk.subarray(start));
+      // Keep the unfinished line at the front of the buffer.
+      buf.copy(buf, 0, start, end);
+      end -= start;
     }
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code) throw new UnreadableInputError(`${file}: cannot read (${code === 'ENOENT' ? 'no such file' : code})`);
-    throw e;
-  }
-  if (pending.length) {
-    lineNo++;
-    const text = decodeLine(Buffer.concat(pending), lineNo);
-    if (text.trim() !== '') yield { line: lineNo, text };
+    if (end > 0) {
+      lineNo++;
+      const text = decodeLine(buf, 0, end, lineNo);
+      if (text.trim() !== '') yield { line: lineNo, text };
+    }
+  } finally {
+    await fh.close();
   }
 }
 
-function decodeLine(buf: Buffer, lineNo: number): string {
-  let end = buf.length;
-  if (end > 0 && buf[end - 1] === 13) end--;
-  let start = 0;
-  if (lineNo === 1 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) start = 3;
+function unreadable(file: string, e: unknown): Error {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code) return new UnreadableInputError(`${file}: cannot read (${code === 'ENOENT' ? 'no such file' : code})`);
+  return e as Error;
+}
+
+function decodeLine(buf: Buffer, from: number, to: number, lineNo: number): string {
+  let end = to;
+  if (end > from && buf[end - 1] === 13) end--;
+  let start = from;
+  if (lineNo === 1 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3;
   return buf.toString('utf8', start, end);
 }

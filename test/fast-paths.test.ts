@@ -30,6 +30,7 @@ const REPLACEMENTS: unknown[] = [null, '', 'x', 0, 1.5, -1, true, false, [], {},
 function mutate(rec: unknown, rng: () => number): unknown {
   const copy = JSON.parse(JSON.stringify(rec)) as Record<string, unknown>;
   const all = paths(copy).filter((p) => p.length > 0);
+  if (all.length === 0) return copy;
   const p = all[Math.floor(rng() * all.length)]!;
   let parent: Record<string | number, unknown> = copy;
   for (const k of p.slice(0, -1)) parent = parent[k] as Record<string | number, unknown>;
@@ -178,5 +179,43 @@ describe('system prompt JSON pieces', () => {
     const system = renderPrompt(h, { room: { name: 'r' } }).system;
     expect(system).toContain(pair);
     expect(systemPromptJson(system)).toBeUndefined();
+  });
+});
+
+describe('argument validation: the compiled fast path agrees with the interpreter', () => {
+  it('on every call of pooled variants and on mutated arguments (valid ones included)', async () => {
+    const { loadHarness } = await import('../src/harness/load.js');
+    const { StatePool } = await import('../src/trajectory/augment.js');
+    const { resolveTransforms } = await import('../src/transform/variant.js');
+    const { builtinTransforms } = await import('../transforms/index.js');
+    const { builtinWords } = await import('../transforms/words/index.js');
+    const { interpretedErrors } = await import('../src/util/json-schema.js');
+    const { augmentOne } = await import('../src/trajectory/augment.js');
+    const { harness } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));
+    const resolved = resolveTransforms(builtinTransforms, undefined, 'rewrite');
+    const pool = new StatePool(harness!, resolved, 'fast-validate', builtinWords, 12);
+    const rng = seedrandom('fast-validate');
+    let checked = 0;
+    let invalid = 0;
+    for (const rec of records.slice(0, 30) as import('../src/trajectory/types.js').Trajectory[]) {
+      for (let k = 0; k < 3; k++) {
+        const v = augmentOne(rec, harness!, resolved, 'fast-validate', k, builtinWords, pool);
+        for (const m of v.record.messages) {
+          for (const c of m.role === 'assistant' ? (m.tool_calls ?? []) : []) {
+            const schema = v.variant.state.tools.find((t) => t.name === c.function.name)?.parameters;
+            if (!schema) continue;
+            const args = JSON.parse(c.function.arguments) as unknown;
+            for (const a of [args, mutate(args, rng), mutate(args, rng)]) {
+              const fast = schemaErrors(schema, a);
+              expect(fast, JSON.stringify(a)).toEqual(interpretedErrors(schema, a));
+              checked++;
+              if (fast.length) invalid++;
+            }
+          }
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(500);
+    expect(invalid).toBeGreaterThan(50);
   });
 });

@@ -97,11 +97,28 @@ export class PartWriter {
       this.hash.update(chunk);
       this.bytes += chunk.length;
       for (let off = 0; off < chunk.length; ) off += writeSync(this.fd, chunk, off, chunk.length - off);
+      this.syncEarly(this.fd);
       return;
     }
     // The stream keeps the chunk until it is written: the next lines go into a new buffer.
     this.buf = Buffer.allocUnsafe(CHUNK);
     if (!this.gz!.head.write(chunk)) await once(this.gz!.head, 'drain');
+  }
+
+  /**
+   * Every 64 MB, flush what is written so far to disk in the background, so the fsync at commit
+   * (which the run waits for at its end) has little left to do.
+   */
+  private syncing: Promise<void> | null = null;
+  private syncedUpTo = 0;
+
+  private syncEarly(fd: number): void {
+    if (this.syncing || this.bytes - this.syncedUpTo < 64 << 20) return;
+    this.syncedUpTo = this.bytes;
+    // Errors surface at commit, whose own fsync reports them.
+    this.syncing = new Promise<void>((resolve) => fsync(fd, () => resolve())).then(() => {
+      this.syncing = null;
+    });
   }
 
   /** Finish, fsync and rename into place. */
@@ -111,6 +128,7 @@ export class PartWriter {
       const fd = this.fd;
       this.fd = null;
       try {
+        await this.syncing;
         await new Promise<void>((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
       } finally {
         closeSync(fd);
@@ -131,6 +149,7 @@ export class PartWriter {
 
   /** Drop the temporary file (after a failure). */
   async abort(): Promise<void> {
+    await this.syncing;
     if (this.fd !== null) {
       closeSync(this.fd);
       this.fd = null;

@@ -52,22 +52,35 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
  * Validate call arguments against a tool schema; `[]` when valid, else readable messages with
  * their paths (`arguments.filter.max: must be integer`).
  *
- * Arguments are validated with an interpreting validator (@cfworker/json-schema), not ajv: every
- * renamed variant carries new schemas, and ajv's code generation per schema cost more than the rest
- * of a variant's work. ajv still compiles each harness schema once at load, to report schemas that
- * are not valid JSON Schema. Validators are cached per schema object (states share schemas).
+ * Errors are worked out by an interpreting validator (@cfworker/json-schema); "valid" is answered
+ * by ajv where it can (see computeErrors): with a state pool a state's schemas are compiled once
+ * and used for hundreds of calls, while compiling per variant (without a pool) cost more than the
+ * rest of a variant's work. Validators are cached per schema object and per validation meaning.
  */
 export function schemaErrors(schema: unknown, value: unknown): string[] {
   if (schema === null || typeof schema !== 'object') return ['schema does not compile: not an object'];
   return computeErrors(schema, value);
 }
 
+/** The interpreter's verdict alone (for tests that hold the fast path to it). */
+export function interpretedErrors(schema: unknown, value: unknown): string[] {
+  if (schema === null || typeof schema !== 'object') return ['schema does not compile: not an object'];
+  const v = validatorFor(schema);
+  if (typeof v === 'string') return [`schema does not compile: ${v}`];
+  const r = v.validate(value);
+  return r.valid ? [] : readableErrors(r.errors, schema);
+}
+
 function computeErrors(schema: object, value: unknown): string[] {
-  // Schemas ajv compiled at harness load (every tool of the loaded harness, and every state tool
-  // that kept its schema object) say "valid" ten times faster. ajv runs with validateFormats off,
-  // so a schema with a `format` keyword always goes to the interpreter, whose verdict counts.
-  const compiled = byObject.get(schema);
-  if (typeof compiled === 'function' && !hasFormat(schema) && compiled(value)) return [];
+  // "Valid" comes from ajv when it can say so: a compiled validator answers ten times faster than
+  // the interpreter. Schemas ajv compiled at harness load are used as they are; any other schema
+  // (a state's renamed tool) is compiled once per validation meaning. ajv runs with formats off,
+  // so a schema with a `format` keyword always goes to the interpreter. Whenever ajv does not say
+  // "valid", the interpreter decides and explains.
+  if (!hasFormat(schema)) {
+    const compiled = byObject.get(schema) ?? fastValidator(schema);
+    if (typeof compiled === 'function' && compiled(value)) return [];
+  }
   const v = validatorFor(schema);
   if (typeof v === 'string') return [`schema does not compile: ${v}`];
   const r = v.validate(value);
@@ -76,6 +89,38 @@ function computeErrors(schema: object, value: unknown): string[] {
 }
 
 const validationIds = new WeakMap<object, number>();
+
+// Validators for "is it valid" only: no error collection, no schema check (the harness's schemas
+// were checked at load; states' schemas are derived from them). Cached per validation meaning;
+// the ajv instance is replaced with the cache, because ajv keeps every schema it compiled.
+const FAST_OPTIONS = { strict: false, allErrors: false, validateFormats: false, validateSchema: false, code: { optimize: false } } as const;
+let fastDraft7 = new Ajv(FAST_OPTIONS);
+let fastDraft2020 = new Ajv2020(FAST_OPTIONS);
+const fastById = new Map<number, ValidateFunction | null>();
+const fastByObject = new WeakMap<object, ValidateFunction | null>();
+
+function fastValidator(schema: object): ValidateFunction | null {
+  const seen = fastByObject.get(schema);
+  if (seen !== undefined) return seen;
+  const id = validationId(schema);
+  let v = fastById.get(id);
+  if (v === undefined) {
+    if (fastById.size >= 1_024) {
+      fastById.clear();
+      fastDraft7 = new Ajv(FAST_OPTIONS);
+      fastDraft2020 = new Ajv2020(FAST_OPTIONS);
+    }
+    try {
+      const s = schema as { $schema?: unknown };
+      v = (typeof s.$schema === 'string' && /2019-09|2020-12/.test(s.$schema) ? fastDraft2020 : fastDraft7).compile(schema);
+    } catch {
+      v = null; // the interpreter reports what is wrong
+    }
+    fastById.set(id, v);
+  }
+  fastByObject.set(schema, v);
+  return v;
+}
 // Keyed by the schema's text, with a budget: memory must not grow with the number of states.
 const idsByShape = new TextKeyedCache<number>(1_000_000);
 

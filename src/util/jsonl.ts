@@ -8,10 +8,11 @@ export interface JsonlLine {
 }
 
 /**
- * Stream the non-blank lines of a JSONL file. Reads into one reused buffer and splits on `\n`
- * itself (faster than readline; a stream would hand over a new 1 MB buffer per read, each left
- * for the garbage collector), decodes each line on its own, drops a trailing `\r` and a leading
- * BOM. Memory holds the buffer plus the longest line, whatever the file size.
+ * Stream the non-blank lines of a JSONL file. Splits on `\n` itself (faster than readline),
+ * decodes each line on its own, drops a trailing `\r` and a leading BOM. Two reused buffers: the
+ * next chunk is read while the lines of the current one are handed out (a stream would allocate a
+ * new chunk per read, each left for the garbage collector). Memory holds the buffers plus the
+ * longest line, whatever the file size.
  */
 export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
   let fh: FileHandle;
@@ -20,44 +21,47 @@ export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
   } catch (e) {
     throw unreadable(file, e);
   }
-  let buf = Buffer.allocUnsafe(1 << 20);
-  let end = 0; // bytes of buf holding data
+  const CHUNK = 1 << 20;
+  const next = Buffer.allocUnsafe(CHUNK); // filled by the read in flight
+  let work = Buffer.allocUnsafe(2 * CHUNK); // the unfinished line, then the chunk just read
+  let end = 0; // bytes of `work` holding data
   let lineNo = 0;
+  const read = () => fh.read(next, 0, CHUNK, null).catch((e: unknown) => Promise.reject(unreadable(file, e)));
+  let pending = read();
   try {
     for (;;) {
-      if (end === buf.length) {
+      const { bytesRead } = await pending;
+      if (bytesRead === 0) break;
+      if (end + bytesRead > work.length) {
         // One line longer than the buffer: grow it.
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, end);
-        buf = bigger;
+        const bigger = Buffer.allocUnsafe(Math.max(work.length * 2, end + bytesRead));
+        work.copy(bigger, 0, 0, end);
+        work = bigger;
       }
-      let n: number;
-      try {
-        ({ bytesRead: n } = await fh.read(buf, end, buf.length - end, null));
-      } catch (e) {
-        throw unreadable(file, e);
-      }
-      if (n === 0) break;
-      end += n;
+      next.copy(work, end, 0, bytesRead);
+      end += bytesRead;
+      pending = read();
       let start = 0;
-      let nl = buf.indexOf(10, start);
+      let nl = work.indexOf(10, start);
       while (nl !== -1 && nl < end) {
         lineNo++;
-        const text = decodeLine(buf, start, nl, lineNo);
+        const text = decodeLine(work, start, nl, lineNo);
         if (text.trim() !== '') yield { line: lineNo, text };
         start = nl + 1;
-        nl = buf.indexOf(10, start);
+        nl = work.indexOf(10, start);
       }
-      // Keep the unfinished line at the front of the buffer.
-      buf.copy(buf, 0, start, end);
+      // Keep the unfinished line at the front.
+      work.copy(work, 0, start, end);
       end -= start;
     }
     if (end > 0) {
       lineNo++;
-      const text = decodeLine(buf, 0, end, lineNo);
+      const text = decodeLine(work, 0, end, lineNo);
       if (text.trim() !== '') yield { line: lineNo, text };
     }
   } finally {
+    // A consumer that stops early leaves a read in flight: let it end before closing.
+    await pending.catch(() => undefined);
     await fh.close();
   }
 }

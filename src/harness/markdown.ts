@@ -141,7 +141,8 @@ export function restyleSection(text: string, style: PromptStyle): string {
 const restyled = new TextKeyedCache<string>(1_000_000);
 const styleKeys = new WeakMap<PromptStyle, string>();
 
-function styleKey(style: PromptStyle): string {
+/** A prompt style as a cache key (computed once per style object). */
+export function styleKey(style: PromptStyle): string {
   let k = styleKeys.get(style);
   if (k === undefined) styleKeys.set(style, (k = JSON.stringify(style)));
   return k;

@@ -1,4 +1,4 @@
-import { parseSection, renderSection as renderMarkdownSection, restyleSection } from './markdown.js';
+import { parseSection, renderSection as renderMarkdownSection, restyleSection, styleKey } from './markdown.js';
 import { fillTemplate, hasSlots } from './template.js';
 import type { Harness, OpenAiTool, Section } from './types.js';
 
@@ -46,7 +46,7 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
   const parts: Rendered['parts'] = [];
   const preamble: string[] = [];
   for (const s of h.sections) {
-    const r = renderSection(h, s, context, defaults);
+    const r = renderSection(h, s, context, key, defaults);
     if (r.text === '') continue;
     if (s.placement === 'preamble') preamble.push(r.text);
     else {
@@ -126,7 +126,7 @@ export function renderTools(h: Harness): OpenAiTool[] {
 
 const staticSections = new WeakMap<Harness, Map<string, string>>();
 
-function renderSection(h: Harness, s: Section, context: unknown, defaults: Record<string, unknown>): { text: string; static: boolean } {
+function renderSection(h: Harness, s: Section, context: unknown, contextKey: string, defaults: Record<string, unknown>): { text: string; static: boolean } {
   // A section without template slots renders the same for every record: once per state.
   let cache = staticSections.get(h);
   const hit = cache?.get(s.id);
@@ -139,10 +139,37 @@ function renderSection(h: Harness, s: Section, context: unknown, defaults: Recor
     return { text: out, static: true };
   }
   if (text === '') return { text: '', static: false };
-  // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
-  const filled = fillTemplate(text, context ?? {}, defaults);
+  // A record's variants mostly fill the same section text with the same context, and many share a
+  // style: the last few fills and restyles are kept (small maps, cleared often, so their entries
+  // die young).
+  const fillKey = `${defaultsKey(h, defaults)}\u0001${contextKey}\u0001${text}`;
+  let filled = recentFills.get(fillKey);
+  if (filled === undefined) {
+    // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
+    filled = fillTemplate(text, context ?? {}, defaults);
+    if (recentFills.size >= 32) recentFills.clear();
+    recentFills.set(fillKey, filled);
+  }
+  if (!h.promptStyle) return { text: filled, static: false };
   // (Filled texts are the record's own: restyled without the per-text cache.)
-  return { text: h.promptStyle ? renderMarkdownSection(parseSection(filled), h.promptStyle) : filled, static: false };
+  const styledKey = `${styleKey(h.promptStyle)}\u0001${filled}`;
+  let out = recentStyled.get(styledKey);
+  if (out === undefined) {
+    out = renderMarkdownSection(parseSection(filled), h.promptStyle);
+    if (recentStyled.size >= 32) recentStyled.clear();
+    recentStyled.set(styledKey, out);
+  }
+  return { text: out, static: false };
+}
+
+const recentFills = new Map<string, string>();
+const recentStyled = new Map<string, string>();
+const defaultsKeys = new WeakMap<Harness, string>();
+
+function defaultsKey(h: Harness, defaults: Record<string, unknown>): string {
+  let k = defaultsKeys.get(h);
+  if (k === undefined) defaultsKeys.set(h, (k = JSON.stringify(defaults)));
+  return k;
 }
 
 /** The generated skill catalog in markdown; empty when there are no skills. */

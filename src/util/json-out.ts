@@ -10,6 +10,7 @@ export type OutputLine = string | readonly (string | Uint8Array)[];
 
 const texts = new WeakMap<object, string>();
 const encoded = new WeakMap<object, Uint8Array>();
+const messageBytes = new WeakMap<object, Uint8Array>();
 
 /** `JSON.stringify(value)`, computed once per object; the object must never change afterwards. */
 export function sharedJson(value: object): string {
@@ -87,7 +88,16 @@ export function messagesWriter(contentJson: (text: string) => readonly (string |
       const content = m !== null && typeof m === 'object' ? (m as { content?: unknown }).content : undefined;
       const own = typeof content === 'string' && content.length > 1_000 ? contentJson(content) : undefined;
       if (!own) {
-        text += JSON.stringify(m) ?? 'null';
+        if (m === null || typeof m !== 'object') {
+          text += JSON.stringify(m) ?? 'null';
+          return;
+        }
+        // A record's unchanged messages are the same objects in each of its variants (and in
+        // each OPD prefix): their encoded JSON is made once per object.
+        let bytes = messageBytes.get(m);
+        if (bytes === undefined) messageBytes.set(m, (bytes = Buffer.from(JSON.stringify(m), 'utf8')));
+        pieces.push(text, bytes);
+        text = '';
         return;
       }
       const line = recordLine(m as Record<string, unknown>, [], { content: () => own });

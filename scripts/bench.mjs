@@ -93,6 +93,7 @@ function runHsa(args, tag) {
 }
 
 function passThrough(input, output) {
+  rmSync(output, { force: true });
   const r = spawnSync(process.execPath, [PASSTHROUGH, input, output], { cwd: ROOT, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`pass-through failed: ${r.stderr}`);
   return JSON.parse(r.stdout.trim().split('\n').pop());
@@ -163,6 +164,8 @@ function readManifest(outDir) {
 
 async function measureAugment(input, inBytes, outDir, tag, extra = []) {
   log(`augment${extra.length ? ` ${extra.join(' ')}` : ''}: ${rel(input)} → ${rel(outDir)} …`);
+  // The previous run's output (GBs) is removed before the clock starts, as for the pass-through.
+  rmSync(outDir, { recursive: true, force: true });
   const r = await runHsa(['augment', '--harness', rel(HARNESS), '-t', rel(input), '-o', rel(outDir), '--force',
     '--stages', 'sft', '-q', ...extra], tag);
   if (r.code !== 0) return { ok: false, error: failure('hsa augment', r), r };

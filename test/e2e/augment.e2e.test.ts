@@ -1,15 +1,17 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { HSA_BIN, REPO, runHsa, runHsaAsync, STACK_LINE } from '../helpers/hsa.js';
 import { readJsonl, treeHashes } from '../helpers/tree.js';
 
+afterAll(removeTempDirs);
+
 const HARNESS = 'fixtures/live-commerce/harness';
 const TRAJ = 'fixtures/live-commerce/trajectories.jsonl';
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'hsa-augment-'));
+const tmp = () => tempDir('hsa-augment-');
 
 /** The first `n` lines of the fixture, as a new input file. */
 function subset(n: number, dir = tmp()): string {

@@ -1,10 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { REPO, runHsaAsync } from '../helpers/hsa.js';
 import { readJsonl } from '../helpers/tree.js';
+
+afterAll(removeTempDirs);
 
 // A real model chat template (Qwen3, the compact student family), kept outside the project.
 const TEMPLATE = path.resolve(REPO, '..', 'shared', 'templates', 'qwen3.jinja');
@@ -13,7 +15,7 @@ if (!present) console.log(`skipping chat-template tests: ${TEMPLATE} is absent`)
 
 describe.skipIf(!present)('records render through the Qwen3 chat template', () => {
   it('renders every SFT and OPD record of the whole demo output', async () => {
-    const out = mkdtempSync(path.join(tmpdir(), 'hsa-demo-'));
+    const out = tempDir('hsa-demo-');
     const r = await runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', out, '-q']);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

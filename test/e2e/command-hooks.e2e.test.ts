@@ -1,13 +1,15 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, readFileSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { REPO, runHsaAsync } from '../helpers/hsa.js';
 import { readJsonl } from '../helpers/tree.js';
 
+afterAll(removeTempDirs);
+
 describe('command hooks (Claude Code convention)', () => {
   it('are accepted in a snapshot, and only run with --allow-command-hooks', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'hsa-cmdhook-'));
+    const dir = tempDir('hsa-cmdhook-');
     const harness = path.join(dir, 'harness');
     cpSync(path.join(REPO, 'fixtures/live-commerce/harness'), harness, { recursive: true });
     // A stop hook that records its input and blocks (exit 2, stderr = feedback) replies over 30 chars.

@@ -1,18 +1,20 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { HSA_BIN, REPO, runHsaAsync, STACK_LINE } from '../helpers/hsa.js';
 import { replayingModel } from '../helpers/replaying-model.js';
 import { batchResults, faults, startTeacherServer, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
 import { readJsonl, treeHashes } from '../helpers/tree.js';
 
+afterAll(removeTempDirs);
+
 // End-to-end tests of the teacher re-run: the real binary, through the real `openai` client,
 // against an OpenAI-compatible server this test starts on 127.0.0.1.
 const KEY = 'sk-hsa-test-SECRET-7d1f0c';
 process.env.HSA_TEST_KEY = KEY;
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'hsa-teacher-'));
+const tmp = () => tempDir('hsa-teacher-');
 const servers: TeacherServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();

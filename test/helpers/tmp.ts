@@ -1,3 +1,4 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -23,4 +24,17 @@ export function openAiTool(name: string, properties: Record<string, unknown> = {
     type: 'function',
     function: { name, description: `The ${name} tool.`, parameters: { type: 'object', properties, ...(required.length ? { required } : {}) } },
   };
+}
+
+const made: string[] = [];
+
+/** A fresh folder under the OS temp folder, removed by `removeTempDirs` (call it in afterAll). */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  made.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }

@@ -34,8 +34,9 @@ interface Rendered {
   json?: readonly (string | Uint8Array)[] | null;
 }
 
-// Enough for a record's source render plus the renders of its variants (variants are written
-// after all of a record's variants are made).
+// Enough for a record's source render and its variants' renders in rewrite mode (each variant is
+// written right after it is made). With a teacher, episodes take long and interleave: a prompt
+// may have left the ring when its record is written, and is then stringified whole.
 const RECENT_PROMPTS = 6;
 const recentPrompts: Rendered[] = [];
 let recentNext = 0;

@@ -20,6 +20,7 @@
 //        --big-mb N        size of the big input instead of 1 GB (to try the --big path quickly)
 //        --build           run `npx tsc -p .` first (default: use dist/ as it is, warn when stale)
 //        --runs N          pass-through repetitions, best one reported (default 3)
+//        --augment-runs N  augment repetitions, fastest one reported, highest peak RSS (default 2)
 //        --seed S          generator seed (default hsa-bench-v1)
 //        --regen           regenerate data even when the params match
 
@@ -49,6 +50,7 @@ const opt = (n, d) => {
 };
 const seed = opt('--seed', DEFAULT_SEED);
 const runs = Math.max(1, Number(opt('--runs', 3)));
+const augmentRuns = Math.max(1, Number(opt('--augment-runs', 2)));
 const mainBytes = sizeFromArgs(argv, 256);
 const regen = flag('--regen');
 const bigBytes = Math.round(Number(opt('--big-mb', 1024)) * MB);
@@ -249,7 +251,18 @@ for (let i = 0; i < runs; i++) {
 const ptRecPerS = pt.records / pt.seconds;
 const ptMbPerS = pt.bytes_in / MB / pt.seconds;
 
-const aug = await measureAugment(mainFile, gen.bytes, path.join(DATA, 'out'), 'augment');
+// The machine's speed varies from run to run: like the pass-through, augment is run more than once
+// and its fastest run reported (with the highest peak RSS of all runs).
+let aug = null;
+for (let i = 0; i < augmentRuns; i++) {
+  const m = await measureAugment(mainFile, gen.bytes, path.join(DATA, 'out'), 'augment');
+  if (!m.ok) {
+    aug = m;
+    break;
+  }
+  const rss = Math.max(m.rss ?? 0, aug?.rss ?? 0) || null;
+  aug = !aug || m.r.wall < aug.r.wall ? { ...m, rss } : { ...aug, rss };
+}
 if (!aug.ok) errors.push(aug.error);
 // For information: a harness state sampled per record and variant (--state-pool 0), on a slice.
 const sliceFile = path.join(DATA, 'input-slice.jsonl');
@@ -335,7 +348,7 @@ row('pass-through MB/s (1 core)', `${fmtNum(ptMbPerS, 1)} (per CPU-second: ${fmt
 if (aug.ok) {
   const ratio = aug.recPerS / ptRecPerS;
   const setting = `--variants ${aug.variants ?? '?'}, --state-pool ${aug.statePool ?? '?'} (defaults), SFT`;
-  row('augment wall time', `${fmtS(aug.r.wall)} (CPU ${fmtS(aug.cpu ?? NaN)}; ${setting})`, '', '');
+  row(`augment wall time (fastest of ${augmentRuns})`, `${fmtS(aug.r.wall)} (CPU ${fmtS(aug.cpu ?? NaN)}; ${setting})`, '', '');
   row('augment output records/s', `${fmtNum(aug.recPerS, 0)} (${fmtNum(aug.outRecords)} written${aug.rejected ? `, ${fmtNum(aug.rejected)} rejected` : ''})`, '', '');
   row('augment input MB/s', fmtNum(aug.mbPerS, 1), '', '');
   row('augment peak RSS', aug.rss == null ? 'n/a' : `${fmtNum(aug.rss, 0)} MB`, `< ${RSS_LIMIT_MB} MB on 1 GB (--big)`, '');
@@ -381,7 +394,8 @@ const notes = [
   'write into a reused buffer, sha256 of the output (scripts/bench/passthrough.mjs), time measured inside the process.',
   'hsa rates use the wall time of the whole child process (startup and harness load included); the teacher target is',
   'the sustained rate the server sees between its 10th and 90th percentile request arrivals (scripts/bench/latency-server.mjs).',
-  'augment runs in rewrite mode with the default variants (4) and state pool (64), `--stages sft` (one line per output record).',
+  'augment runs in rewrite mode with the default variants (4) and state pool (64), `--stages sft` (one line per output record);',
+  'like the pass-through it is run more than once (--augment-runs, default 2) and the fastest run is reported.',
   'Peak RSS = process.resourceUsage().maxRSS of the hsa',
   'process (worker threads included, child processes not), recorded by scripts/bench/rss-preload.mjs.',
 ];

@@ -16,7 +16,8 @@ export function progressReporter(io: Io, quiet: boolean, teacher?: TeacherCounte
     const secs = (Date.now() - start) / 1000;
     const rate = secs > 0 ? p.records / secs : 0;
     const frac = p.bytesTotal > 0 ? Math.min(1, p.bytesRead / p.bytesTotal) : 0;
-    const eta = frac > 0 && frac < 1 ? Math.round((secs / frac) * (1 - frac)) : 0;
+    // No estimate from the first moments (harness load and the first states dominate them).
+    const eta = frac >= 0.02 && frac < 1 && secs >= 1 ? Math.round((secs / frac) * (1 - frac)) : 0;
     const bar = io.errIsTty ? `[${'#'.repeat(Math.round(frac * 20)).padEnd(20, '.')}] ` : '';
     return `${bar}${(frac * 100).toFixed(0)}%  ${p.records} records (${rate.toFixed(0)}/s), ${p.outputs} outputs, parts ${p.partsDone} written${p.partsSkipped ? ` + ${p.partsSkipped} resumed` : ''}${eta ? `, ETA ${eta}s` : ''}${teacher ? `; teacher ${teacher.inFlight} in flight, ${teacher.done} done, ${teacher.cacheHits} cached, ${teacher.retries} retries` : ''}`;
   };

@@ -33,7 +33,7 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
   let out: ValidateFunction | { error: string };
   try {
     const s = schema as { $schema?: unknown };
-    const ajv = typeof s.$schema === 'string' && /2019-09|2020-12/.test(s.$schema) ? draft2020 : draft7;
+    const ajv = schemaDraft(s) === '7' ? draft7 : draft2020;
     out = ajv.compile(schema as object);
   } catch (e) {
     out = { error: (e as Error).message };
@@ -112,7 +112,7 @@ function fastValidator(schema: object): ValidateFunction | null {
     }
     try {
       const s = schema as { $schema?: unknown };
-      v = (typeof s.$schema === 'string' && /2019-09|2020-12/.test(s.$schema) ? fastDraft2020 : fastDraft7).compile(schema);
+      v = (schemaDraft(s) === '7' ? fastDraft7 : fastDraft2020).compile(schema);
     } catch {
       v = null; // the interpreter reports what is wrong
     }
@@ -185,7 +185,7 @@ function validatorFor(schema: unknown): Validator | string {
   let out: Validator | string;
   try {
     const s = schema as { $schema?: unknown };
-    const draft = typeof s.$schema === 'string' && /2020-12/.test(s.$schema) ? '2020-12' : typeof s.$schema === 'string' && /2019-09/.test(s.$schema) ? '2019-09' : '7';
+    const draft = schemaDraft(s);
     out = new Validator(schema as Schema, draft, false);
   } catch (e) {
     out = (e as Error).message;
@@ -260,4 +260,10 @@ function pointer(schema: unknown, location: string): unknown {
     cur = (cur as Record<string, unknown>)[key];
   }
   return cur;
+}
+
+/** The draft a schema declares in `$schema`: 2020-12, 2019-09, or draft-07 by default. */
+function schemaDraft(s: { $schema?: unknown }): '7' | '2019-09' | '2020-12' {
+  if (typeof s.$schema !== 'string') return '7';
+  return /2020-12/.test(s.$schema) ? '2020-12' : /2019-09/.test(s.$schema) ? '2019-09' : '7';
 }

@@ -14,7 +14,10 @@ export interface RenderedPrompt {
 
 export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
   // A record's prompt is rendered under its source state (input check, round trip) and under each
-  // target state: the last few renders are kept, keyed by state and the context's JSON.
+  // target state: the last few renders are kept, keyed by state and context. The context object
+  // itself is the fast key (records are never modified); its JSON catches equal contexts held in
+  // other objects (a missing context is a fresh `{}` each time).
+  for (const r of recentPrompts) if (r.h === h && r.context === context) return r.out;
   const key = context === undefined ? '' : JSON.stringify(context);
   for (const r of recentPrompts) if (r.h === h && r.key === key) return r.out;
   const r = computePrompt(h, context, key);
@@ -25,6 +28,7 @@ export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
 
 interface Rendered {
   h: Harness;
+  context: unknown;
   key: string;
   out: RenderedPrompt;
   /** The system prompt's parts (joined by `sep`) and, for a section that renders the same for every record, its id. */
@@ -56,7 +60,7 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
     }
   }
   const sep = h.promptStyle?.separator ?? h.separator;
-  return { h, key, out: { system: system.join(sep), preamble: preamble.join(sep) }, parts, sep };
+  return { h, context, key, out: { system: system.join(sep), preamble: preamble.join(sep) }, parts, sep };
 }
 
 /**
@@ -141,30 +145,42 @@ function renderSection(h: Harness, s: Section, context: unknown, contextKey: str
   }
   if (text === '') return { text: '', static: false };
   // A record's variants mostly fill the same section text with the same context, and many share a
-  // style: the last few fills and restyles are kept (small maps, cleared often, so their entries
-  // die young).
-  const fillKey = `${defaultsKey(h, defaults)}\u0001${contextKey}\u0001${text}`;
-  let filled = recentFills.get(fillKey);
+  // style: the fills of the last few contexts and the restyles of the last few filled texts are
+  // kept. Keys are the long-lived texts themselves (their hashes are computed once), in small maps
+  // cleared often, so their entries die young.
+  const fills = fillsFor(context, contextKey, defaultsKey(h, defaults));
+  let filled = fills.get(text);
   if (filled === undefined) {
     // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
     filled = fillTemplate(text, context ?? {}, defaults);
-    if (recentFills.size >= 32) recentFills.clear();
-    recentFills.set(fillKey, filled);
+    fills.set(text, filled);
   }
   if (!h.promptStyle) return { text: filled, static: false };
   // (Filled texts are the record's own: restyled without the per-text cache.)
-  const styledKey = `${styleKey(h.promptStyle)}\u0001${filled}`;
-  let out = recentStyled.get(styledKey);
-  if (out === undefined) {
-    out = renderMarkdownSection(parseSection(filled), h.promptStyle);
+  let styles = recentStyled.get(filled);
+  if (styles === undefined) {
     if (recentStyled.size >= 32) recentStyled.clear();
-    recentStyled.set(styledKey, out);
+    recentStyled.set(filled, (styles = new Map()));
   }
+  const sk = styleKey(h.promptStyle);
+  let out = styles.get(sk);
+  if (out === undefined) styles.set(sk, (out = renderMarkdownSection(parseSection(filled), h.promptStyle)));
   return { text: out, static: false };
 }
 
-const recentFills = new Map<string, string>();
-const recentStyled = new Map<string, string>();
+/** Filled section texts by section text, for one context (by object, or equal JSON) and defaults. */
+function fillsFor(context: unknown, contextKey: string, defaults: string): Map<string, string> {
+  for (const f of recentFills) if (f.defaults === defaults && (f.context === context || f.key === contextKey)) return f.texts;
+  const f = { context, key: contextKey, defaults, texts: new Map<string, string>() };
+  recentFills[fillNext] = f;
+  fillNext = (fillNext + 1) % RECENT_FILLS;
+  return f.texts;
+}
+
+const RECENT_FILLS = 4;
+const recentFills: { context: unknown; key: string; defaults: string; texts: Map<string, string> }[] = [];
+let fillNext = 0;
+const recentStyled = new Map<string, Map<string, string>>();
 const defaultsKeys = new WeakMap<Harness, string>();
 
 function defaultsKey(h: Harness, defaults: Record<string, unknown>): string {

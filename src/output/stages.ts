@@ -5,6 +5,7 @@ import { textOf, type Message, type Trajectory } from '../trajectory/types.js';
 import type { AppliedTransform } from '../transform/variant.js';
 import type { RunConfig } from '../config/augment-config.js';
 import { createRng } from '../transform/rng.js';
+import { NOT_JSON, parseArgs } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
 
 /** Where an output record came from; carried by every record of every stage. */
@@ -56,19 +57,16 @@ export function trainerMessages(messages: readonly Message[], args: RunConfig['a
     if (m.role === 'assistant' && m.tool_calls) {
       out.tool_calls = m.tool_calls.map((c) => ({
         ...c,
-        function: { ...c.function, arguments: args === 'object' ? parseArgs(c.function.arguments) : c.function.arguments },
+        function: { ...c.function, arguments: args === 'object' ? argsValue(c.function.arguments) : c.function.arguments },
       }));
     }
     return out;
   });
 }
 
-function parseArgs(s: string): unknown {
-  try {
-    return JSON.parse(s);
-  } catch {
-    return s;
-  }
+function argsValue(s: string): unknown {
+  const v = parseArgs(s);
+  return v === NOT_JSON ? s : v;
 }
 
 function toolsField(state: Harness, cfg: RunConfig): unknown {

@@ -1,6 +1,7 @@
 import { renderSystemPrompt, renderTools } from '../harness/render.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import type { Problem } from '../problems.js';
+import { jsonError, NOT_JSON, parseArgs } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
@@ -62,11 +63,9 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
         const schema = recordTools ? recordTools.get(name) : harnessTools.get(name);
         if (!harnessTools.has(name)) add(`${cp}.function.name`, `tool "${name}" does not exist in harness ${h.name}`);
         else if (recordTools && !recordTools.has(name)) add(`${cp}.function.name`, `tool "${name}" is not in the record's tools`);
-        let args: unknown;
-        try {
-          args = JSON.parse(call.function.arguments);
-        } catch (e) {
-          add(`${cp}.function.arguments`, `not valid JSON: ${(e as Error).message}`);
+        const args = parseArgs(call.function.arguments);
+        if (args === NOT_JSON) {
+          add(`${cp}.function.arguments`, `not valid JSON: ${jsonError(call.function.arguments)}`);
           return;
         }
         if (args === null || typeof args !== 'object' || Array.isArray(args)) {

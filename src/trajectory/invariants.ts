@@ -8,6 +8,7 @@ import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
 import { rewriteTrajectory, textMap } from './rewrite.js';
 import { catalogText, renderTools } from '../harness/render.js';
 import { jsonEqual } from '../util/json-equal.js';
+import { NOT_JSON, parseArgs } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';
 
@@ -60,12 +61,8 @@ export function checkCalls(rec: Trajectory, state: Harness): string[] {
       const where = `messages.${i}.tool_calls.${k}`;
       const schema = schemas.get(c.function.name);
       if (!schema) return void out.push(`${where}: tool "${c.function.name}" is not in the record's tools`);
-      let args: unknown;
-      try {
-        args = JSON.parse(c.function.arguments);
-      } catch {
-        return void out.push(`${where}: arguments are not JSON`);
-      }
+      const args = parseArgs(c.function.arguments);
+      if (args === NOT_JSON) return void out.push(`${where}: arguments are not JSON`);
       for (const e of schemaErrors(schema, args)) out.push(`${where}: ${e}`);
     });
   });
@@ -96,12 +93,8 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       const oldKeys = lc.oldKeysByTool.get(c.function.name);
       const loads = to.skillLoader !== null && c.function.name === to.skillLoader.tool && lc.oldSkills.size > 0;
       if (!oldKeys && !loads) return;
-      let args: unknown;
-      try {
-        args = JSON.parse(c.function.arguments);
-      } catch {
-        return;
-      }
+      const args = parseArgs(c.function.arguments);
+      if (args === NOT_JSON) return;
       if (oldKeys) for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where}: old parameter "${key}"`);
       if (loads) {
         const v = getPath(args, to.skillLoader!.argument);
@@ -129,12 +122,8 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       scan(where, textOf(m.content));
       for (const c of m.tool_calls ?? []) {
         if (!to.skillLoader || c.function.name !== to.skillLoader.tool) continue;
-        try {
-          const v = getPath(JSON.parse(c.function.arguments), to.skillLoader.argument);
-          loaderCalls.set(c.id, typeof v === 'string' ? v : '');
-        } catch {
-          loaderCalls.set(c.id, '');
-        }
+        const v = getPath(parseArgs(c.function.arguments), to.skillLoader.argument);
+        loaderCalls.set(c.id, typeof v === 'string' ? v : '');
       }
     } else if (m.role === 'tool' && loaderCalls.has(m.tool_call_id)) {
       const body = to.skills.find((x) => x.id === loaderCalls.get(m.tool_call_id))?.body;

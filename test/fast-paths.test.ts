@@ -1,11 +1,13 @@
 // The fast paths added for throughput must agree exactly with what they stand in for: the hand
 // shape check with the zod schema, jsonEqual with canonical JSON, recordLine with JSON.stringify,
 // the validation memo and shared validators with a fresh validator.
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import { PartWriter } from '../src/output/part-writer.js';
+import { NOT_JSON, parseArgs, stringifyArgs } from '../src/util/call-args.js';
 import { isTrajectoryShape, trajectorySchema } from '../src/trajectory/schema.js';
 import { canonicalJson } from '../src/util/canonical-json.js';
 import { jsonEqual } from '../src/util/json-equal.js';
@@ -115,6 +117,63 @@ describe('recordLine', () => {
     } finally {
       await tmp.cleanup();
     }
+  });
+});
+
+describe('part writer buffers', () => {
+  it('lines across many buffer flushes arrive whole and in order, and the sha256 is that of the file', async () => {
+    const tmp = await makeTmp('hsa-flush-');
+    try {
+      const w = new PartWriter(tmp.dir, 'b.jsonl', false);
+      const lines: string[] = [];
+      // ~20 MB: several swaps of the two plain-part buffers, with lines of varied size and script.
+      for (let i = 0; i < 4_000; i++) lines.push(JSON.stringify({ i, text: `${'零食'.repeat(i % 997)}${'x'.repeat((i * 7919) % 6_000)}` }));
+      lines.push('y'.repeat(9 << 20)); // one line larger than a buffer
+      for (let i = 0; i < 100; i++) lines.push(`{"tail":${i}}`);
+      for (const l of lines) await w.writeLine(l);
+      const part = await w.commit();
+      const bytes = readFileSync(path.join(tmp.dir, 'b.jsonl'));
+      expect(bytes.toString('utf8')).toBe(`${lines.join('\n')}\n`);
+      expect(part.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+      expect(part.bytes).toBe(bytes.length);
+      expect(part.records).toBe(lines.length);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+
+  it('a failed write is reported, and no part appears under its final name', async () => {
+    if (!existsSync('/dev/full')) return; // (Linux) writes to /dev/full fail with ENOSPC
+    const tmp = await makeTmp('hsa-full-');
+    try {
+      symlinkSync('/dev/full', path.join(tmp.dir, 'c.jsonl.tmp'));
+      const w = new PartWriter(tmp.dir, 'c.jsonl', false);
+      const attempt = async () => {
+        for (let i = 0; i < 3_000; i++) await w.writeLine('z'.repeat(5_000));
+        await w.commit();
+      };
+      await expect(attempt()).rejects.toThrow(/ENOSPC/);
+      await w.abort();
+      expect(existsSync(path.join(tmp.dir, 'c.jsonl'))).toBe(false);
+    } finally {
+      await tmp.cleanup();
+    }
+  });
+});
+
+describe('shared call arguments', () => {
+  it('parses a text once, remembers what it produced, and marks text that is not JSON', () => {
+    const a = parseArgs('{"q":"零食","n":[1,2]}');
+    expect(a).toEqual({ q: '零食', n: [1, 2] });
+    expect(parseArgs('{"q":"零食","n":[1,2]}')).toBe(a);
+    const made = { b: 1, a: { c: null } };
+    const text = stringifyArgs(made);
+    expect(text).toBe(JSON.stringify(made));
+    expect(parseArgs(text)).toBe(made);
+    expect(parseArgs('{"q":')).toBe(NOT_JSON);
+    expect(parseArgs('null')).toBeNull();
+    for (let i = 0; i < 1_000; i++) parseArgs(`{"i":${i}}`); // the cache stays small and still answers
+    expect(parseArgs('{"i":999}')).toEqual({ i: 999 });
   });
 });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createWriteStream, fsync, openSync, writeSync } from 'node:fs';
+import { closeSync, createWriteStream, fsync, openSync, write } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
 import { once } from 'node:events';
 import { PassThrough, Transform, type Writable } from 'node:stream';
@@ -16,23 +16,29 @@ export interface PartFile {
 }
 
 const CHUNK = 1 << 20;
+/** Plain parts: the size of each of the two buffers (one filled while the other is written). */
+const PLAIN_CHUNK = 4 << 20;
 
 /**
  * Writes one JSONL part to a temporary file, hashed on the way. `commit` fsyncs and renames it to
  * its final name; a part under its final name is always complete.
  *
- * Plain parts are encoded into one reused buffer and written with synchronous writes, as the
- * pass-through baseline does: the page cache takes them at memory speed, and a buffer handed to a
- * stream could not be reused (each flush left a dead 1 MB buffer for the garbage collector, tens of
- * MB at a time). Gzip parts go through zlib's stream (fixed level, no name, mtime 0 — so the bytes
- * depend only on the content).
+ * Plain parts are encoded into two reused buffers: while one is written to the file (by libuv's
+ * thread pool, so the kernel's copy and any writeback wait are off the main thread), the next
+ * lines go into the other. A buffer handed to a stream could not be reused (each flush left a dead
+ * buffer for the garbage collector, tens of MB at a time). Writes are issued one at a time, in
+ * order. Gzip parts go through zlib's stream (fixed level, no name, mtime 0 — so the bytes depend
+ * only on the content).
  */
 export class PartWriter {
   private readonly hash = createHash('sha256');
   private bytes = 0;
   private records = 0;
-  private buf = Buffer.allocUnsafe(CHUNK);
+  private buf: Buffer;
   private pos = 0;
+  /** Plain parts: the other buffer, and the write in flight from it (it rejects with a write error). */
+  private other: Buffer | null = null;
+  private writing: Promise<void> | null = null;
   /** Plain parts: the temporary file, open for writing. */
   private fd: number | null = null;
   /** Gzip parts: the compressing pipeline to the temporary file. */
@@ -45,8 +51,11 @@ export class PartWriter {
   ) {
     if (!gzip) {
       this.fd = openSync(this.tmpPath, 'w');
+      this.buf = Buffer.allocUnsafe(PLAIN_CHUNK);
+      this.other = Buffer.allocUnsafe(PLAIN_CHUNK);
       return;
     }
+    this.buf = Buffer.allocUnsafe(CHUNK);
     const head = new PassThrough({ highWaterMark: CHUNK });
     const tap = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
@@ -96,7 +105,10 @@ export class PartWriter {
     if (this.fd !== null) {
       this.hash.update(chunk);
       this.bytes += chunk.length;
-      for (let off = 0; off < chunk.length; ) off += writeSync(this.fd, chunk, off, chunk.length - off);
+      await this.writing; // the other buffer is free again (or its write failed: that error is thrown)
+      this.writing = writeAll(this.fd, chunk);
+      this.writing.catch(() => undefined); // reported by the next flush or the commit, not as unhandled
+      [this.buf, this.other] = [this.other!, this.buf];
       this.syncEarly(this.fd);
       return;
     }
@@ -128,6 +140,7 @@ export class PartWriter {
       const fd = this.fd;
       this.fd = null;
       try {
+        await this.writing;
         await this.syncing;
         await new Promise<void>((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
       } finally {
@@ -149,6 +162,7 @@ export class PartWriter {
 
   /** Drop the temporary file (after a failure). */
   async abort(): Promise<void> {
+    await this.writing?.catch(() => undefined);
     await this.syncing;
     if (this.fd !== null) {
       closeSync(this.fd);
@@ -160,6 +174,19 @@ export class PartWriter {
     }
     await rm(this.tmpPath, { force: true });
   }
+}
+
+/** Write all of `chunk` at the file's current position (a short write continues where it stopped). */
+function writeAll(fd: number, chunk: Buffer): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const next = (off: number) =>
+      write(fd, chunk, off, chunk.length - off, null, (e, n) => {
+        if (e) return reject(e);
+        if (off + n < chunk.length) next(off + n);
+        else resolve();
+      });
+    next(0);
+  });
 }
 
 /** fsync a folder so a rename inside it is durable. */

@@ -76,9 +76,10 @@ function append(pieces: Pieces, before: string, own: readonly (string | Uint8Arr
 /**
  * A writer for a list of chat messages whose content strings may have pre-escaped JSON (the
  * system prompt: `contentJson` returns its pieces, or undefined). The result is
- * `JSON.stringify(messages)`.
+ * `JSON.stringify(messages)`. Messages for which `reused` says yes are shown by several records
+ * (a source's messages, in each of its variants): their encoded JSON is kept with the object.
  */
-export function messagesWriter(contentJson: (text: string) => readonly (string | Uint8Array)[] | undefined): MemberWriter {
+export function messagesWriter(contentJson: (text: string) => readonly (string | Uint8Array)[] | undefined, reused: (m: object) => boolean = () => true): MemberWriter {
   return (value) => {
     if (!Array.isArray(value)) return undefined;
     const pieces: Pieces = [];
@@ -93,7 +94,11 @@ export function messagesWriter(contentJson: (text: string) => readonly (string |
           return;
         }
         // A record's unchanged messages are the same objects in each of its variants (and in
-        // each OPD prefix): their encoded JSON is made once per object.
+        // each OPD prefix): their encoded JSON is made once per object. Others are text.
+        if (!reused(m)) {
+          text += JSON.stringify(m);
+          return;
+        }
         let bytes = messageBytes.get(m);
         if (bytes === undefined) messageBytes.set(m, (bytes = Buffer.from(JSON.stringify(m), 'utf8')));
         pieces.push(text, bytes);
@@ -106,6 +111,15 @@ export function messagesWriter(contentJson: (text: string) => readonly (string |
     });
     pieces.push(`${text}]`);
     return pieces;
+  };
+}
+
+/** A writer for an object member whose own members named in `shared` are immutable, shared objects. */
+export function objectWriter(shared: readonly string[]): MemberWriter {
+  return (value) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    const line = recordLine(value as Record<string, unknown>, shared);
+    return typeof line === 'string' ? [line] : line;
   };
 }
 

@@ -31,16 +31,21 @@ export class StatePool {
    * same trajectory twice, and the same teacher requests twice.
    */
   slotFor(sourceId: string, k: number): number {
-    const rng = createRng(this.seed, sourceId, 'state-pool');
-    const taken = new Set<number>();
-    let slot = 0;
-    for (let i = 0; i <= k; i++) {
-      slot = rng.int(this.size);
-      while (i < this.size && taken.has(slot)) slot = rng.int(this.size);
-      taken.add(slot);
+    // A record asks for its variants' slots one after the other: the draws of the last record are
+    // kept and continued (the same sequence as drawing from the start each time).
+    let d = this.draws;
+    if (d?.sourceId !== sourceId) d = this.draws = { sourceId, rng: createRng(this.seed, sourceId, 'state-pool'), taken: new Set(), slots: [] };
+    while (d.slots.length <= k) {
+      const i = d.slots.length;
+      let slot = d.rng.int(this.size);
+      while (i < this.size && d.taken.has(slot)) slot = d.rng.int(this.size);
+      d.taken.add(slot);
+      d.slots.push(slot);
     }
-    return slot;
+    return d.slots[k]!;
   }
+
+  private draws: { sourceId: string; rng: ReturnType<typeof createRng>; taken: Set<number>; slots: number[] } | undefined;
 
   get(slot: number): Variant {
     let v = this.states.get(slot);

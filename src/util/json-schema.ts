@@ -3,6 +3,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { TextKeyedCache } from './bounded-cache.js';
 import { canonicalJson } from './canonical-json.js';
+import { quickCheck } from './quick-schema.js';
 
 /**
  * JSON Schema compilation through ajv, cached by the schema's canonical JSON so a schema shared
@@ -53,9 +54,8 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
  * their paths (`arguments.filter.max: must be integer`).
  *
  * Errors are worked out by an interpreting validator (@cfworker/json-schema); "valid" is answered
- * by ajv where it can (see computeErrors): with a state pool a state's schemas are compiled once
- * and used for hundreds of calls, while compiling per variant (without a pool) cost more than the
- * rest of a variant's work. Validators are cached per schema object and per validation meaning.
+ * by the quick test or by ajv where they can (see computeErrors). Validators are cached per schema
+ * object and per validation meaning.
  */
 export function schemaErrors(schema: unknown, value: unknown): string[] {
   if (schema === null || typeof schema !== 'object') return ['schema does not compile: not an object'];
@@ -72,11 +72,14 @@ export function interpretedErrors(schema: unknown, value: unknown): string[] {
 }
 
 function computeErrors(schema: object, value: unknown): string[] {
-  // "Valid" comes from ajv when it can say so: a compiled validator answers ten times faster than
-  // the interpreter. Schemas ajv compiled at harness load are used as they are; any other schema
-  // (a state's renamed tool) is compiled once per validation meaning. ajv runs with formats off,
-  // so a schema with a `format` keyword always goes to the interpreter. Whenever ajv does not say
-  // "valid", the interpreter decides and explains.
+  // "Valid" comes first from the quick test (quick-schema.ts) when the schema is in its subset,
+  // then from ajv when it can say so: a compiled validator answers ten times faster than the
+  // interpreter. Schemas ajv compiled at harness load are used as they are; any other schema (a
+  // state's renamed tool) is compiled once per validation meaning. ajv runs with formats off, so a
+  // schema with a `format` keyword always goes to the interpreter. Whenever neither says "valid",
+  // the interpreter decides and explains.
+  const quick = quickFor(schema);
+  if (quick !== null && quick(value)) return [];
   if (!hasFormat(schema)) {
     const compiled = byObject.get(schema) ?? fastValidator(schema);
     if (typeof compiled === 'function' && compiled(value)) return [];
@@ -88,12 +91,30 @@ function computeErrors(schema: object, value: unknown): string[] {
   return readableErrors(r.errors, schema);
 }
 
+const quickByObject = new WeakMap<object, ((v: unknown) => boolean) | null>();
+const quickById = new Map<number, ((v: unknown) => boolean) | null>();
+
+/** The quick test of a schema (shared by schemas of one validation meaning), or null. */
+function quickFor(schema: object): ((v: unknown) => boolean) | null {
+  let q = quickByObject.get(schema);
+  if (q !== undefined) return q;
+  const id = validationId(schema);
+  q = quickById.get(id);
+  if (q === undefined) {
+    if (quickById.size >= 4_096) quickById.clear();
+    quickById.set(id, (q = quickCheck(schema)));
+  }
+  quickByObject.set(schema, q);
+  return q;
+}
+
 const validationIds = new WeakMap<object, number>();
 
-// Validators for "is it valid" only: no error collection, no schema check (the harness's schemas
-// were checked at load; states' schemas are derived from them). Cached per validation meaning;
-// the ajv instance is replaced with the cache, because ajv keeps every schema it compiled.
-const FAST_OPTIONS = { strict: false, allErrors: false, validateFormats: false, validateSchema: false, code: { optimize: false } } as const;
+// Validators for "is it valid" only: no error collection or messages (a third less to compile), no
+// schema check (the harness's schemas were checked at load; states' schemas are derived from
+// them). Cached per validation meaning; the ajv instance is replaced with the cache, because ajv
+// keeps every schema it compiled.
+const FAST_OPTIONS = { strict: false, allErrors: false, messages: false, validateFormats: false, validateSchema: false, code: { optimize: false } } as const;
 let fastDraft7 = new Ajv(FAST_OPTIONS);
 let fastDraft2020 = new Ajv2020(FAST_OPTIONS);
 const fastById = new Map<number, ValidateFunction | null>();

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
+import type { RenderedPrompt } from '../src/harness/render.js';
 import { PartWriter } from '../src/output/part-writer.js';
 import { NOT_JSON, parseArgs, stringifyArgs } from '../src/util/call-args.js';
 import { isTrajectoryShape, trajectorySchema } from '../src/trajectory/schema.js';
@@ -205,24 +206,40 @@ describe('schemaErrors fast paths', () => {
 describe('system prompt JSON pieces', () => {
   it('written out, they are JSON.stringify of the rendered prompt (static sections as shared bytes)', async () => {
     const { loadHarness } = await import('../src/harness/load.js');
-    const { renderPrompt, systemPromptJson } = await import('../src/harness/render.js');
+    const { renderPrompt, systemMessage, systemMessageJson } = await import('../src/harness/render.js');
     const { messagesWriter } = await import('../src/util/json-out.js');
     const { harness } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));
     let spliced = 0;
-    for (const r of records.slice(0, 10) as { context?: unknown; messages: unknown[] }[]) {
-      const system = renderPrompt(harness!, r.context ?? {}).system;
-      const pieces = systemPromptJson(system);
+    const rendered = records.slice(0, 10).map((r) => renderPrompt(harness!, (r as { context?: unknown }).context ?? {}));
+    // Each message made right after its render; all ten written after the last render: a message
+    // keeps its pieces however many renders came after.
+    const messages = records.slice(0, 10).map((r) => {
+      const p = renderPrompt(harness!, (r as { context?: unknown }).context ?? {});
+      return systemMessage({ role: 'system', content: p.system }, p);
+    });
+    for (const [i, r] of (records.slice(0, 10) as { messages: unknown[] }[]).entries()) {
+      const message = messages[i]!;
+      const pieces = systemMessageJson(message);
       if (pieces?.some((p) => typeof p !== 'string')) spliced++;
-      const rec = { id: 'r', messages: [{ role: 'system', content: system }, ...r.messages.slice(1)], tools: [] };
-      expect(lineText(recordLine(rec, ['tools'], { messages: messagesWriter(systemPromptJson) }))).toBe(JSON.stringify(rec));
+      const rec = { id: 'r', messages: [message, ...r.messages.slice(1)], tools: [] };
+      expect(lineText(recordLine(rec, ['tools'], { messages: messagesWriter(systemMessageJson) }))).toBe(JSON.stringify(rec));
     }
     expect(spliced).toBe(10);
-    // A text it did not render is left to JSON.stringify.
-    expect(systemPromptJson(`${'x'.repeat(2000)}`)).toBeUndefined();
+    // A message not made from a render, or whose content changed since, is left to JSON.stringify.
+    expect(systemMessageJson({ role: 'system', content: rendered[0]!.system })).toBeUndefined();
+    const fresh = renderPrompt(harness!, (records[0] as { context?: unknown }).context ?? {});
+    const changed = systemMessage({ role: 'system', content: fresh.system }, fresh);
+    expect(systemMessageJson(changed)).toBeDefined();
+    changed.content = `${fresh.system} `;
+    expect(systemMessageJson(changed)).toBeUndefined();
+    // The association is not copied with the message's members.
+    expect(systemMessageJson({ ...messages[0]! })).toBeUndefined();
+    expect(Object.keys(messages[0]!)).toEqual(['role', 'content']);
   });
 
   it('a surrogate pair split across two sections is not spliced', async () => {
-    const { renderPrompt, systemPromptJson } = await import('../src/harness/render.js');
+    const { renderPrompt, systemMessage, systemMessageJson } = await import('../src/harness/render.js');
+    const json = (p: RenderedPrompt) => systemMessageJson(systemMessage({ role: 'system', content: p.system }, p));
     const { baseHarness } = await import('./helpers/state.js');
     const pair = '🍪';
     const h = baseHarness({
@@ -233,11 +250,11 @@ describe('system prompt JSON pieces', () => {
       ],
     });
     const ok = baseHarness({ sections: h.sections.map((s) => ({ ...s, text: s.text.replace(/[\ud800-\udfff]/g, '') })) });
-    const fine = renderPrompt(ok, { room: { name: 'r' } }).system;
-    expect(systemPromptJson(fine)?.some((p) => typeof p !== 'string')).toBe(true);
-    const system = renderPrompt(h, { room: { name: 'r' } }).system;
-    expect(system).toContain(pair);
-    expect(systemPromptJson(system)).toBeUndefined();
+    const fine = renderPrompt(ok, { room: { name: 'r' } });
+    expect(json(fine)?.some((p) => typeof p !== 'string')).toBe(true);
+    const split = renderPrompt(h, { room: { name: 'r' } });
+    expect(split.system).toContain(pair);
+    expect(json(split)).toBeUndefined();
   });
 });
 

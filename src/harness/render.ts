@@ -47,35 +47,55 @@ let recentNext = 0;
 
 function computePrompt(h: Harness, context: unknown, key: string): Rendered {
   const defaults = variableDefaults(h);
-  const system: string[] = [];
+  const sep = h.promptStyle?.separator ?? h.separator;
+  // Joined with + rather than join(): V8 then keeps the prompt as a rope over the section texts
+  // (no 30 KB copy per render). A variant's prompt is only ever written out as JSON pieces (see
+  // systemMessageJson), so most renders are never flattened.
+  let system = '';
+  let preamble = '';
   const parts: Rendered['parts'] = [];
-  const preamble: string[] = [];
   for (const s of h.sections) {
     const r = renderSection(h, s, context, key, defaults);
     if (r.text === '') continue;
-    if (s.placement === 'preamble') preamble.push(r.text);
+    if (s.placement === 'preamble') preamble = preamble === '' ? r.text : preamble + sep + r.text;
     else {
-      system.push(r.text);
+      system = parts.length === 0 ? r.text : system + sep + r.text;
       parts.push({ text: r.text, staticId: r.static ? s.id : null });
     }
   }
-  const sep = h.promptStyle?.separator ?? h.separator;
-  return { h, context, key, out: { system: system.join(sep), preamble: preamble.join(sep) }, parts, sep };
+  return { h, context, key, out: { system, preamble }, parts, sep };
 }
 
 /**
- * The JSON text of a system prompt this module rendered recently, as pieces: the sections that
- * are the same for every record come as UTF-8 bytes escaped once per state, the record's own
- * sections as escaped text. Written one after the other, the pieces are `JSON.stringify(text)`.
- * Undefined for any other text (then the caller stringifies it).
+ * The render a system message was made from, kept on the message under a symbol key, not
+ * enumerable: JSON, Object.keys and spreads do not see it, and it lives exactly as long as the
+ * message. (A WeakMap or a ring of recent messages kept renders alive past their messages, and
+ * the garbage collector promoted them: +45 MB peak RSS on a 64 MB run.)
  */
-export function systemPromptJson(text: string): readonly (string | Uint8Array)[] | undefined {
-  for (const r of recentPrompts) {
-    if (r.out.system !== text) continue;
-    if (r.json === undefined) r.json = promptPieces(r);
-    return r.json ?? undefined;
-  }
-  return undefined;
+const RENDER = Symbol('hsa.render');
+
+/**
+ * Note that `message.content` is `prompt.system`, a render just made by `renderPrompt`, so that the
+ * message's JSON can be written from the prompt's pieces (see systemMessageJson). Returns it.
+ */
+export function systemMessage<M extends object>(message: M, prompt: RenderedPrompt): M {
+  const rendered = recentPrompts.find((r) => r.out === prompt);
+  if (rendered) Object.defineProperty(message, RENDER, { value: rendered });
+  return message;
+}
+
+/**
+ * The JSON text of a system message's content made from a render (see `systemMessage`), as
+ * pieces: the sections that are the same for every record come as UTF-8 bytes escaped once per
+ * state, the record's own sections as escaped text. Written one after the other, the pieces are
+ * `JSON.stringify(content)`. Undefined for any other message (then the caller stringifies it).
+ */
+export function systemMessageJson(message: object): readonly (string | Uint8Array)[] | undefined {
+  const r = (message as { [RENDER]?: Rendered })[RENDER];
+  // (The same string object: === answers without comparing characters.)
+  if (!r || (message as { content?: unknown }).content !== r.out.system) return undefined;
+  if (r.json === undefined) r.json = promptPieces(r);
+  return r.json ?? undefined;
 }
 
 const escapedSections = new WeakMap<Harness, Map<string, Uint8Array>>();

@@ -1,4 +1,4 @@
-import { renderPrompt, renderTools } from '../harness/render.js';
+import { renderPrompt, renderTools, systemMessage } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { checkCalls, checkLeaks } from '../trajectory/invariants.js';
 import { rewriteTrajectory } from '../trajectory/rewrite.js';
@@ -69,7 +69,7 @@ export async function runEpisode(
   };
 
   try {
-    if (source.messages[0]?.role === 'system') messages.push({ ...source.messages[0], content: rendered.system });
+    if (source.messages[0]?.role === 'system') messages.push(systemMessage({ ...source.messages[0], content: rendered.system }, rendered));
     const userTurns = source.messages.filter((m) => isTurnStart(m, sourcePrefix));
     for (const [t, user] of userTurns.entries()) {
       if (t === 0 && rendered.preamble !== '') messages.push({ role: 'user', name: 'harness:preamble', content: rendered.preamble });

@@ -1,5 +1,5 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
-import { renderPrompt, renderTools } from '../harness/render.js';
+import { renderPrompt, renderTools, systemMessage } from '../harness/render.js';
 import type { Harness, Hook } from '../harness/types.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
@@ -37,7 +37,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       preambleDone = true;
     }
     if (i === 0 && m.role === 'system' && !m.name?.startsWith(fromPrefix)) {
-      out.push({ ...m, content: rendered.system });
+      out.push(systemMessage({ ...m, content: rendered.system }, rendered));
       return;
     }
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(fromPrefix)) {

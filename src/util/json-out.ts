@@ -74,12 +74,12 @@ function append(pieces: Pieces, before: string, own: readonly (string | Uint8Arr
 }
 
 /**
- * A writer for a list of chat messages whose content strings may have pre-escaped JSON (the
- * system prompt: `contentJson` returns its pieces, or undefined). The result is
- * `JSON.stringify(messages)`. Messages for which `reused` says yes are shown by several records
+ * A writer for a list of chat messages whose content strings may have pre-escaped JSON (a system
+ * prompt: `contentJson` returns the pieces of a message's long content, or undefined). The result
+ * is `JSON.stringify(messages)`. Messages for which `reused` says yes are shown by several records
  * (a source's messages, in each of its variants): their encoded JSON is kept with the object.
  */
-export function messagesWriter(contentJson: (text: string) => readonly (string | Uint8Array)[] | undefined, reused: (m: object) => boolean = () => true): MemberWriter {
+export function messagesWriter(contentJson: (message: object) => readonly (string | Uint8Array)[] | undefined, reused: (m: object) => boolean = () => true): MemberWriter {
   return (value) => {
     if (!Array.isArray(value)) return undefined;
     const pieces: Pieces = [];
@@ -87,7 +87,7 @@ export function messagesWriter(contentJson: (text: string) => readonly (string |
     value.forEach((m: unknown, i) => {
       if (i > 0) text += ',';
       const content = m !== null && typeof m === 'object' ? (m as { content?: unknown }).content : undefined;
-      const own = typeof content === 'string' && content.length > 1_000 ? contentJson(content) : undefined;
+      const own = typeof content === 'string' && content.length > 1_000 ? contentJson(m as object) : undefined;
       if (!own) {
         if (m === null || typeof m !== 'object') {
           text += JSON.stringify(m) ?? 'null';

@@ -137,12 +137,31 @@ export function applyArgOps(args: unknown, ops: readonly ArgOp[]): unknown {
 function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
   if (Array.isArray(value)) return value.map((v) => renameKeys(v, paths, prefix));
   if (!isObject(value)) return value;
+  const inner = innerPaths(paths);
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
+  for (const k of Object.keys(value)) {
+    const v = value[k];
     const path = prefix === '' ? k : `${prefix}.${k}`;
-    out[Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : k] = renameKeys(v, paths, path);
+    // A value with no renamed path below it is taken as it is (values are never modified).
+    out[Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : k] = v !== null && typeof v === 'object' && inner.has(path) ? renameKeys(v, paths, path) : v;
   }
   return out;
+}
+
+const innerCache = new WeakMap<IdMap, Set<string>>();
+
+/** The paths that have a renamed path below them (`a` and `a.b` for `a.b.c`), once per map. */
+function innerPaths(paths: IdMap): Set<string> {
+  let set = innerCache.get(paths);
+  if (!set) {
+    set = new Set();
+    for (const p of Object.keys(paths)) {
+      const segs = p.split('.');
+      for (let i = 1; i < segs.length; i++) set.add(segs.slice(0, i).join('.'));
+    }
+    innerCache.set(paths, set);
+  }
+  return set;
 }
 
 /**

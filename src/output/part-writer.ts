@@ -17,7 +17,7 @@ export interface PartFile {
 
 const CHUNK = 1 << 20;
 /** Plain parts: the size of each of the two buffers (one filled while the other is written). */
-const PLAIN_CHUNK = 4 << 20;
+const PLAIN_CHUNK = 2 << 20;
 
 /**
  * Writes one JSONL part to a temporary file, hashed on the way. `commit` fsyncs and renames it to
@@ -51,8 +51,7 @@ export class PartWriter {
   ) {
     if (!gzip) {
       this.fd = openSync(this.tmpPath, 'w');
-      this.buf = Buffer.allocUnsafe(PLAIN_CHUNK);
-      this.other = Buffer.allocUnsafe(PLAIN_CHUNK);
+      this.buf = Buffer.allocUnsafe(PLAIN_CHUNK); // the other one when first needed (a rejects part rarely does)
       return;
     }
     this.buf = Buffer.allocUnsafe(CHUNK);
@@ -108,7 +107,7 @@ export class PartWriter {
       await this.writing; // the other buffer is free again (or its write failed: that error is thrown)
       this.writing = writeAll(this.fd, chunk);
       this.writing.catch(() => undefined); // reported by the next flush or the commit, not as unhandled
-      [this.buf, this.other] = [this.other!, this.buf];
+      [this.buf, this.other] = [this.other ?? Buffer.allocUnsafe(PLAIN_CHUNK), this.buf];
       this.syncEarly(this.fd);
       return;
     }
@@ -141,6 +140,9 @@ export class PartWriter {
       this.fd = null;
       try {
         await this.writing;
+        // The part's buffers are not needed any more (it stays referenced until its marker is written).
+        this.buf = Buffer.alloc(0);
+        this.other = null;
         await this.syncing;
         await new Promise<void>((resolve, reject) => fsync(fd, (e) => (e ? reject(e) : resolve())));
       } finally {

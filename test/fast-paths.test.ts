@@ -8,7 +8,6 @@ import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import type { RenderedPrompt } from '../src/harness/render.js';
 import { PartWriter } from '../src/output/part-writer.js';
-import { NOT_JSON, parseArgs, stringifyArgs } from '../src/util/call-args.js';
 import { isTrajectoryShape, trajectorySchema } from '../src/trajectory/schema.js';
 import { canonicalJson } from '../src/util/canonical-json.js';
 import { jsonEqual } from '../src/util/json-equal.js';
@@ -159,22 +158,6 @@ describe('part writer buffers', () => {
     } finally {
       await tmp.cleanup();
     }
-  });
-});
-
-describe('shared call arguments', () => {
-  it('parses a text once, remembers what it produced, and marks text that is not JSON', () => {
-    const a = parseArgs('{"q":"零食","n":[1,2]}');
-    expect(a).toEqual({ q: '零食', n: [1, 2] });
-    expect(parseArgs('{"q":"零食","n":[1,2]}')).toBe(a);
-    const made = { b: 1, a: { c: null } };
-    const text = stringifyArgs(made);
-    expect(text).toBe(JSON.stringify(made));
-    expect(parseArgs(text)).toBe(made);
-    expect(parseArgs('{"q":')).toBe(NOT_JSON);
-    expect(parseArgs('null')).toBeNull();
-    for (let i = 0; i < 1_000; i++) parseArgs(`{"i":${i}}`); // the cache stays small and still answers
-    expect(parseArgs('{"i":999}')).toEqual({ i: 999 });
   });
 });
 

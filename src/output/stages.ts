@@ -5,7 +5,7 @@ import { textOf, type Message, type Trajectory } from '../trajectory/types.js';
 import type { AppliedTransform } from '../transform/variant.js';
 import type { RunConfig } from '../config/augment-config.js';
 import { createRng } from '../transform/rng.js';
-import { NOT_JSON, parseArgs } from '../util/call-args.js';
+import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
 
 /** Where an output record came from; carried by every record of every stage. */
@@ -57,16 +57,17 @@ export function trainerMessages(messages: readonly Message[], args: RunConfig['a
     if (m.role === 'assistant' && m.tool_calls) {
       out.tool_calls = m.tool_calls.map((c) => ({
         ...c,
-        function: { ...c.function, arguments: args === 'object' ? argsValue(c.function.arguments) : c.function.arguments },
+        function: { ...c.function, arguments: args === 'object' ? argsValue(c.function) : c.function.arguments },
       }));
     }
     return out;
   });
 }
 
-function argsValue(s: string): unknown {
-  const v = parseArgs(s);
-  return v === NOT_JSON ? s : v;
+/** Parsed arguments, or the text as it is when it is not JSON. */
+function argsValue(fn: { arguments: string }): unknown {
+  const v = callArgs(fn);
+  return v === NOT_JSON ? fn.arguments : v;
 }
 
 function toolsField(state: Harness, cfg: RunConfig): unknown {
@@ -150,7 +151,7 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
       turns.push(turn);
     } else if (m.role === 'assistant' && turn) {
       for (const c of m.tool_calls ?? []) {
-        const args = parseArgs(c.function.arguments);
+        const args = argsValue(c.function);
         callById.set(c.id, { name: c.function.name, arguments: args });
         if (loader && c.function.name === loader.tool) {
           const skill = getPath(args, loader.argument);

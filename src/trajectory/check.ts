@@ -1,7 +1,7 @@
 import { renderSystemPrompt, renderTools } from '../harness/render.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import type { Problem } from '../problems.js';
-import { jsonError, NOT_JSON, parseArgs } from '../util/call-args.js';
+import { callArgs, jsonError, NOT_JSON } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
@@ -63,7 +63,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
         const schema = recordTools ? recordTools.get(name) : harnessTools.get(name);
         if (!harnessTools.has(name)) add(`${cp}.function.name`, `tool "${name}" does not exist in harness ${h.name}`);
         else if (recordTools && !recordTools.has(name)) add(`${cp}.function.name`, `tool "${name}" is not in the record's tools`);
-        const args = parseArgs(call.function.arguments);
+        const args = callArgs(call.function);
         if (args === NOT_JSON) {
           add(`${cp}.function.arguments`, `not valid JSON: ${jsonError(call.function.arguments)}`);
           return;

@@ -8,7 +8,7 @@ import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
 import { rewriteTrajectory, textMap } from './rewrite.js';
 import { catalogText, renderTools } from '../harness/render.js';
 import { jsonEqual } from '../util/json-equal.js';
-import { NOT_JSON, parseArgs } from '../util/call-args.js';
+import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';
 
@@ -61,7 +61,7 @@ export function checkCalls(rec: Trajectory, state: Harness): string[] {
       const where = `messages.${i}.tool_calls.${k}`;
       const schema = schemas.get(c.function.name);
       if (!schema) return void out.push(`${where}: tool "${c.function.name}" is not in the record's tools`);
-      const args = parseArgs(c.function.arguments);
+      const args = callArgs(c.function);
       if (args === NOT_JSON) return void out.push(`${where}: arguments are not JSON`);
       for (const e of schemaErrors(schema, args)) out.push(`${where}: ${e}`);
     });
@@ -93,7 +93,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       const oldKeys = lc.oldKeysByTool.get(c.function.name);
       const loads = to.skillLoader !== null && c.function.name === to.skillLoader.tool && lc.oldSkills.size > 0;
       if (!oldKeys && !loads) return;
-      const args = parseArgs(c.function.arguments);
+      const args = callArgs(c.function);
       if (args === NOT_JSON) return;
       if (oldKeys) for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where}: old parameter "${key}"`);
       if (loads) {
@@ -122,7 +122,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       scan(where, textOf(m.content));
       for (const c of m.tool_calls ?? []) {
         if (!to.skillLoader || c.function.name !== to.skillLoader.tool) continue;
-        const v = getPath(parseArgs(c.function.arguments), to.skillLoader.argument);
+        const v = getPath(callArgs(c.function), to.skillLoader.argument);
         loaderCalls.set(c.id, typeof v === 'string' ? v : '');
       }
     } else if (m.role === 'tool' && loaderCalls.has(m.tool_call_id)) {

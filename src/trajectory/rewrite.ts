@@ -4,7 +4,7 @@ import type { Harness, Hook } from '../harness/types.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
-import { NOT_JSON, parseArgs, stringifyArgs } from '../util/call-args.js';
+import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
 import { textOf, type Message, type TextContent, type Trajectory } from './types.js';
 
@@ -56,7 +56,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
         next.tool_calls = m.tool_calls.map((call) => {
           const oldName = call.function.name;
           callTools.set(call.id, oldName);
-          let args = parseArgs(call.function.arguments);
+          let args = callArgs(call.function);
           if (args === NOT_JSON) return { ...call, function: { ...call.function, name: mapId(plan.tools, oldName) } };
           if (from.skillLoader && oldName === from.skillLoader.tool) {
             const skill = getPath(args, from.skillLoader.argument);
@@ -67,7 +67,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
           }
           const ops = plan.args[oldName];
           if (ops) args = applyArgOps(args, ops);
-          return { ...call, function: { ...call.function, name: mapId(plan.tools, oldName), arguments: stringifyArgs(args) } };
+          return { ...call, function: withArgs({ ...call.function, name: mapId(plan.tools, oldName), arguments: JSON.stringify(args) }, args) };
         });
       }
       out.push(next);

@@ -1,44 +1,49 @@
 /**
  * Parsed tool-call arguments, shared. One call's `arguments` text is read by the input check, the
  * rewrite, three of the variant checks, the round trip and the SFT writer (about five parses per
- * call and variant). The last texts parsed or produced are kept with their values, so each is
- * parsed once.
+ * call and variant). The parsed value is kept on the call's `function` object, under a symbol key
+ * that is not enumerable: JSON, Object.keys, for-in and spreads do not see it, and it lives exactly
+ * as long as the call. (A map from texts to values cost as much to fill as the parses it saved.)
  *
  * The values are shared: callers read them and never modify them (`setPath` and `applyArgOps`
  * return copies). A text that is not JSON is remembered as such.
  */
 
-/** What `parseArgs` returns for a text that is not JSON. */
+/** What `callArgs` returns for arguments that are not JSON. */
 export const NOT_JSON: unique symbol = Symbol('not JSON');
 
-// A small map, cleared when full: its entries (a few records' calls) die young, so scavenges do
-// not promote them. Keys are the argument strings themselves; V8 keeps a string's hash with it.
-const MAX = 256;
-const recent = new Map<string, unknown>();
+const PARSED = Symbol('hsa.args');
 
-/** `JSON.parse(text)`, or NOT_JSON. The value must not be modified. */
-export function parseArgs(text: string): unknown {
-  let v = recent.get(text);
-  if (v !== undefined || recent.has(text)) return v;
+interface CallFunction {
+  arguments: string;
+}
+
+interface Parsed {
+  text: string;
+  value: unknown;
+}
+
+/** `JSON.parse(fn.arguments)`, or NOT_JSON; parsed once per call. The value must not be modified. */
+export function callArgs(fn: CallFunction): unknown {
+  const own = (fn as { [PARSED]?: Parsed })[PARSED];
+  // (The same string object, unless the text was replaced: === answers without comparing.)
+  if (own !== undefined && own.text === fn.arguments) return own.value;
+  let value: unknown;
   try {
-    v = JSON.parse(text);
+    value = JSON.parse(fn.arguments);
   } catch {
-    v = NOT_JSON;
+    value = NOT_JSON;
   }
-  remember(text, v);
-  return v;
+  withArgs(fn, value);
+  return value;
 }
 
-/** `JSON.stringify(value)` of arguments about to be written into a call; the pair is remembered. */
-export function stringifyArgs(value: unknown): string {
-  const text = JSON.stringify(value);
-  remember(text, value);
-  return text;
-}
-
-function remember(text: string, value: unknown): void {
-  if (recent.size >= MAX) recent.clear();
-  recent.set(text, value);
+/** Keep `value` as the parsed arguments of `fn` (whose `arguments` are its JSON). Returns `fn`. */
+export function withArgs<F extends CallFunction>(fn: F, value: unknown): F {
+  const parsed: Parsed = { text: fn.arguments, value };
+  if (Object.prototype.hasOwnProperty.call(fn, PARSED)) (fn as { [PARSED]?: Parsed })[PARSED] = parsed;
+  else if (Object.isExtensible(fn)) Object.defineProperty(fn, PARSED, { value: parsed, writable: true });
+  return fn;
 }
 
 /** The message of the error `JSON.parse(text)` throws (for reports; call only on a NOT_JSON text). */

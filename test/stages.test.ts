@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import type { RunConfig } from '../src/config/augment-config.js';
+import { rlRecord, trainerMessages, type StageInput } from '../src/output/stages.js';
+import { callArgs, NOT_JSON, withArgs } from '../src/util/call-args.js';
+import type { Message, Trajectory } from '../src/trajectory/types.js';
+import { baseHarness } from './helpers/state.js';
+
+const call = (id: string, name: string, args: string) => ({ id, type: 'function' as const, function: { name, arguments: args } });
+
+const messages: Message[] = [
+  { role: 'user', content: 'hi' },
+  { role: 'assistant', content: null, tool_calls: [call('c1', 'search', '{"q":"零食","n":2}'), call('c2', 'search', '{"q": oops')] },
+  { role: 'tool', tool_call_id: 'c1', content: '[]' },
+  { role: 'tool', tool_call_id: 'c2', content: 'error' },
+  { role: 'assistant', content: 'done' },
+];
+
+describe('stage records and call arguments', () => {
+  it('SFT messages carry arguments as objects, or as the text when it is not JSON', () => {
+    const out = trainerMessages(messages, 'object') as { tool_calls?: { function: { arguments: unknown } }[] }[];
+    expect(out[1]!.tool_calls!.map((c) => c.function.arguments)).toEqual([{ q: '零食', n: 2 }, '{"q": oops']);
+    const strings = trainerMessages(messages, 'string') as { tool_calls?: { function: { arguments: unknown } }[] }[];
+    expect(strings[1]!.tool_calls!.map((c) => c.function.arguments)).toEqual(['{"q":"零食","n":2}', '{"q": oops']);
+    expect(out[0]).toBe(messages[0]); // a message already in trainer shape is the same object
+  });
+
+  it('RL ground truth and replay table keep arguments that are not JSON as their text', () => {
+    const x: StageInput = {
+      id: 'r~v0',
+      record: { id: 'r', messages } as Trajectory,
+      state: baseHarness(),
+      provenance: { source_id: 'r', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
+      ordinal: 0,
+    };
+    const row = rlRecord(x, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
+    const truth = JSON.parse((row.reward_model as { ground_truth: string }).ground_truth) as { expected_calls: { arguments: unknown }[] };
+    expect(truth.expected_calls.map((c) => c.arguments)).toEqual([{ q: '零食', n: 2 }, '{"q": oops']);
+    const env = JSON.parse((row.extra_info as { env: string }).env) as { tool_replay: { arguments: unknown }[] };
+    expect(env.tool_replay.map((r) => r.arguments)).toEqual([{ q: '零食', n: 2 }, '{"q": oops']);
+  });
+
+  it('a call parses once, keeps what made it, and notices a replaced text', () => {
+    const fn = { name: 'f', arguments: '{"a":[1]}' };
+    const v = callArgs(fn);
+    expect(v).toEqual({ a: [1] });
+    expect(callArgs(fn)).toBe(v);
+    expect(Object.keys(fn)).toEqual(['name', 'arguments']);
+    expect(JSON.stringify(fn)).toBe('{"name":"f","arguments":"{\\"a\\":[1]}"}');
+    expect(callArgs({ ...fn })).not.toBe(v); // a copy parses again (nothing is copied along)
+    fn.arguments = '{"a":[2]}';
+    expect(callArgs(fn)).toEqual({ a: [2] });
+    const made = { b: 1 };
+    const g = withArgs({ name: 'g', arguments: JSON.stringify(made) }, made);
+    expect(callArgs(g)).toBe(made);
+    expect(callArgs({ name: 'h', arguments: '{' })).toBe(NOT_JSON);
+    expect(callArgs(Object.freeze({ name: 'h', arguments: '[3]' }))).toEqual([3]);
+  });
+});

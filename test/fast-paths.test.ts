@@ -189,7 +189,7 @@ describe('schemaErrors fast paths', () => {
 describe('system prompt JSON pieces', () => {
   it('written out, they are JSON.stringify of the rendered prompt (static sections as shared bytes)', async () => {
     const { loadHarness } = await import('../src/harness/load.js');
-    const { renderPrompt, systemMessage, systemMessageJson } = await import('../src/harness/render.js');
+    const { renderPrompt, promptMessage, messageContentJson } = await import('../src/harness/render.js');
     const { messagesWriter } = await import('../src/util/json-out.js');
     const { harness } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));
     let spliced = 0;
@@ -198,31 +198,59 @@ describe('system prompt JSON pieces', () => {
     // keeps its pieces however many renders came after.
     const messages = records.slice(0, 10).map((r) => {
       const p = renderPrompt(harness!, (r as { context?: unknown }).context ?? {});
-      return systemMessage({ role: 'system', content: p.system }, p);
+      return promptMessage({ role: 'system', content: p.system }, p);
     });
     for (const [i, r] of (records.slice(0, 10) as { messages: unknown[] }[]).entries()) {
       const message = messages[i]!;
-      const pieces = systemMessageJson(message);
+      const pieces = messageContentJson(message);
       if (pieces?.some((p) => typeof p !== 'string')) spliced++;
       const rec = { id: 'r', messages: [message, ...r.messages.slice(1)], tools: [] };
-      expect(lineText(recordLine(rec, ['tools'], { messages: messagesWriter(systemMessageJson) }))).toBe(JSON.stringify(rec));
+      expect(lineText(recordLine(rec, ['tools'], { messages: messagesWriter(messageContentJson) }))).toBe(JSON.stringify(rec));
     }
     expect(spliced).toBe(10);
     // A message not made from a render, or whose content changed since, is left to JSON.stringify.
-    expect(systemMessageJson({ role: 'system', content: rendered[0]!.system })).toBeUndefined();
+    expect(messageContentJson({ role: 'system', content: rendered[0]!.system })).toBeUndefined();
     const fresh = renderPrompt(harness!, (records[0] as { context?: unknown }).context ?? {});
-    const changed = systemMessage({ role: 'system', content: fresh.system }, fresh);
-    expect(systemMessageJson(changed)).toBeDefined();
+    const changed = promptMessage({ role: 'system', content: fresh.system }, fresh);
+    expect(messageContentJson(changed)).toBeDefined();
     changed.content = `${fresh.system} `;
-    expect(systemMessageJson(changed)).toBeUndefined();
+    expect(messageContentJson(changed)).toBeUndefined();
     // The association is not copied with the message's members.
-    expect(systemMessageJson({ ...messages[0]! })).toBeUndefined();
+    expect(messageContentJson({ ...messages[0]! })).toBeUndefined();
     expect(Object.keys(messages[0]!)).toEqual(['role', 'content']);
   });
 
+  it('preambles and skill bodies are written from pieces too, byte for byte', async () => {
+    const { renderPrompt, promptMessage, stateTextMessage, messageContentJson } = await import('../src/harness/render.js');
+    const { messagesWriter } = await import('../src/util/json-out.js');
+    const { baseHarness } = await import('./helpers/state.js');
+    const h = baseHarness({
+      sections: [
+        { id: 'role', kind: 'text', placement: 'system', text: `你是主播助手 ${'a'.repeat(300)}` },
+        { id: 'rules', kind: 'text', placement: 'preamble', text: `- 不要承诺 "价格"\n- room {{room.name}}` },
+        { id: 'style', kind: 'text', placement: 'preamble', text: `Tone: 轻松 ${'b'.repeat(200)}` },
+      ],
+    });
+    const p = renderPrompt(h, { room: { name: '零食 "派对"' } });
+    expect(p.preamble).toContain('零食 "派对"');
+    const body = `# 技能\n\n- step "one"\t${'c'.repeat(500)}`;
+    const messages = [
+      promptMessage({ role: 'system', content: p.system }, p),
+      promptMessage({ role: 'user', name: 'harness:preamble', content: p.preamble }, p, true),
+      stateTextMessage({ role: 'tool', tool_call_id: 'c1', content: body }),
+      stateTextMessage({ role: 'tool', tool_call_id: 'c2', content: body }),
+    ];
+    expect(messageContentJson(messages[1]!)?.some((x) => typeof x !== 'string')).toBe(true);
+    expect(messageContentJson(messages[2]!)).toBe(messageContentJson(messages[3]!)); // escaped once per text
+    const rec = { id: 'r', messages };
+    expect(lineText(recordLine(rec, [], { messages: messagesWriter(messageContentJson) }))).toBe(JSON.stringify(rec));
+    // A preamble mark does not make the system text acceptable, nor the reverse.
+    expect(messageContentJson(promptMessage({ role: 'user', content: p.system }, p, true))).toBeUndefined();
+  });
+
   it('a surrogate pair split across two sections is not spliced', async () => {
-    const { renderPrompt, systemMessage, systemMessageJson } = await import('../src/harness/render.js');
-    const json = (p: RenderedPrompt) => systemMessageJson(systemMessage({ role: 'system', content: p.system }, p));
+    const { renderPrompt, promptMessage, messageContentJson } = await import('../src/harness/render.js');
+    const json = (p: RenderedPrompt) => messageContentJson(promptMessage({ role: 'system', content: p.system }, p));
     const { baseHarness } = await import('./helpers/state.js');
     const pair = '🍪';
     const h = baseHarness({

@@ -32,11 +32,21 @@ interface Rendered {
   key: string;
   out: RenderedPrompt;
   /** The system prompt's parts (joined by `sep`) and, for a section that renders the same for every record, its id. */
-  parts: { text: string; staticId: string | null }[];
+  parts: Part[];
+  /** The same for the preamble. */
+  preambleParts: Part[];
   sep: string;
-  /** The system prompt as JSON string pieces, once asked for (null: not splittable). */
-  json?: readonly (string | Uint8Array)[] | null;
+  /** The system prompt and the preamble as JSON string pieces, once asked for (null: not splittable). */
+  json?: Pieces | null;
+  preambleJson?: Pieces | null;
 }
+
+interface Part {
+  text: string;
+  staticId: string | null;
+}
+
+type Pieces = readonly (string | Uint8Array)[];
 
 // Enough for a record's source render and its variants' renders in rewrite mode (each variant is
 // written right after it is made). With a teacher, episodes take long and interleave: a prompt
@@ -50,66 +60,110 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
   const sep = h.promptStyle?.separator ?? h.separator;
   // Joined with + rather than join(): V8 then keeps the prompt as a rope over the section texts
   // (no 30 KB copy per render). A variant's prompt is only ever written out as JSON pieces (see
-  // systemMessageJson), so most renders are never flattened.
+  // messageContentJson), so most renders are never flattened.
   let system = '';
   let preamble = '';
-  const parts: Rendered['parts'] = [];
+  const parts: Part[] = [];
+  const preambleParts: Part[] = [];
   for (const s of h.sections) {
     const r = renderSection(h, s, context, key, defaults);
     if (r.text === '') continue;
-    if (s.placement === 'preamble') preamble = preamble === '' ? r.text : preamble + sep + r.text;
-    else {
+    const part = { text: r.text, staticId: r.static ? s.id : null };
+    if (s.placement === 'preamble') {
+      preamble = preambleParts.length === 0 ? r.text : preamble + sep + r.text;
+      preambleParts.push(part);
+    } else {
       system = parts.length === 0 ? r.text : system + sep + r.text;
-      parts.push({ text: r.text, staticId: r.static ? s.id : null });
+      parts.push(part);
     }
   }
-  return { h, context, key, out: { system, preamble }, parts, sep };
+  return { h, context, key, out: { system, preamble }, parts, preambleParts, sep };
 }
 
 /**
- * The render a system message was made from, kept on the message under a symbol key, not
- * enumerable: JSON, Object.keys and spreads do not see it, and it lives exactly as long as the
- * message. (A WeakMap or a ring of recent messages kept renders alive past their messages, and
- * the garbage collector promoted them: +45 MB peak RSS on a 64 MB run.)
+ * Where a message's content came from, kept on the message under a symbol key, not enumerable:
+ * JSON, Object.keys and spreads do not see it, and it lives exactly as long as the message. (A
+ * WeakMap or a ring of recent messages kept renders alive past their messages, and the garbage
+ * collector promoted them: +45 MB peak RSS on a 64 MB run.)
  */
-const RENDER = Symbol('hsa.render');
+const SOURCE = Symbol('hsa.content-source');
+/** The content is a text of a harness state (a skill body): its JSON is kept per text. */
+const STATE_TEXT = { stateText: true } as const;
+type ContentSource = { r: Rendered; preamble: boolean } | typeof STATE_TEXT;
 
-/**
- * Note that `message.content` is `prompt.system`, a render just made by `renderPrompt`, so that the
- * message's JSON can be written from the prompt's pieces (see systemMessageJson). Returns it.
- */
-export function systemMessage<M extends object>(message: M, prompt: RenderedPrompt): M {
-  const rendered = recentPrompts.find((r) => r.out === prompt);
-  if (rendered) Object.defineProperty(message, RENDER, { value: rendered });
+function mark<M extends object>(message: M, source: ContentSource): M {
+  Object.defineProperty(message, SOURCE, { value: source });
   return message;
 }
 
 /**
- * The JSON text of a system message's content made from a render (see `systemMessage`), as
- * pieces: the sections that are the same for every record come as UTF-8 bytes escaped once per
- * state, the record's own sections as escaped text. Written one after the other, the pieces are
+ * Note that `message.content` is `prompt.system` (or with `preamble`, `prompt.preamble`), a render
+ * just made by `renderPrompt`, so that the message's JSON can be written from the prompt's pieces
+ * (see messageContentJson). Returns the message.
+ */
+export function promptMessage<M extends object>(message: M, prompt: RenderedPrompt, preamble = false): M {
+  const r = recentPrompts.find((x) => x.out === prompt);
+  return r ? mark(message, { r, preamble }) : message;
+}
+
+/** Note that `message.content` is a text of a harness state (a skill body), the same for many records. */
+export function stateTextMessage<M extends object>(message: M): M {
+  return mark(message, STATE_TEXT);
+}
+
+/**
+ * The JSON text of a message's content, as pieces, when the content came from a render or a
+ * state's text (see promptMessage, stateTextMessage): a prompt's sections that are the same for
+ * every record come as UTF-8 bytes escaped once per state, the record's own sections as escaped
+ * text; a state's text as bytes escaped once. Written one after the other, the pieces are
  * `JSON.stringify(content)`. Undefined for any other message (then the caller stringifies it).
  */
-export function systemMessageJson(message: object): readonly (string | Uint8Array)[] | undefined {
-  const r = (message as { [RENDER]?: Rendered })[RENDER];
+export function messageContentJson(message: object): Pieces | undefined {
+  const source = (message as { [SOURCE]?: ContentSource })[SOURCE];
+  if (source === undefined) return undefined;
+  const content = (message as { content?: unknown }).content;
+  if (typeof content !== 'string') return undefined;
+  if ('stateText' in source) return stateTextJson(content);
+  const { r, preamble } = source;
   // (The same string object: === answers without comparing characters.)
-  if (!r || (message as { content?: unknown }).content !== r.out.system) return undefined;
-  if (r.json === undefined) r.json = promptPieces(r);
+  if (content !== (preamble ? r.out.preamble : r.out.system)) return undefined;
+  if (preamble) {
+    if (r.preambleJson === undefined) r.preambleJson = promptPieces(r, r.preambleParts);
+    return r.preambleJson ?? undefined;
+  }
+  if (r.json === undefined) r.json = promptPieces(r, r.parts);
   return r.json ?? undefined;
+}
+
+// Keyed by the texts themselves (long-lived: they belong to states), with a budget.
+const stateTexts = new Map<string, Pieces>();
+let stateTextChars = 0;
+
+function stateTextJson(text: string): Pieces {
+  let hit = stateTexts.get(text);
+  if (hit === undefined) {
+    if (stateTextChars + text.length > 4_000_000) {
+      stateTexts.clear();
+      stateTextChars = 0;
+    }
+    stateTexts.set(text, (hit = [Buffer.from(JSON.stringify(text), 'utf8')]));
+    stateTextChars += text.length;
+  }
+  return hit;
 }
 
 const escapedSections = new WeakMap<Harness, Map<string, Uint8Array>>();
 
-function promptPieces(r: Rendered): readonly (string | Uint8Array)[] | null {
+function promptPieces(r: Rendered, parts: readonly Part[]): Pieces | null {
   // Escaping part by part equals escaping the whole unless a surrogate pair spans two parts.
   const splits = (t: string) => t !== '' && (isHigh(t.charCodeAt(t.length - 1)) || isLow(t.charCodeAt(0)));
-  if (r.parts.length < 2 || splits(r.sep) || r.parts.some((p) => splits(p.text))) return null;
+  if (parts.length === 0 || (parts.length > 1 && (splits(r.sep) || parts.some((p) => splits(p.text))))) return null;
   let cache = escapedSections.get(r.h);
   if (!cache) escapedSections.set(r.h, (cache = new Map()));
   const sep = escape(r.sep);
   const pieces: (string | Uint8Array)[] = [];
   let text = '"';
-  r.parts.forEach((p, i) => {
+  parts.forEach((p, i) => {
     if (i > 0) text += sep;
     if (p.staticId === null) {
       text += escape(p.text);

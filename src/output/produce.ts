@@ -15,7 +15,7 @@ import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { hashState } from '../util/hash.js';
 import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
-import { systemMessageJson } from '../harness/render.js';
+import { messageContentJson } from '../harness/render.js';
 import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import { BadRecordError, noteId, reasonKind, type Output, type PartCounts } from './shared.js';
 
@@ -27,7 +27,7 @@ const META = objectWriter(['transforms']);
  * The system prompt inside `messages` is written from the escaped sections of its state. OPD
  * prefixes share a variant's messages; in SFT only the source's messages recur (in each variant).
  */
-const OPD_WRITERS = { messages: messagesWriter(systemMessageJson), meta: META };
+const OPD_WRITERS = { messages: messagesWriter(messageContentJson), meta: META };
 
 /** One input line with where it came from. */
 export interface InputItem {
@@ -79,7 +79,7 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   const source = parsed.record;
   count('valid_records');
   const sourceMessages = new Set<object>(source.messages);
-  const sftWriters = { messages: messagesWriter(systemMessageJson, (m) => sourceMessages.has(m)), meta: META };
+  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages.has(m)), meta: META };
   const emit = (x: StageInput) => {
     if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, sftWriters)]);
     if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);

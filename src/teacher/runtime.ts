@@ -1,4 +1,4 @@
-import { renderPrompt, renderTools, systemMessage } from '../harness/render.js';
+import { promptMessage, renderPrompt, renderTools } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { checkCalls, checkLeaks } from '../trajectory/invariants.js';
 import { rewriteTrajectory } from '../trajectory/rewrite.js';
@@ -69,10 +69,10 @@ export async function runEpisode(
   };
 
   try {
-    if (source.messages[0]?.role === 'system') messages.push(systemMessage({ ...source.messages[0], content: rendered.system }, rendered));
+    if (source.messages[0]?.role === 'system') messages.push(promptMessage({ ...source.messages[0], content: rendered.system }, rendered));
     const userTurns = source.messages.filter((m) => isTurnStart(m, sourcePrefix));
     for (const [t, user] of userTurns.entries()) {
-      if (t === 0 && rendered.preamble !== '') messages.push({ role: 'user', name: 'harness:preamble', content: rendered.preamble });
+      if (t === 0 && rendered.preamble !== '') messages.push(promptMessage({ role: 'user', name: 'harness:preamble', content: rendered.preamble }, rendered, true));
       messages.push(user);
       await runTurn(t, textOf(user.content));
     }

@@ -1,5 +1,5 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
-import { renderPrompt, renderTools, systemMessage } from '../harness/render.js';
+import { promptMessage, renderPrompt, renderTools, stateTextMessage } from '../harness/render.js';
 import type { Harness, Hook } from '../harness/types.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
@@ -33,11 +33,11 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
   rec.messages.forEach((m, i) => {
     if (m.role === 'user' && m.name === PREAMBLE_NAME) return;
     if (!preambleDone && m.role === 'user' && hasSystem) {
-      out.push({ role: 'user', name: PREAMBLE_NAME, content: rendered.preamble });
+      out.push(promptMessage({ role: 'user', name: PREAMBLE_NAME, content: rendered.preamble }, rendered, true));
       preambleDone = true;
     }
     if (i === 0 && m.role === 'system' && !m.name?.startsWith(fromPrefix)) {
-      out.push(systemMessage({ ...m, content: rendered.system }, rendered));
+      out.push(promptMessage({ ...m, content: rendered.system }, rendered));
       return;
     }
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(fromPrefix)) {
@@ -78,8 +78,9 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       if (skill !== undefined) {
         const fromSkill = from.skills.find((s) => s.id === skill);
         const toSkill = to.skills.find((s) => s.id === mapId(plan.skills, skill));
-        const content = fromSkill && toSkill && textOf(m.content).trim() === fromSkill.body ? toSkill.body : rw(m.content);
-        out.push({ ...m, content });
+        // A skill-load result that is the skill's body becomes the new state's body (one text per state).
+        if (fromSkill && toSkill && textOf(m.content).trim() === fromSkill.body) out.push(stateTextMessage({ ...m, content: toSkill.body }));
+        else out.push({ ...m, content: rw(m.content) });
         return;
       }
       const tool = callTools.get(m.tool_call_id);

@@ -74,8 +74,8 @@ function append(pieces: Pieces, before: string, own: readonly (string | Uint8Arr
 }
 
 /**
- * A writer for a list of chat messages whose content strings may have pre-escaped JSON (a system
- * prompt: `contentJson` returns the pieces of a message's long content, or undefined). The result
+ * A writer for a list of chat messages whose content strings may have pre-escaped JSON (a prompt,
+ * a state's text: `contentJson` returns the pieces of a message's content, or undefined). The result
  * is `JSON.stringify(messages)`. Messages for which `reused` says yes are shown by several records
  * (a source's messages, in each of its variants): their encoded JSON is kept with the object.
  */
@@ -87,7 +87,7 @@ export function messagesWriter(contentJson: (message: object) => readonly (strin
     value.forEach((m: unknown, i) => {
       if (i > 0) text += ',';
       const content = m !== null && typeof m === 'object' ? (m as { content?: unknown }).content : undefined;
-      const own = typeof content === 'string' && content.length > 1_000 ? contentJson(m as object) : undefined;
+      const own = typeof content === 'string' && m !== null && typeof m === 'object' ? contentJson(m) : undefined;
       if (!own) {
         if (m === null || typeof m !== 'object') {
           text += JSON.stringify(m) ?? 'null';

@@ -50,9 +50,10 @@ describe('stage records and call arguments', () => {
     fn.arguments = '{"a":[2]}';
     expect(callArgs(fn)).toEqual({ a: [2] });
     const made = { b: 1 };
-    const g = withArgs({ name: 'g', arguments: JSON.stringify(made) }, made);
+    const fnG = { name: 'g', arguments: JSON.stringify(made) };
+    const g = withArgs(fnG, made);
     expect(callArgs(g)).toBe(made);
-    expect(callArgs({ name: 'h', arguments: '{' })).toBe(NOT_JSON);
+    expect(callArgs({ arguments: '{' })).toBe(NOT_JSON);
     expect(callArgs(Object.freeze({ name: 'h', arguments: '[3]' }))).toEqual([3]);
   });
 });

@@ -3,6 +3,7 @@ import { formatProblem, hasErrors, sortProblems, type Problem } from '../problem
 import { checkTrajectory } from '../trajectory/check.js';
 import { readTrajectories } from '../trajectory/read.js';
 import { expandInputs } from '../util/inputs.js';
+import { IdIndex } from '../util/id-index.js';
 import type { Io } from './io.js';
 
 export interface ValidateOptions {
@@ -35,7 +36,7 @@ export async function validateCommand(opts: ValidateOptions, io: Io): Promise<nu
   const h = loaded.harness;
   const fileStats: { file: string; records: number; invalid: number }[] = [];
   if (h && !hasErrors(loaded.problems)) {
-    const ids = new Map<string, string>();
+    const ids = new IdIndex();
     for (const file of files) {
       const stat = { file, records: 0, invalid: 0 };
       fileStats.push(stat);
@@ -43,9 +44,8 @@ export async function validateCommand(opts: ValidateOptions, io: Io): Promise<nu
         stat.records++;
         const problems = item.ok ? checkTrajectory(item.record, h, { file, line: item.line }) : item.problems;
         if (item.ok) {
-          const prior = ids.get(item.record.id);
+          const prior = ids.note(item.record.id, file, item.line);
           if (prior) problems.push({ file, line: item.line, id: item.record.id, path: 'id', message: `duplicate id (first at ${prior})`, severity: 'error' });
-          else ids.set(item.record.id, `${file}:${item.line}`);
         }
         if (hasErrors(problems)) stat.invalid++;
         problems.forEach(report);

@@ -17,6 +17,7 @@ import { hashState } from '../util/hash.js';
 import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
 import { messageContentJson } from '../harness/render.js';
 import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
+import type { IdIndex } from '../util/id-index.js';
 import { BadRecordError, noteId, reasonKind, type Output, type PartCounts } from './shared.js';
 
 /** Members of SFT and OPD records that are the same object for every record of a state. */
@@ -48,7 +49,7 @@ export interface ProduceContext {
   limit: LimitFunction | undefined;
   warn: (line: string) => void;
   /** Ids seen so far, when duplicates are detected here (in-process runs). */
-  seenIds?: Map<string, string>;
+  seenIds?: IdIndex;
 }
 
 /**

@@ -22,6 +22,7 @@ import { readJsonlLines } from '../util/jsonl.js';
 import { HSA_VERSION } from '../version.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
 import { produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
+import { IdIndex } from '../util/id-index.js';
 import { BadRecordError, emptyCounts, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
 
@@ -126,7 +127,7 @@ export async function runAugment(
   const bytesTotal = inputs.reduce((n, i) => n + i.bytes, 0);
   const progress: RunProgress = { bytesRead: 0, bytesTotal, records: 0, outputs: 0, partsDone: 0, partsSkipped: 0 };
   const markers: PartMarker[] = [];
-  const seenIds = new Map<string, string>();
+  const seenIds = new IdIndex();
   const buckets: Bucket[] = [...cfg.stages, 'rejects'];
 
   // Records are processed as they stream in: a part is open while its records arrive and is

@@ -1,5 +1,6 @@
 import type { Stage } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
+import type { IdIndex } from '../util/id-index.js';
 import type { OutputLine } from '../util/json-out.js';
 
 /** A stage folder or the rejects folder. */
@@ -54,7 +55,7 @@ export function reasonKind(reason: string): string {
 }
 
 /** Remember a record id; returns where it was first seen when it is a duplicate. */
-export function noteId(item: { file: string; line: number; text: string }, seen: Map<string, string>, id?: string): string | undefined {
+export function noteId(item: { file: string; line: number; text: string }, seen: IdIndex, id?: string): string | undefined {
   let key = id;
   if (key === undefined) {
     try {
@@ -65,8 +66,5 @@ export function noteId(item: { file: string; line: number; text: string }, seen:
     }
   }
   if (key === undefined) return undefined;
-  const prior = seen.get(key);
-  if (prior !== undefined) return prior;
-  seen.set(key, `${item.file}:${item.line}`);
-  return undefined;
+  return seen.note(key, item.file, item.line);
 }

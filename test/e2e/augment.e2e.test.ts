@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -107,6 +107,36 @@ describe('hsa augment', () => {
     expect(f.stderr).toContain(`${input}:5`);
     expect(f.stderr).not.toContain(STACK_LINE);
     expect(existsSync(path.join(failOut, 'manifest.json'))).toBe(false);
+  });
+
+  it('a duplicate id is rejected naming where it was first seen, across files and in a resumed run', () => {
+    const dir = tmp();
+    const lines = readFileSync(path.join(REPO, TRAJ), 'utf8').split('\n').filter(Boolean).slice(0, 12);
+    const a = path.join(dir, 'a.jsonl');
+    const b = path.join(dir, 'b.jsonl');
+    writeFileSync(a, `${lines.slice(0, 6).join('\n')}\n`);
+    // b.jsonl line 3 repeats a.jsonl line 2 (a later part: --part-size 8 ends the first part at b line 2).
+    writeFileSync(b, `${[...lines.slice(6, 8), lines[1]!, ...lines.slice(8)].join('\n')}\n`);
+    const id = (JSON.parse(lines[1]!) as { id: string }).id;
+    const args = (out: string) => ['augment', '--harness', HARNESS, '-t', a, b, '-o', out, '--seed', '7', '--variants', '1', '--part-size', '8', '--on-error', 'skip', '-q'];
+    const out = path.join(dir, 'out');
+    expect(runHsa(args(out)).code).toBe(0);
+    const rejects = readJsonl(path.join(out, 'rejects/part-00001.jsonl'));
+    expect(rejects).toHaveLength(1);
+    expect(rejects[0]).toMatchObject({ kind: 'input', id, source_file: b, source_line: 3 });
+    expect(String(rejects[0]!.reason)).toContain(`duplicate id (first at ${a}:2)`);
+    const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+    expect(manifest.totals).toMatchObject({ input_records: 13, valid_records: 12, rejected_records: 1 });
+    // Rerun after losing the second part: the first part is skipped, and still registers its ids.
+    const reference = treeHashes(out);
+    rmSync(path.join(out, 'manifest.json'));
+    rmSync(path.join(out, '.hsa', 'done', 'part-00001.json'), { force: true });
+    expect(runHsa(args(out)).code).toBe(0);
+    expect(treeHashes(out)).toEqual(reference);
+    const v = runHsa(['validate', HARNESS, '--trajectories', a, b]);
+    expect(v.code).toBe(1);
+    expect(v.stdout).toContain(`${b}:3`);
+    expect(v.stdout).toContain(`duplicate id (first at ${a}:2)`);
   });
 
   it('resumes after kill -9 to a folder byte-identical to an uninterrupted run', async () => {

@@ -194,12 +194,9 @@ describe('system prompt JSON pieces', () => {
     const { harness } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));
     let spliced = 0;
     const rendered = records.slice(0, 10).map((r) => renderPrompt(harness!, (r as { context?: unknown }).context ?? {}));
-    // Each message made right after its render; all ten written after the last render: a message
-    // keeps its pieces however many renders came after.
-    const messages = records.slice(0, 10).map((r) => {
-      const p = renderPrompt(harness!, (r as { context?: unknown }).context ?? {});
-      return promptMessage({ role: 'system', content: p.system }, p);
-    });
+    // Messages made from the first renders after all ten were rendered (more than the recent
+    // renders kept), and written after that: a prompt and its messages keep their pieces.
+    const messages = rendered.map((p) => promptMessage({ role: 'system', content: p.system }, p));
     for (const [i, r] of (records.slice(0, 10) as { messages: unknown[] }[]).entries()) {
       const message = messages[i]!;
       const pieces = messageContentJson(message);

@@ -77,8 +77,14 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
       parts.push(part);
     }
   }
-  return { h, context, key, out: { system, preamble }, parts, preambleParts, sep };
+  const out: RenderedPrompt = { system, preamble };
+  const rendered: Rendered = { h, context, key, out, parts, preambleParts, sep };
+  // The prompt handed out knows its render (for promptMessage), however many renders follow.
+  Object.defineProperty(out, RENDERED, { value: rendered });
+  return rendered;
 }
+
+const RENDERED = Symbol('hsa.rendered');
 
 /**
  * Where a message's content came from, kept on the message under a symbol key, not enumerable:
@@ -97,12 +103,12 @@ function mark<M extends object>(message: M, source: ContentSource): M {
 }
 
 /**
- * Note that `message.content` is `prompt.system` (or with `preamble`, `prompt.preamble`), a render
- * just made by `renderPrompt`, so that the message's JSON can be written from the prompt's pieces
- * (see messageContentJson). Returns the message.
+ * Note that `message.content` is `prompt.system` (or with `preamble`, `prompt.preamble`), a prompt
+ * made by `renderPrompt`, so that the message's JSON can be written from the prompt's pieces (see
+ * messageContentJson). Returns the message.
  */
 export function promptMessage<M extends object>(message: M, prompt: RenderedPrompt, preamble = false): M {
-  const r = recentPrompts.find((x) => x.out === prompt);
+  const r = (prompt as { [RENDERED]?: Rendered })[RENDERED];
   return r ? mark(message, { r, preamble }) : message;
 }
 

@@ -2,13 +2,14 @@
 // `npm run bench` — the hsa benchmark. One run:
 //   1. writes a synthetic harness to bench-data/harness/ (scripts/bench-gen.mjs) and checks it
 //      with `hsa validate` (must exit 0);
-//   2. writes bench-data/input.jsonl (25–40 KB records, default 64 MB; skipped when it is already
+//   2. writes bench-data/input.jsonl (25–40 KB records, default 256 MB; skipped when it is already
 //      there with the same parameters);
-//   3. measures the pass-through baseline (parse + stringify + sha256 + write, one core),
+//   3. measures the pass-through baseline (parse + stringify + sha256 + write, one core) and
 //      `hsa augment` (rewrite mode, default variants and state pool, SFT only so that one output
-//      record is one line), the same with a state per record and variant on a slice of the input,
-//      the teacher re-run against a local 200 ms server, and `hsa validate --trajectories`, each
-//      hsa run in its own process with a preload that records its peak RSS;
+//      record is one line), their runs interleaved; the same with a state per record and variant
+//      on a slice of the input, the teacher re-run against a local 200 ms server, and
+//      `hsa validate --trajectories`, each hsa run in its own process with a preload that records
+//      its peak RSS;
 //   4. prints a markdown table (also written to bench-data/latest.md).
 // With --big it also runs validate + augment on a ~1 GB input and checks peak RSS < 300 MB.
 // It reports and does not assert: a missed target prints "MISSED" and the exit code stays 0.
@@ -240,29 +241,29 @@ const mainFile = path.join(DATA, 'input.jsonl');
 const gen = await ensureInput(mainFile, HARNESS, { targetBytes: mainBytes, seed, force: regen, log });
 log(`input: ${gen.generated ? `written in ${fmtS(gen.seconds)}` : 'up to date'}: ${gen.records} records, ${fmtMB(gen.bytes)}`);
 
-// 3. pass-through, best of `runs`
-log(`pass-through: ${runs} run(s) …`);
+// 3. pass-through (best of `runs`) and augment (fastest of `augmentRuns`), interleaved: the machine's
+// speed drifts over minutes, and alternating the two (pt, augment, pt, augment, pt) keeps one side
+// from having all its runs in a fast or a slow spell. Augment keeps the highest peak RSS of its runs.
+log(`pass-through: ${runs} run(s), augment: ${augmentRuns} run(s), interleaved …`);
 const ptOut = path.join(DATA, 'passthrough.jsonl');
 let pt = null;
-for (let i = 0; i < runs; i++) {
-  const r = passThrough(mainFile, ptOut);
-  if (!pt || r.seconds < pt.seconds) pt = r;
+let aug = null;
+for (let i = 0; i < Math.max(runs, augmentRuns); i++) {
+  if (i < runs) {
+    const r = passThrough(mainFile, ptOut);
+    if (!pt || r.seconds < pt.seconds) pt = r;
+  }
+  if (i < augmentRuns && aug?.ok !== false) {
+    const m = await measureAugment(mainFile, gen.bytes, path.join(DATA, 'out'), 'augment');
+    if (!m.ok) aug = m;
+    else {
+      const rss = Math.max(m.rss ?? 0, aug?.rss ?? 0) || null;
+      aug = !aug || m.r.wall < aug.r.wall ? { ...m, rss } : { ...aug, rss };
+    }
+  }
 }
 const ptRecPerS = pt.records / pt.seconds;
 const ptMbPerS = pt.bytes_in / MB / pt.seconds;
-
-// The machine's speed varies from run to run: like the pass-through, augment is run more than once
-// and its fastest run reported (with the highest peak RSS of all runs).
-let aug = null;
-for (let i = 0; i < augmentRuns; i++) {
-  const m = await measureAugment(mainFile, gen.bytes, path.join(DATA, 'out'), 'augment');
-  if (!m.ok) {
-    aug = m;
-    break;
-  }
-  const rss = Math.max(m.rss ?? 0, aug?.rss ?? 0) || null;
-  aug = !aug || m.r.wall < aug.r.wall ? { ...m, rss } : { ...aug, rss };
-}
 if (!aug.ok) errors.push(aug.error);
 // For information: a harness state sampled per record and variant (--state-pool 0), on a slice.
 const sliceFile = path.join(DATA, 'input-slice.jsonl');
@@ -395,7 +396,7 @@ const notes = [
   'hsa rates use the wall time of the whole child process (startup and harness load included); the teacher target is',
   'the sustained rate the server sees between its 10th and 90th percentile request arrivals (scripts/bench/latency-server.mjs).',
   'augment runs in rewrite mode with the default variants (4) and state pool (64), `--stages sft` (one line per output record);',
-  'like the pass-through it is run more than once (--augment-runs, default 2) and the fastest run is reported.',
+  'like the pass-through it is run more than once (--augment-runs, default 2), the two interleaved, and the fastest run is reported.',
   'Peak RSS = process.resourceUsage().maxRSS of the hsa',
   'process (worker threads included, child processes not), recorded by scripts/bench/rss-preload.mjs.',
 ];

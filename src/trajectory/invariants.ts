@@ -51,22 +51,42 @@ export function reportFailures(r: CheckReport): string[] {
 
 /** Every tool call names a listed tool and its arguments validate against that tool's schema. */
 export function checkCalls(rec: Trajectory, state: Harness): string[] {
-  const schemas = new Map<string, JsonSchema>();
-  if (rec.tools) for (const t of rec.tools) schemas.set(t.function.name, (t.function.parameters ?? { type: 'object' }) as JsonSchema);
-  else for (const t of state.tools) schemas.set(t.name, t.parameters);
+  const schemas = rec.tools ? schemasOf(rec.tools) : stateSchemas(state);
   const out: string[] = [];
   rec.messages.forEach((m, i) => {
     if (m.role !== 'assistant' || !m.tool_calls) return;
     m.tool_calls.forEach((c, k) => {
-      const where = `messages.${i}.tool_calls.${k}`;
+      const where = () => `messages.${i}.tool_calls.${k}`;
       const schema = schemas.get(c.function.name);
-      if (!schema) return void out.push(`${where}: tool "${c.function.name}" is not in the record's tools`);
+      if (!schema) return void out.push(`${where()}: tool "${c.function.name}" is not in the record's tools`);
       const args = callArgs(c.function);
-      if (args === NOT_JSON) return void out.push(`${where}: arguments are not JSON`);
-      for (const e of schemaErrors(schema, args)) out.push(`${where}: ${e}`);
+      if (args === NOT_JSON) return void out.push(`${where()}: arguments are not JSON`);
+      for (const e of schemaErrors(schema, args)) out.push(`${where()}: ${e}`);
     });
   });
   return out;
+}
+
+// Tool name → schema, once per tool list (a state's list is one object for all its records).
+const schemaMaps = new WeakMap<object, Map<string, JsonSchema>>();
+
+function schemasOf(tools: readonly { function: { name: string; parameters?: unknown } }[]): Map<string, JsonSchema> {
+  let map = schemaMaps.get(tools);
+  if (!map) {
+    map = new Map();
+    for (const t of tools) map.set(t.function.name, (t.function.parameters ?? { type: 'object' }) as JsonSchema);
+    schemaMaps.set(tools, map);
+  }
+  return map;
+}
+
+function stateSchemas(state: Harness): Map<string, JsonSchema> {
+  let map = schemaMaps.get(state);
+  if (!map) {
+    map = new Map(state.tools.map((t) => [t.name, t.parameters]));
+    schemaMaps.set(state, map);
+  }
+  return map;
 }
 
 /**
@@ -88,17 +108,17 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     }
     if (m.role !== 'assistant' || !m.tool_calls) return;
     m.tool_calls.forEach((c, k) => {
-      const where = `messages.${i}.tool_calls.${k}`;
-      if (lc.oldTools.has(c.function.name)) out.push(`${where}: old tool name "${c.function.name}"`);
+      const where = () => `messages.${i}.tool_calls.${k}`;
+      if (lc.oldTools.has(c.function.name)) out.push(`${where()}: old tool name "${c.function.name}"`);
       const oldKeys = lc.oldKeysByTool.get(c.function.name);
       const loads = to.skillLoader !== null && c.function.name === to.skillLoader.tool && lc.oldSkills.size > 0;
       if (!oldKeys && !loads) return;
       const args = callArgs(c.function);
       if (args === NOT_JSON) return;
-      if (oldKeys) for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where}: old parameter "${key}"`);
+      if (oldKeys) for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where()}: old parameter "${key}"`);
       if (loads) {
         const v = getPath(args, to.skillLoader!.argument);
-        if (typeof v === 'string' && lc.oldSkills.has(v)) out.push(`${where}: loads old skill name "${v}"`);
+        if (typeof v === 'string' && lc.oldSkills.has(v)) out.push(`${where()}: loads old skill name "${v}"`);
       }
     });
   });
@@ -110,16 +130,15 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
   const finder = leakFinder(plan, from, to);
   if (finder.size === 0) return out;
   out.push(...stateLeaks(to, plan, finder));
-  const scan = (where: string, text: string) => {
-    for (const name of finder.mentions(text, 'record')) out.push(`${where}: mentions old name "${name}"`);
+  const scan = (i: number, text: string) => {
+    for (const name of finder.mentions(text, 'record')) out.push(`messages.${i}: mentions old name "${name}"`);
   };
   const loaderCalls = new Map<string, string>();
   rec.messages.forEach((m, i) => {
-    const where = `messages.${i}`;
-    if ((m.role === 'system' || m.role === 'developer') && i > 0) scan(where, textOf(m.content));
-    else if (m.role === 'user' && m.name?.startsWith(prefix)) scan(where, textOf(m.content));
+    if ((m.role === 'system' || m.role === 'developer') && i > 0) scan(i, textOf(m.content));
+    else if (m.role === 'user' && m.name?.startsWith(prefix)) scan(i, textOf(m.content));
     else if (m.role === 'assistant') {
-      scan(where, textOf(m.content));
+      scan(i, textOf(m.content));
       for (const c of m.tool_calls ?? []) {
         if (!to.skillLoader || c.function.name !== to.skillLoader.tool) continue;
         const v = getPath(callArgs(c.function), to.skillLoader.argument);
@@ -128,7 +147,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     } else if (m.role === 'tool' && loaderCalls.has(m.tool_call_id)) {
       const body = to.skills.find((x) => x.id === loaderCalls.get(m.tool_call_id))?.body;
       const content = textOf(m.content);
-      if (content !== body) scan(where, content);
+      if (content !== body) scan(i, content);
     }
   });
   return out;

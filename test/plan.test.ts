@@ -10,6 +10,15 @@ describe('TextRewriter', () => {
     const t = new TextRewriter({ item_qa: 'product_answer' });
     expect(t.rewrite('use item_qa, not item_qa_v2 or my_item_qa')).toBe('use product_answer, not item_qa_v2 or my_item_qa');
   });
+  it('finds keys wherever they stand, whatever characters the keys hold', () => {
+    const t = new TextRewriter({ 'a.b': 'x', 'c+d': 'y', e_f: 'g_h', 'i-j': 'k-l' });
+    // Keys that cannot be whole identifier tokens are never rewritten, and do not confuse the
+    // others; the quick test that a text may mention a key must not miss any.
+    expect(t.rewrite('a.b c+d e_f i-j aXb ccd')).toBe('a.b c+d g_h k-l aXb ccd');
+    expect(t.mentions('see `e_f` and i-j')).toEqual(['e_f', 'i-j']);
+    expect(t.rewrite('nothing here')).toBe('nothing here');
+  });
+
   it('replaces longest first and swaps simultaneously', () => {
     const t = new TextRewriter({ get_item: 'x_item', get_item_detail: 'read_detail', a_b: 'c_d', c_d: 'a_b' });
     expect(t.rewrite('get_item_detail then get_item; a_b <-> c_d')).toBe('read_detail then x_item; c_d <-> a_b');

@@ -1,5 +1,7 @@
 import { parseSection, renderSection as renderMarkdownSection, restyleSection, styleKey } from './markdown.js';
 import { fillTemplate, hasSlots } from './template.js';
+import { attach, attached } from '../util/attach.js';
+import { TextKeyedCache } from '../util/bounded-cache.js';
 import type { Harness, OpenAiTool, Section } from './types.js';
 
 /**
@@ -48,9 +50,8 @@ interface Part {
 
 type Pieces = readonly (string | Uint8Array)[];
 
-// Enough for a record's source render and its variants' renders in rewrite mode (each variant is
-// written right after it is made). With a teacher, episodes take long and interleave: a prompt
-// may have left the ring when its record is written, and is then stringified whole.
+// Enough for a record's source render and its variants' renders (the ring only saves renders; a
+// prompt handed out keeps its own pieces however long its messages live).
 const RECENT_PROMPTS = 6;
 const recentPrompts: Rendered[] = [];
 let recentNext = 0;
@@ -80,17 +81,15 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
   const out: RenderedPrompt = { system, preamble };
   const rendered: Rendered = { h, context, key, out, parts, preambleParts, sep };
   // The prompt handed out knows its render (for promptMessage), however many renders follow.
-  Object.defineProperty(out, RENDERED, { value: rendered });
+  attach(out, RENDERED, rendered);
   return rendered;
 }
 
 const RENDERED = Symbol('hsa.rendered');
 
 /**
- * Where a message's content came from, kept on the message under a symbol key, not enumerable:
- * JSON, Object.keys and spreads do not see it, and it lives exactly as long as the message. (A
- * WeakMap or a ring of recent messages kept renders alive past their messages, and the garbage
- * collector promoted them: +45 MB peak RSS on a 64 MB run.)
+ * Where a message's content came from, kept on the message (see attach.ts: a WeakMap or a ring of
+ * recent messages kept renders alive past their messages, +45 MB peak RSS on a 64 MB run).
  */
 const SOURCE = Symbol('hsa.content-source');
 /** The content is a text of a harness state (a skill body): its JSON is kept per text. */
@@ -98,7 +97,7 @@ const STATE_TEXT = { stateText: true } as const;
 type ContentSource = { r: Rendered; preamble: boolean } | typeof STATE_TEXT;
 
 function mark<M extends object>(message: M, source: ContentSource): M {
-  Object.defineProperty(message, SOURCE, { value: source });
+  attach(message, SOURCE, source);
   return message;
 }
 
@@ -108,7 +107,7 @@ function mark<M extends object>(message: M, source: ContentSource): M {
  * messageContentJson). Returns the message.
  */
 export function promptMessage<M extends object>(message: M, prompt: RenderedPrompt, preamble = false): M {
-  const r = (prompt as { [RENDERED]?: Rendered })[RENDERED];
+  const r = attached<Rendered>(prompt, RENDERED);
   return r ? mark(message, { r, preamble }) : message;
 }
 
@@ -125,7 +124,7 @@ export function stateTextMessage<M extends object>(message: M): M {
  * `JSON.stringify(content)`. Undefined for any other message (then the caller stringifies it).
  */
 export function messageContentJson(message: object): Pieces | undefined {
-  const source = (message as { [SOURCE]?: ContentSource })[SOURCE];
+  const source = attached<ContentSource>(message, SOURCE);
   if (source === undefined) return undefined;
   const content = (message as { content?: unknown }).content;
   if (typeof content !== 'string') return undefined;
@@ -142,19 +141,11 @@ export function messageContentJson(message: object): Pieces | undefined {
 }
 
 // Keyed by the texts themselves (long-lived: they belong to states), with a budget.
-const stateTexts = new Map<string, Pieces>();
-let stateTextChars = 0;
+const stateTexts = new TextKeyedCache<Pieces>(4_000_000);
 
 function stateTextJson(text: string): Pieces {
   let hit = stateTexts.get(text);
-  if (hit === undefined) {
-    if (stateTextChars + text.length > 4_000_000) {
-      stateTexts.clear();
-      stateTextChars = 0;
-    }
-    stateTexts.set(text, (hit = [Buffer.from(JSON.stringify(text), 'utf8')]));
-    stateTextChars += text.length;
-  }
+  if (hit === undefined) stateTexts.set(text, (hit = [Buffer.from(JSON.stringify(text), 'utf8')]));
   return hit;
 }
 

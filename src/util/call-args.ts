@@ -1,9 +1,10 @@
+import { attach, attached } from './attach.js';
+
 /**
  * Parsed tool-call arguments, shared. One call's `arguments` text is read by the input check, the
  * rewrite, three of the variant checks, the round trip and the SFT writer (about five parses per
- * call and variant). The parsed value is kept on the call's `function` object, under a symbol key
- * that is not enumerable: JSON, Object.keys, for-in and spreads do not see it, and it lives exactly
- * as long as the call. (A map from texts to values cost as much to fill as the parses it saved.)
+ * call and variant). The parsed value is kept on the call's `function` object (see attach.ts). (A
+ * map from texts to values cost as much to fill as the parses it saved.)
  *
  * The values are shared: callers read them and never modify them (`setPath` and `applyArgOps`
  * return copies). A text that is not JSON is remembered as such.
@@ -25,7 +26,7 @@ interface Parsed {
 
 /** `JSON.parse(fn.arguments)`, or NOT_JSON; parsed once per call. The value must not be modified. */
 export function callArgs(fn: CallFunction): unknown {
-  const own = (fn as { [PARSED]?: Parsed })[PARSED];
+  const own = attached<Parsed>(fn, PARSED);
   // (The same string object, unless the text was replaced: === answers without comparing.)
   if (own !== undefined && own.text === fn.arguments) return own.value;
   let value: unknown;
@@ -40,9 +41,7 @@ export function callArgs(fn: CallFunction): unknown {
 
 /** Keep `value` as the parsed arguments of `fn` (whose `arguments` are its JSON). Returns `fn`. */
 export function withArgs<F extends CallFunction>(fn: F, value: unknown): F {
-  const parsed: Parsed = { text: fn.arguments, value };
-  if (Object.prototype.hasOwnProperty.call(fn, PARSED)) (fn as { [PARSED]?: Parsed })[PARSED] = parsed;
-  else if (Object.isExtensible(fn)) Object.defineProperty(fn, PARSED, { value: parsed, writable: true });
+  attach<Parsed>(fn, PARSED, { text: fn.arguments, value });
   return fn;
 }
 

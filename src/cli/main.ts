@@ -9,6 +9,8 @@ import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
+import { importCommand, type ImportCommandOptions } from './import.js';
+import { initCommand, type InitCommandOptions } from './init.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -27,8 +29,9 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .description('check a harness snapshot and, optionally, trajectories against it (exit 0 valid, 1 problems, 2 unreadable input)')
     .argument('<harness>', 'harness folder (with harness.yaml) or a single harness YAML file')
     .option('-t, --trajectories <glob...>', 'trajectory JSONL files or globs (quote globs)')
-    .option('--json', 'print a machine-readable report on stdout')
-    .action(async (harness: string, o: { trajectories?: string[]; json?: boolean }) => {
+    .option('--json', 'print a machine-readable report on stdout (with the summary of problem kinds)')
+    .option('--summary', 'after the problems, a table of problem kinds with counts and one example each')
+    .action(async (harness: string, o: { trajectories?: string[]; json?: boolean; summary?: boolean }) => {
       setCode(await validateCommand({ harness, ...o }, io));
     });
 
@@ -67,6 +70,32 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--json', 'print JSON on stdout')
     .action(async (harness: string, o: Omit<PreviewOptions, 'harness'>) => {
       setCode(await previewCommand({ harness, ...o }, io));
+    });
+
+  program
+    .command('import')
+    .description('convert logs of another format (sharegpt, hermes, anthropic, openai-log) into hsa trajectory JSONL')
+    .requiredOption('--from <format>', 'source format: sharegpt | hermes | anthropic | openai-log')
+    .argument('<files...>', 'source files (JSONL, or a JSON array of records) or globs')
+    .requiredOption('-o, --out <file>', 'trajectory JSONL to write')
+    .option('--on-error <mode>', 'a line that cannot be converted: fail (default: report every one, write nothing) or skip (to the rejects file)')
+    .option('--rejects <file>', 'skip mode: where bad lines go (default <out>.rejects.jsonl)')
+    .option('--json', 'print a machine-readable summary on stdout')
+    .action(async (files: string[], o: Omit<ImportCommandOptions, 'files'>) => {
+      setCode(await importCommand({ ...o, files }, io));
+    });
+
+  program
+    .command('init')
+    .description('infer a harness folder (tools, prompt sections, skills) from trajectories, so that `hsa validate DIR -t <same files>` passes')
+    .requiredOption('-t, --trajectories <glob...>', 'trajectory JSONL files or globs (quote globs)')
+    .requiredOption('-o, --out <dir>', 'harness folder to write')
+    .option('--name <name>', 'harness name (default: the folder name)')
+    .option('--harness-version <version>', 'harness version (default 0.1.0)')
+    .option('--force', 'write into a folder that is not empty (files hsa init writes are replaced)')
+    .option('--json', 'print a machine-readable report on stdout')
+    .action(async (o: InitCommandOptions) => {
+      setCode(await initCommand(o, io));
     });
 
   addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))

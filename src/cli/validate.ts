@@ -1,5 +1,5 @@
 import { loadHarness } from '../harness/load.js';
-import { formatProblem, hasErrors, sortProblems, type Problem } from '../problems.js';
+import { formatProblem, formatProblemSummary, hasErrors, ProblemSummary, sortProblems, type Problem } from '../problems.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { readTrajectories } from '../trajectory/read.js';
 import { expandInputs } from '../util/inputs.js';
@@ -10,6 +10,8 @@ export interface ValidateOptions {
   harness: string;
   trajectories?: string[];
   json?: boolean;
+  /** Print a table of problem kinds (count, one example each) after the problems; always in --json. */
+  summary?: boolean;
 }
 
 /** Most problems kept for the --json report; the text report streams them all. */
@@ -25,9 +27,11 @@ export async function validateCommand(opts: ValidateOptions, io: Io): Promise<nu
   let errors = 0;
   let warnings = 0;
   const kept: Problem[] = [];
+  const kinds = new ProblemSummary();
   const report = (p: Problem) => {
     if (p.severity === 'error') errors++;
     else warnings++;
+    kinds.add(p);
     if (opts.json) {
       if (kept.length < JSON_PROBLEM_CAP) kept.push(p);
     } else io.out(`${formatProblem(p)}\n`);
@@ -66,12 +70,14 @@ export async function validateCommand(opts: ValidateOptions, io: Io): Promise<nu
           files: fileStats,
           problems: kept,
           truncated: errors + warnings - kept.length,
+          summary: kinds.rows().map((r) => ({ kind: r.kind, severity: r.severity, count: r.count, example: formatProblem(r.example) })),
         },
         null,
         2,
       )}\n`,
     );
   } else {
+    if (opts.summary) io.out(formatProblemSummary(kinds.rows()));
     const what = h ? `harness ${h.name} ${h.version}` : `harness ${opts.harness}`;
     const checked = fileStats.length > 0;
     const recs = !files.length ? '' : checked ? `, ${records} record${records === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}` : `, ${files.length} trajectory file${files.length === 1 ? '' : 's'} not checked`;

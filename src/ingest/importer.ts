@@ -1,0 +1,194 @@
+import { HsaError } from '../errors.js';
+import type { OpenAiTool } from '../harness/types.js';
+import type { Message, ToolCall, Trajectory } from '../trajectory/types.js';
+import { parseLoose } from './loose-json.js';
+
+/**
+ * What an importer is: one module per source format (`src/ingest/importers/<id>.ts`), listed by
+ * hand in `importers/index.ts`. `convert` turns one parsed source record into an hsa trajectory
+ * or throws ConvertError naming the source field and the reason.
+ */
+export interface Importer {
+  id: string;
+  description: string;
+  convert(value: unknown, at: SourceRecord): Trajectory;
+}
+
+/** Where a source record came from; `defaultId` is `<file basename>:<line>`. */
+export interface SourceRecord {
+  file: string;
+  line: number;
+  defaultId: string;
+}
+
+/** Typed identity: lets each importer module state its shape once (like defineTransform). */
+export function defineImporter<T extends Importer>(importer: T): T {
+  return importer;
+}
+
+/** A source record that cannot be converted: `path` is the field in the source record. */
+export class ConvertError extends HsaError {
+  readonly path: string;
+  constructor(path: string, reason: string) {
+    super('HSA_BAD_RECORD', `${path}: ${reason}`, 1);
+    this.name = 'ConvertError';
+    this.path = path;
+  }
+}
+
+export type Obj = Record<string, unknown>;
+export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** The record id: the source's own `id` (a string or a number) when it has one, else `<basename>:<line>`. */
+export function recordId(rec: Obj, at: SourceRecord, keys: readonly string[] = ['id']): string {
+  for (const k of keys) {
+    const v = rec[k];
+    if (typeof v === 'string' && v !== '') return v;
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  }
+  return at.defaultId;
+}
+
+/** A required string field. */
+export function str(v: unknown, path: string, what = 'a string'): string {
+  if (typeof v !== 'string') throw new ConvertError(path, v === undefined ? 'missing' : `must be ${what}`);
+  return v;
+}
+
+/**
+ * Tool-call arguments as a JSON string: an object is serialised (compact, its key order kept); a
+ * string must be JSON text of an object and is kept exactly as written.
+ */
+export function argumentsString(v: unknown, path: string): string {
+  if (v === undefined || v === null) return '{}';
+  if (typeof v === 'string') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v);
+    } catch {
+      throw new ConvertError(path, 'arguments are not JSON');
+    }
+    if (!isObj(parsed)) throw new ConvertError(path, 'arguments must be a JSON object');
+    return v;
+  }
+  if (!isObj(v)) throw new ConvertError(path, 'arguments must be a JSON object');
+  return JSON.stringify(v);
+}
+
+/**
+ * Text that holds JSON, as written by Python as often as by JSON writers: JSON first, then a
+ * Python literal (single quotes, True/False/None). Undefined when it is neither.
+ */
+export function parseJsonish(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return parseLoose(text);
+  }
+}
+
+/**
+ * One tool definition in any shape the sources use — OpenAI `{type:"function",function:{…}}`, a
+ * bare function `{name, description, parameters}`, or Anthropic/MCP `{name, description,
+ * input_schema|inputSchema}` — as an OpenAI tool. Keys are written in one order.
+ */
+export function openAiToolOf(v: unknown, path: string): OpenAiTool {
+  if (!isObj(v)) throw new ConvertError(path, 'a tool must be an object');
+  const f = v.type === 'function' && isObj(v.function) ? v.function : v;
+  const fp = f === v ? path : `${path}.function`;
+  const name = f.name;
+  if (typeof name !== 'string' || name === '') throw new ConvertError(`${fp}.name`, name === undefined ? 'missing' : 'must be a non-empty string');
+  if (f.description !== undefined && f.description !== null && typeof f.description !== 'string') throw new ConvertError(`${fp}.description`, 'must be a string');
+  const params = f.parameters ?? f.input_schema ?? f.inputSchema;
+  if (params !== undefined && params !== null && !isObj(params)) throw new ConvertError(`${fp}.parameters`, 'must be a JSON Schema object');
+  if (params === undefined && v.type !== undefined && v.type !== 'function' && v.type !== 'custom') {
+    throw new ConvertError(`${path}.type`, `"${String(v.type)}" is a server tool with no input schema; only function tools can be imported`);
+  }
+  const fn: OpenAiTool['function'] = { name, description: typeof f.description === 'string' ? f.description : '', parameters: (params as Obj | undefined) ?? { type: 'object', properties: {} } };
+  return { type: 'function', function: fn };
+}
+
+/** A tool list field: an array, or a JSON string of one (LLaMA-Factory writes it as a string). */
+export function toolList(v: unknown, path: string): OpenAiTool[] | undefined {
+  if (v === undefined || v === null || v === '') return undefined;
+  let list: unknown = v;
+  if (typeof v === 'string') {
+    list = parseJsonish(v);
+    if (list === undefined) throw new ConvertError(path, 'tools is not JSON');
+  }
+  if (isObj(list) && Array.isArray(list.tools)) list = list.tools;
+  if (!Array.isArray(list)) throw new ConvertError(path, 'tools must be a list');
+  const tools = list.map((t, i) => openAiToolOf(t, `${path}.${i}`));
+  const seen = new Set<string>();
+  tools.forEach((t, i) => {
+    if (seen.has(t.function.name)) throw new ConvertError(`${path}.${i}`, `tool "${t.function.name}" is listed twice`);
+    seen.add(t.function.name);
+  });
+  return tools;
+}
+
+/**
+ * Pairs tool results with calls the way a conversation does: a result answers an open call of the
+ * assistant turn just before it (by id when the source has ids, else by name, else the first open
+ * one); any other message closes the turn. Calls without ids get `<record id>:c<k>` (k counts the
+ * record's calls from 1), so ids are deterministic and unique within the record.
+ */
+export class CallTracker {
+  private open: ToolCall[] = [];
+  private made = 0;
+  constructor(private readonly rid: string) {}
+
+  /** A call of the current assistant turn; `id` undefined when the source has none. */
+  call(name: string, args: string, id?: string): ToolCall {
+    this.made++;
+    const call: ToolCall = { id: id ?? `${this.rid}:c${this.made}`, type: 'function', function: { name, arguments: args } };
+    this.open.push(call);
+    return call;
+  }
+
+  /** The call a result answers; throws ConvertError at `path` when there is none. */
+  answer(path: string, by: { id?: string; name?: string } = {}): ToolCall {
+    let i = 0;
+    if (by.id !== undefined) i = this.open.findIndex((c) => c.id === by.id);
+    else if (by.name !== undefined) {
+      i = this.open.findIndex((c) => c.function.name === by.name);
+      if (i < 0) i = 0;
+    }
+    const call = i >= 0 ? this.open[i] : undefined;
+    if (!call) {
+      const what = by.id !== undefined ? ` (tool call id "${by.id}")` : '';
+      throw new ConvertError(path, `a tool result with no call${what}`);
+    }
+    this.open.splice(i, 1);
+    return call;
+  }
+
+  /** Calls of the current turn not yet answered. */
+  get pending(): number {
+    return this.open.length;
+  }
+
+  /** A message that is not a tool result: the assistant turn is over. */
+  close(): void {
+    this.open = [];
+  }
+}
+
+/** A tool message in Chat Completions shape. */
+export function toolMessage(call: ToolCall, content: string | { type: 'text'; text: string }[]): Message {
+  return { role: 'tool', tool_call_id: call.id, content };
+}
+
+/** Builds a record with keys in one order: id, messages, tools, meta. */
+export function trajectory(id: string, messages: Message[], tools: OpenAiTool[] | undefined, meta?: Obj): Trajectory {
+  const rec: Trajectory = { id, messages };
+  if (tools) rec.tools = tools;
+  if (meta && Object.keys(meta).length > 0) rec.meta = meta;
+  return rec;
+}
+
+/** The source's `meta`/`metadata` object, kept as it is (other fields of a record are not kept). */
+export function sourceMeta(rec: Obj): Obj | undefined {
+  const m = rec.meta ?? rec.metadata;
+  return isObj(m) ? { ...m } : undefined;
+}

@@ -1,0 +1,91 @@
+import type { Message, ToolCall } from '../../trajectory/types.js';
+import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, recordId, sourceMeta, toolList, trajectory, type Obj } from '../importer.js';
+
+/**
+ * OpenAI Chat Completions request/response pairs as API proxies and loggers store them:
+ * `{request: {messages, tools}, response: {choices: [{message}]}}` (either side may be wrapped in
+ * `body`, as Batch files and Helicone-style logs do). The conversation is the request's messages
+ * plus the response's first choice. Keys outside the Chat Completions message shape (`annotations`,
+ * `audio`, a tool message's `name`) are dropped; legacy `function_call` / `functions` / role
+ * `function` are turned into tool calls with ids `<record id>:c<k>`. A bare `{messages, tools}`
+ * record (no response) is taken as it is.
+ */
+export default defineImporter({
+  id: 'openai-log',
+  description: 'OpenAI request/response log pairs: {request: {messages, tools}, response: {choices: [{message}]}}',
+  convert(value, at) {
+    if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
+    const id = recordId(value, at, ['id', 'custom_id', 'request_id']);
+    const hasRequest = isObj(value.request);
+    const req = hasRequest ? (isObj((value.request as Obj).body) ? ((value.request as Obj).body as Obj) : (value.request as Obj)) : value;
+    const rp = !hasRequest ? '' : req === value.request ? 'request.' : 'request.body.';
+    if (!Array.isArray(req.messages)) throw new ConvertError(`${rp}messages`, req.messages === undefined ? 'missing' : 'must be a list');
+    const convo: { m: unknown; path: string }[] = req.messages.map((m, i) => ({ m, path: `${rp}messages.${i}` }));
+    if (value.response !== undefined || hasRequest) {
+      const wrapped = isObj(value.response) && isObj(value.response.body);
+      const res = wrapped ? ((value.response as Obj).body as Obj) : value.response;
+      const resp = wrapped ? 'response.body' : 'response';
+      if (!isObj(res)) throw new ConvertError(resp, res === undefined ? 'missing' : 'must be an object');
+      if (!Array.isArray(res.choices) || res.choices.length === 0) throw new ConvertError(`${resp}.choices`, res.choices === undefined ? 'missing' : 'has no choice');
+      const choice = res.choices[0];
+      if (!isObj(choice) || !isObj(choice.message)) throw new ConvertError(`${resp}.choices.0.message`, 'missing');
+      convo.push({ m: { role: 'assistant', ...choice.message }, path: `${resp}.choices.0.message` });
+    }
+    const legacy = Array.isArray(req.functions) ? req.functions.map((f) => ({ type: 'function', function: f })) : undefined;
+    const tools = toolList(req.tools ?? legacy, req.tools === undefined && legacy ? `${rp}functions` : `${rp}tools`);
+    const calls = new CallTracker(id);
+    const messages = convo.map(({ m, path }) => message(m, path, calls));
+    if (messages.length === 0) throw new ConvertError(`${rp}messages`, 'no messages');
+    return trajectory(id, messages, tools, sourceMeta(value));
+  },
+});
+
+function message(m: unknown, path: string, calls: CallTracker): Message {
+  if (!isObj(m)) throw new ConvertError(path, 'a message must be an object');
+  const role = m.role;
+  if (role === 'tool' || role === 'function') {
+    const by = role === 'tool' ? { id: typeof m.tool_call_id === 'string' ? m.tool_call_id : '' } : { name: typeof m.name === 'string' ? m.name : '' };
+    if (role === 'tool' && by.id === '') throw new ConvertError(`${path}.tool_call_id`, 'missing');
+    const call = calls.answer(path, by);
+    return { role: 'tool', tool_call_id: call.id, content: content(m.content ?? '', `${path}.content`) };
+  }
+  calls.close();
+  const name = typeof m.name === 'string' && m.name !== '' ? { name: m.name } : {};
+  if (role === 'system' || role === 'developer' || role === 'user') {
+    return { role, content: content(m.content, `${path}.content`), ...name };
+  }
+  if (role !== 'assistant') throw new ConvertError(`${path}.role`, role === undefined ? 'missing' : `unknown role "${String(role)}"`);
+  const toolCalls: ToolCall[] = [];
+  if (Array.isArray(m.tool_calls)) {
+    m.tool_calls.forEach((c, k) => {
+      const cp = `${path}.tool_calls.${k}`;
+      if (!isObj(c) || !isObj(c.function)) throw new ConvertError(`${cp}.function`, 'missing');
+      if (c.type !== undefined && c.type !== 'function') throw new ConvertError(`${cp}.type`, `"${String(c.type)}" tool calls cannot be imported`);
+      const fname = c.function.name;
+      if (typeof fname !== 'string' || fname === '') throw new ConvertError(`${cp}.function.name`, 'missing');
+      toolCalls.push(calls.call(fname, argumentsString(c.function.arguments, `${cp}.function.arguments`), typeof c.id === 'string' && c.id !== '' ? c.id : undefined));
+    });
+  } else if (m.tool_calls !== undefined && m.tool_calls !== null) throw new ConvertError(`${path}.tool_calls`, 'must be a list');
+  if (isObj(m.function_call)) {
+    const fname = m.function_call.name;
+    if (typeof fname !== 'string' || fname === '') throw new ConvertError(`${path}.function_call.name`, 'missing');
+    toolCalls.push(calls.call(fname, argumentsString(m.function_call.arguments, `${path}.function_call.arguments`)));
+  }
+  const text = m.content === undefined || m.content === null ? (toolCalls.length > 0 ? null : '') : content(m.content, `${path}.content`);
+  const out: Message = { role: 'assistant', content: text, ...name };
+  if (toolCalls.length > 0) out.tool_calls = toolCalls;
+  if (typeof m.reasoning_content === 'string') out.reasoning_content = m.reasoning_content;
+  if (typeof m.refusal === 'string') out.refusal = m.refusal;
+  return out;
+}
+
+function content(v: unknown, path: string): string | { type: 'text'; text: string }[] {
+  if (typeof v === 'string') return v;
+  if (!Array.isArray(v)) throw new ConvertError(path, v === undefined ? 'missing' : 'must be a string or a list of text parts');
+  return v.map((p, k) => {
+    if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string') {
+      throw new ConvertError(`${path}.${k}`, isObj(p) && p.type !== 'text' ? `"${String(p.type)}" parts cannot be imported (only text)` : 'a text part needs a string `text`');
+    }
+    return { type: 'text', text: p.text };
+  });
+}

@@ -1,0 +1,435 @@
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { stringify } from 'yaml';
+import { UsageError } from '../errors.js';
+import { loadHarness } from '../harness/load.js';
+import { renderSystemPrompt } from '../harness/render.js';
+import { hasSlots } from '../harness/template.js';
+import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type OpenAiTool, type SkillNaming } from '../harness/types.js';
+import { cmp, hasErrors, ProblemSummary, type Problem, type ProblemKindCount } from '../problems.js';
+import { checkTrajectory } from '../trajectory/check.js';
+import { readTrajectories } from '../trajectory/read.js';
+import { textOf, type Trajectory } from '../trajectory/types.js';
+import { callArgs, NOT_JSON } from '../util/call-args.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { expandInputs } from '../util/inputs.js';
+import { splitPrompt } from './prompt-split.js';
+
+export interface InitOptions {
+  trajectories: string[];
+  out: string;
+  name?: string;
+  version?: string;
+  force?: boolean;
+}
+
+/** What `hsa init` found and wrote; `problems` are notes (warnings) and refusals (errors). */
+export interface InitReport {
+  out: string;
+  records: number;
+  /** Lines that are not trajectories (reported by `hsa validate` too). */
+  unreadable: number;
+  prompt: {
+    /** Records whose system message is the one the harness renders. */
+    matching: number;
+    /** Records with another system message: they need `--system-prompt locate` (or their own harness). */
+    other: number;
+    otherDistinct: number;
+    none: number;
+    sections: string[];
+    separator: string;
+  };
+  tools: { written: string[]; conflicts: string[]; inferredFromCalls: string[] };
+  skills: { loader: { tool: string; argument: string } | null; written: string[]; note?: string };
+  /** `hsa validate` on the written harness, in match mode, over the records whose system message matches. */
+  check: { valid: number; invalid: number; kinds: ProblemKindCount[] };
+  files: string[];
+  problems: Problem[];
+}
+
+interface Loc {
+  file: string;
+  line: number;
+}
+
+interface Seen {
+  rec: Trajectory;
+  at: Loc;
+}
+
+/**
+ * Infer a harness folder from trajectories: tools from the records' `tools` (and, for a tool
+ * that is called but never listed, a schema from its calls), prompt sections split from the most
+ * common system message, and skills with their loader when a loader tool and a skill catalog
+ * appear. The folder is loaded back with the real loader and the records checked against it
+ * (what `hsa validate DIR -t …` does); the report says how many pass. Deterministic: the same
+ * records give the same bytes.
+ */
+export async function initHarness(opts: InitOptions): Promise<InitReport> {
+  const files = await expandInputs(opts.trajectories, '--trajectories');
+  await prepareOut(opts.out, opts.force === true);
+  const problems: Problem[] = [];
+  const note = (p: Omit<Problem, 'severity'>, severity: Problem['severity'] = 'warning') => problems.push({ ...p, severity });
+  const records: Seen[] = [];
+  let unreadable = 0;
+  for (const file of files) {
+    for await (const item of readTrajectories(file)) {
+      if (item.ok) records.push({ rec: item.record, at: { file, line: item.line } });
+      else unreadable++;
+    }
+  }
+  if (records.length === 0) throw new UsageError(`--trajectories: no trajectory record in ${files.join(', ')}${unreadable ? ` (${unreadable} unreadable lines: run hsa validate to see why)` : ''}`);
+
+  // The system prompt: the most common first system message (ties: the first seen).
+  const prompts = new Map<string, { n: number; first: number }>();
+  let none = 0;
+  records.forEach(({ rec }, i) => {
+    const s = systemText(rec);
+    if (s === undefined) none++;
+    else {
+      const e = prompts.get(s);
+      if (e) e.n++;
+      else prompts.set(s, { n: 1, first: i });
+    }
+  });
+  let system: string | undefined;
+  let best = { n: 0, first: Infinity };
+  for (const [s, e] of prompts) if (e.n > best.n || (e.n === best.n && e.first < best.first)) [system, best] = [s, e];
+
+  const tools = inferTools(records, note);
+  const skills = inferSkills(records, tools.list, system);
+  const split = system === undefined ? { sections: [], separator: '\n\n' } : splitPrompt(system);
+  if (system !== undefined) checkRenderable(system, note, records[best.first]!.at);
+
+  // The catalog section, when skills are written, is generated: it replaces the text section it equals.
+  const sections = split.sections.map((s) => ({ ...s }));
+  let catalogId: string | null = null;
+  if (skills.written.length > 0 && skills.catalogText !== undefined) {
+    const i = sections.findIndex((s) => s.text === skills.catalogText);
+    catalogId = sections.some((s, j) => j !== i && s.id === 'skills') ? 'skill_catalog' : 'skills';
+    sections[i] = { id: catalogId, text: '' };
+  } else for (const s of sections) if (s.id === 'skills') s.id = 'skills_text';
+
+  const name = opts.name ?? harnessName(opts.out);
+  const yamlDoc: Record<string, unknown> = { name, version: opts.version ?? '0.1.0' };
+  if (system !== undefined || catalogId) {
+    const prompt: Record<string, unknown> = { order: sections.map((s) => s.id) };
+    if (split.separator !== '\n\n') prompt.separator = split.separator;
+    if (catalogId) prompt.catalog = { id: catalogId, title: skills.title, ...(skills.intro !== undefined ? { intro: skills.intro } : {}) };
+    yamlDoc.prompt = prompt;
+  }
+  if (skills.written.length > 0) yamlDoc.skills = { naming: skills.naming, loader: skills.loader };
+
+  const written: string[] = [];
+  const put = async (rel: string, text: string) => {
+    const abs = path.join(opts.out, rel);
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, text);
+    written.push(rel);
+  };
+  await put('harness.yaml', `# Inferred by hsa init from ${files.length} file${files.length === 1 ? '' : 's'} (${records.length} records). Edit freely.\n${stringify(yamlDoc, { lineWidth: 0 })}`);
+  for (const s of sections) if (s.id !== catalogId) await put(`prompt/${s.id}.md`, `${s.text}\n`);
+  if (tools.list.length > 0) await put('tools/tools.json', `${JSON.stringify(tools.list, null, 2)}\n`);
+  for (const id of skills.written) {
+    const sk = skills.items.get(id)!;
+    const front = stringify({ name: id, description: sk.description }, { lineWidth: 0 });
+    await put(`skills/${id}/SKILL.md`, `---\n${front}---\n\n${sk.body}\n`);
+  }
+  written.sort(cmp);
+
+  // Load the folder back and check the records whose system message it renders (or that have none).
+  const loaded = await loadHarness(opts.out);
+  const kinds = new ProblemSummary();
+  let valid = 0;
+  let invalid = 0;
+  let other = 0;
+  if (!loaded.harness || hasErrors(loaded.problems)) {
+    for (const p of loaded.problems) if (p.severity === 'error') problems.push(p);
+  } else {
+    const h = loaded.harness;
+    if (system !== undefined && renderSystemPrompt(h, {}) !== system) {
+      note({ file: path.join(opts.out, 'harness.yaml'), path: 'prompt', message: 'the harness does not render the most common system message byte for byte (see the notes above)' }, 'error');
+    }
+    for (const { rec, at } of records) {
+      const s = systemText(rec);
+      if (s !== undefined && s !== system) {
+        other++;
+        continue;
+      }
+      const found = checkTrajectory(rec, h, at).filter((p) => p.severity === 'error');
+      if (found.length === 0) valid++;
+      else {
+        invalid++;
+        found.forEach((p) => kinds.add(p));
+      }
+    }
+  }
+  if (other > 0) {
+    note({ file: files[0]!, path: 'messages.0.content', message: `${other} record${other === 1 ? ' has' : 's have'} another system message (${prompts.size - 1} distinct): they need --system-prompt locate, or a harness of their own` });
+  }
+  if (skills.note) note({ file: files[0]!, path: 'skills', message: skills.note });
+  return {
+    out: opts.out,
+    records: records.length,
+    unreadable,
+    prompt: { matching: best.n, other, otherDistinct: Math.max(0, prompts.size - 1), none, sections: sections.map((s) => s.id), separator: split.separator },
+    tools: { written: tools.list.map((t) => t.function.name), conflicts: tools.conflicts, inferredFromCalls: tools.inferred },
+    skills: { loader: skills.written.length > 0 ? skills.loader : null, written: skills.written, ...(skills.note ? { note: skills.note } : {}) },
+    check: { valid, invalid, kinds: kinds.rows() },
+    files: written,
+    problems,
+  };
+}
+
+function systemText(rec: Trajectory): string | undefined {
+  const m = rec.messages[0];
+  return m && m.role === 'system' ? textOf(m.content) : undefined;
+}
+
+/** A non-empty out folder is refused without --force; with it, what init writes is removed first. */
+async function prepareOut(out: string, force: boolean): Promise<void> {
+  let entries: string[] = [];
+  try {
+    entries = await readdir(out);
+  } catch {
+    return;
+  }
+  if (entries.length === 0) return;
+  if (!force) throw new UsageError(`${out}: folder is not empty (use --force to replace what hsa init writes there)`);
+  for (const e of ['harness.yaml', 'hooks.yaml', 'prompt', 'skills', 'tools']) await rm(path.join(out, e), { recursive: true, force: true });
+}
+
+function harnessName(out: string): string {
+  const base = path.basename(path.resolve(out)).toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  return base === '' ? 'inferred' : base;
+}
+
+/** Notes on what today's renderer cannot give back byte for byte. */
+function checkRenderable(system: string, note: (p: Omit<Problem, 'severity'>, s?: Problem['severity']) => void, at: Loc): void {
+  const where = { file: at.file, line: at.line, path: 'messages.0.content' };
+  if (system !== system.trim()) note({ ...where, message: 'the most common system message starts or ends with blank space, which rendered sections (trimmed) do not reproduce' }, 'error');
+  if (system.includes('\r')) note({ ...where, message: 'the most common system message has carriage returns; prompt files are read with \\n line ends' }, 'error');
+  if (hasSlotsSafe(system)) note({ ...where, message: 'the most common system message has {{…}} text, which a prompt section reads as a template slot' }, 'error');
+}
+
+function hasSlotsSafe(text: string): boolean {
+  try {
+    return hasSlots(text);
+  } catch {
+    return true;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+interface ToolVariant {
+  tool: OpenAiTool;
+  key: string;
+  records: Loc[];
+}
+
+/**
+ * One tool per name. A name listed with different definitions (description or schema) in
+ * different records is a conflict: the definition listed by the most records wins (ties: the one
+ * seen first), and the conflict is reported with the records holding each definition. Order: the
+ * most common tool list's order, then other tools in the order first seen.
+ */
+function inferTools(records: Seen[], note: (p: Omit<Problem, 'severity'>) => void): { list: OpenAiTool[]; conflicts: string[]; inferred: string[] } {
+  const byName = new Map<string, ToolVariant[]>();
+  const lists = new Map<string, { n: number; names: string[] }>();
+  for (const { rec, at } of records) {
+    if (!rec.tools) continue;
+    const names = rec.tools.map((t) => t.function.name);
+    const lk = JSON.stringify(names);
+    const l = lists.get(lk);
+    if (l) l.n++;
+    else lists.set(lk, { n: 1, names });
+    for (const t of rec.tools) {
+      const key = canonicalJson(t);
+      const vs = byName.get(t.function.name) ?? [];
+      if (!byName.has(t.function.name)) byName.set(t.function.name, vs);
+      const v = vs.find((x) => x.key === key);
+      if (v) v.records.push(at);
+      else vs.push({ tool: t, key, records: [at] });
+    }
+  }
+  let order: string[] = [];
+  let top = 0;
+  for (const l of lists.values()) if (l.n > top) [order, top] = [l.names, l.n];
+  const names = [...order, ...[...byName.keys()].filter((n) => !order.includes(n))];
+  const conflicts: string[] = [];
+  const list: OpenAiTool[] = names.map((name) => {
+    const vs = byName.get(name)!;
+    const pick = vs.reduce((a, b) => (b.records.length > a.records.length ? b : a));
+    if (vs.length > 1) {
+      conflicts.push(name);
+      const where = vs.map((v) => `${v === pick ? 'kept' : 'other'}: ${v.records.length} record${v.records.length === 1 ? '' : 's'} (${v.records.slice(0, 3).map((r) => `${r.file}:${r.line}`).join(', ')}${v.records.length > 3 ? ', …' : ''})`);
+      const first = vs.find((v) => v !== pick)!.records[0]!;
+      note({ file: first.file, line: first.line, path: `tools.${name}`, message: `tool "${name}" is listed with ${vs.length} different definitions; the most common is written — ${where.join('; ')}` });
+    }
+    return withObjectType(pick.tool, note, pick.records[0]!);
+  });
+  // Tools that are called but listed by no record: a schema from the calls.
+  const inferred: string[] = [];
+  const calls = new Map<string, { args: Record<string, unknown>[]; at: Loc }>();
+  for (const { rec, at } of records) {
+    for (const m of rec.messages) {
+      if (m.role !== 'assistant') continue;
+      for (const c of m.tool_calls ?? []) {
+        if (byName.has(c.function.name)) continue;
+        const e = calls.get(c.function.name) ?? { args: [], at };
+        calls.set(c.function.name, e);
+        const a = callArgs(c.function);
+        if (a !== NOT_JSON && a !== null && typeof a === 'object' && !Array.isArray(a)) e.args.push(a as Record<string, unknown>);
+      }
+    }
+  }
+  for (const [name, { args, at }] of calls) {
+    inferred.push(name);
+    list.push({ type: 'function', function: { name, description: '', parameters: schemaFromCalls(args) } });
+    note({ file: at.file, line: at.line, path: `tools.${name}`, message: `tool "${name}" is called but no record lists it: written with a schema inferred from ${args.length} call${args.length === 1 ? '' : 's'} (check it)` });
+  }
+  return { list, conflicts, inferred };
+}
+
+/** A harness tool's parameters must be an object schema: an untyped one gets `type: object`. */
+function withObjectType(t: OpenAiTool, note: (p: Omit<Problem, 'severity'>) => void, at: Loc): OpenAiTool {
+  const p = t.function.parameters as Record<string, unknown> | undefined;
+  if (p === undefined || p.type === 'object') return t;
+  if (p.type === undefined) {
+    note({ file: at.file, line: at.line, path: `tools.${t.function.name}.parameters`, message: 'schema has no type: written with "type": "object"' });
+    return { ...t, function: { ...t.function, parameters: { type: 'object', ...p } } };
+  }
+  return t;
+}
+
+function schemaFromCalls(args: Record<string, unknown>[]): Record<string, unknown> {
+  const types = new Map<string, Set<string>>();
+  for (const a of args) {
+    for (const [k, v] of Object.entries(a)) {
+      const s = types.get(k) ?? new Set<string>();
+      types.set(k, s);
+      s.add(v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+    }
+  }
+  const properties: Record<string, unknown> = {};
+  for (const k of [...types.keys()].sort(cmp)) {
+    const s = types.get(k)!;
+    if (s.has('number')) s.delete('integer');
+    properties[k] = s.size === 1 ? { type: [...s][0] } : {};
+  }
+  return { type: 'object', properties };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Skills
+
+interface InferredSkills {
+  loader: { tool: string; argument: string };
+  naming: SkillNaming;
+  items: Map<string, { description: string; body: string }>;
+  written: string[];
+  title?: string;
+  intro?: string;
+  catalogText?: string;
+  note?: string;
+}
+
+const MIN_SKILL_CHARS = 200;
+
+/**
+ * A skill loader is a tool every call of which has one string argument (the same one) naming an
+ * id, and whose results are long texts (≥ 200 characters on average, with line breaks); when
+ * several tools fit, one named like `skill` wins, then the one with the most distinct ids. Each
+ * id's body is its most common result (trimmed). Skills are written only when the system message
+ * holds their catalog exactly as hsa renders it (`# Title`, an optional intro paragraph, then
+ * `- id: description` lines in id order), since the harness renders the catalog into the prompt;
+ * otherwise the loader stays a plain tool and the report says why.
+ */
+function inferSkills(records: Seen[], tools: OpenAiTool[], system: string | undefined): InferredSkills {
+  const empty = (note?: string): InferredSkills => ({ loader: { tool: '', argument: '' }, naming: 'identifier', items: new Map(), written: [], ...(note ? { note } : {}) });
+  type Cand = { argument: string | null; ok: boolean; results: Map<string, Map<string, number>>; chars: number; n: number };
+  const cands = new Map<string, Cand>();
+  for (const { rec } of records) {
+    const pending = new Map<string, { tool: string; id: string | null }>();
+    for (const m of rec.messages) {
+      if (m.role === 'assistant') {
+        for (const c of m.tool_calls ?? []) {
+          const cand = cands.get(c.function.name) ?? { argument: null, ok: true, results: new Map(), chars: 0, n: 0 };
+          cands.set(c.function.name, cand);
+          const a = callArgs(c.function);
+          const entries = a !== NOT_JSON && a !== null && typeof a === 'object' && !Array.isArray(a) ? Object.entries(a) : [];
+          const [k, v] = entries[0] ?? [];
+          if (entries.length !== 1 || typeof v !== 'string' || (cand.argument !== null && cand.argument !== k)) cand.ok = false;
+          else cand.argument = k!;
+          pending.set(c.id, { tool: c.function.name, id: typeof v === 'string' ? v : null });
+        }
+      } else if (m.role === 'tool') {
+        const p = pending.get(m.tool_call_id);
+        if (!p || p.id === null) continue;
+        const cand = cands.get(p.tool)!;
+        const body = textOf(m.content).trim();
+        cand.chars += body.length;
+        cand.n++;
+        if (!body.includes('\n')) cand.ok = false;
+        const counts = cand.results.get(p.id) ?? new Map<string, number>();
+        cand.results.set(p.id, counts);
+        counts.set(body, (counts.get(body) ?? 0) + 1);
+      }
+    }
+  }
+  const fits = [...cands.entries()].filter(([, c]) => c.ok && c.argument !== null && c.n > 0 && c.chars / c.n >= MIN_SKILL_CHARS);
+  if (fits.length === 0) return empty();
+  fits.sort(([a, x], [b, y]) => Number(/skill/i.test(b)) - Number(/skill/i.test(a)) || y.results.size - x.results.size || cmp(a, b));
+  const [tool, cand] = fits[0]!;
+  const loader = { tool, argument: cand.argument! };
+  if (!tools.some((t) => t.function.name === tool)) return empty(`loader-like tool "${tool}" is not in the tools`);
+  const ids = [...cand.results.keys()].sort(cmp);
+  const seen = `tool "${tool}" loads ${ids.length} skill${ids.length === 1 ? '' : 's'} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})`;
+  const catalog = system === undefined ? undefined : findCatalog(system, ids);
+  if (!catalog) {
+    return empty(
+      `${seen}, but the system message has no skill catalog in the form hsa renders ("# Title", an optional intro, then "- id: description" lines in id order, listing every loaded skill); skills are not written and "${tool}" stays a plain tool, because the harness would render a catalog the logged prompt does not have`,
+    );
+  }
+  const listed = catalog.entries.map(([id]) => id);
+  const naming = (['agent-skills', 'snake', 'kebab', 'identifier'] as const).find((n) => listed.every((id) => id.length <= SKILL_NAME_MAX && SKILL_NAME_PATTERNS[n].test(id)));
+  if (!naming) return empty(`${seen}, but not every id is a skill name (letters, digits, - and _, at most ${SKILL_NAME_MAX} characters): not written as skills`);
+  const items = new Map<string, { description: string; body: string }>();
+  for (const [id, description] of catalog.entries) {
+    const counts = cand.results.get(id);
+    let body = '';
+    let top = 0;
+    for (const [b, n] of counts ?? []) if (n > top) [body, top] = [b, n];
+    items.set(id, { description, body });
+  }
+  const written = [...items.keys()];
+  return { loader, naming, items, written, title: catalog.title, ...(catalog.intro !== undefined ? { intro: catalog.intro } : {}), catalogText: catalog.text };
+}
+
+/** A section of the prompt that is exactly a rendered catalog listing (at least) `ids`. */
+function findCatalog(system: string, ids: string[]): { title: string; intro?: string; entries: [string, string][]; text: string } | undefined {
+  for (const { text } of splitPrompt(system).sections) {
+    const m = /^# ([^\n]+)\n\n(?:([\s\S]*?)\n\n)?((?:- [^\n]*(?:\n|$))+)$/.exec(text);
+    if (!m) continue;
+    const entries: [string, string][] = [];
+    for (const line of m[3]!.split('\n').filter((l) => l !== '')) {
+      const e = /^- ([^\s:]+): (\S(?:.*\S)?)$/.exec(line);
+      if (!e || e[2]!.length > 1024) break;
+      entries.push([e[1]!, e[2]!]);
+    }
+    const listed = entries.map(([id]) => id);
+    if (listed.length !== m[3]!.split('\n').filter((l) => l !== '').length) continue;
+    if (listed.some((id, i) => i > 0 && cmp(listed[i - 1]!, id) >= 0)) continue;
+    if (!ids.every((id) => listed.includes(id))) continue;
+    const intro = m[2]?.trim();
+    // The same lines catalogText renders.
+    const lines = [`# ${m[1]}`, ''];
+    if (intro) lines.push(intro, '');
+    for (const [id, d] of entries) lines.push(`- ${id}: ${d}`);
+    if (lines.join('\n') !== text) continue;
+    return { title: m[1]!, ...(intro ? { intro } : {}), entries, text };
+  }
+  return undefined;
+}

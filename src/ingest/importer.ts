@@ -147,7 +147,7 @@ export class CallTracker {
   }
 
   /** The call a result answers; throws ConvertError at `path` when there is none. */
-  answer(path: string, by: { id?: string; name?: string } = {}): ToolCall {
+  answer(path: string, by: { id?: string; name?: string } = {}, what = ''): ToolCall {
     let i = 0;
     if (by.id !== undefined) i = this.open.findIndex((c) => c.id === by.id);
     else if (by.name !== undefined) {
@@ -156,8 +156,7 @@ export class CallTracker {
     }
     const call = i >= 0 ? this.open[i] : undefined;
     if (!call) {
-      const what = by.id !== undefined ? ` (tool call id "${by.id}")` : '';
-      throw new ConvertError(path, `a tool result with no call${what}`);
+      throw new ConvertError(path, `${what}a tool result with no call${by.id !== undefined ? ` (tool call id "${by.id}")` : ''}`);
     }
     this.open.splice(i, 1);
     return call;

@@ -55,7 +55,10 @@ export default defineImporter({
       } else {
         const { responses, rest } = blocks(text, 'tool_response');
         if (role === 'tool' && responses.length === 0) responses.push(text.trim());
-        responses.forEach((r, k) => messages.push(toolMessage(answer(r, `${tp}: tool_response ${k + 1}`, calls), r)));
+        responses.forEach((r, k) => {
+          const { call, content } = answer(r, tp, `tool_response ${k + 1}: `, calls);
+          messages.push(toolMessage(call, content));
+        });
         if (role === 'user' && (responses.length === 0 || rest.trim() !== '')) {
           calls.close();
           messages.push({ role: 'user', content: responses.length === 0 ? text : rest.trim() });
@@ -102,33 +105,47 @@ function assistantTurn(text: string, path: string, calls: CallTracker): Message 
   if (bodies.length === 0) return { role: 'assistant', content: text };
   const toolCalls: ToolCall[] = [];
   bodies.forEach((body, k) => {
-    const where = `${path}: tool_call ${k + 1}`;
     const parsed = parseJsonish(body);
     if (parsed === undefined) throw new ConvertError(path, `tool_call ${k + 1} is not JSON`);
     for (const c of Array.isArray(parsed) ? parsed : [parsed]) {
       if (!isObj(c) || typeof c.name !== 'string' || c.name === '') throw new ConvertError(path, `tool_call ${k + 1} has no name`);
-      toolCalls.push(calls.call(c.name, argumentsString(c.arguments ?? c.parameters, where), typeof c.id === 'string' && c.id !== '' ? c.id : undefined));
+      let args: string;
+      try {
+        args = argumentsString(c.arguments ?? c.parameters, path);
+      } catch (e) {
+        throw e instanceof ConvertError ? new ConvertError(path, `tool_call ${k + 1}: ${e.message.slice(path.length + 2)}`) : e;
+      }
+      toolCalls.push(calls.call(c.name, args, typeof c.id === 'string' && c.id !== '' ? c.id : undefined));
     }
   });
   return { role: 'assistant', content: rest.trim(), tool_calls: toolCalls };
 }
 
-function answer(response: string, path: string, calls: CallTracker): ToolCall {
+/**
+ * The call a `<tool_response>` answers (by its `tool_call_id`, else its `name`, else the first open
+ * call) and the tool message content: a `{"name", "content"}` wrapper — how Hermes templates
+ * frame a tool's output — is unwrapped to its content (a string as it is, anything else as JSON);
+ * any other text is kept as written.
+ */
+function answer(response: string, path: string, what: string, calls: CallTracker): { call: ToolCall; content: string } {
   const parsed = parseJsonish(response);
   const name = isObj(parsed) && typeof parsed.name === 'string' ? parsed.name : undefined;
   const id = isObj(parsed) && typeof parsed.tool_call_id === 'string' ? parsed.tool_call_id : undefined;
-  return calls.answer(path, id !== undefined ? { id } : name !== undefined ? { name } : {});
+  const call = calls.answer(path, id !== undefined ? { id } : name !== undefined ? { name } : {}, what);
+  const wrapper = isObj(parsed) && 'content' in parsed && Object.keys(parsed).every((k) => k === 'name' || k === 'content' || k === 'tool_call_id');
+  const inner = wrapper ? parsed.content : undefined;
+  return { call, content: !wrapper ? response : typeof inner === 'string' ? inner : JSON.stringify(inner) };
 }
 
 /** The tools listed in `<tools>…</tools>` of a system prompt: a list, or objects one after another. */
 function toolsInPrompt(system: string, path: string): OpenAiTool[] | undefined {
-  const { responses } = blocks(system, 'tools');
-  const body = responses[0];
-  if (body === undefined || body === '') return undefined;
-  const where = `${path}: <tools>`;
+  // Prompts often mention the tags first ("within <tools></tools> XML tags"): the first non-empty block is the list.
+  const body = blocks(system, 'tools').responses.find((b) => b !== '');
+  if (body === undefined) return undefined;
+  const where = `${path}.<tools>`;
   const whole = parseJsonish(body);
   const items = whole !== undefined ? (Array.isArray(whole) ? whole : [whole]) : objectsOf(body, where);
-  const tools = items.map((t, k) => openAiToolOf(t, `${where}[${k}]`));
+  const tools = items.map((t, k) => openAiToolOf(t, `${where}.${k}`));
   return tools;
 }
 

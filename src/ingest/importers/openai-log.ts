@@ -8,14 +8,16 @@ import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, reco
  * plus the response's first choice. Keys outside the Chat Completions message shape (`annotations`,
  * `audio`, a tool message's `name`) are dropped; legacy `function_call` / `functions` / role
  * `function` are turned into tool calls with ids `<record id>:c<k>`. A bare `{messages, tools}`
- * record (no response) is taken as it is.
+ * record (no response) is taken as it is. The record id is the line's `id`, `custom_id` or
+ * `request_id`, else the response's `id`, else `<file basename>:<line>`.
  */
 export default defineImporter({
   id: 'openai-log',
   description: 'OpenAI request/response log pairs: {request: {messages, tools}, response: {choices: [{message}]}}',
   convert(value, at) {
     if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
-    const id = recordId(value, at, ['id', 'custom_id', 'request_id']);
+    const responseId = isObj(value.response) ? (isObj(value.response.body) ? value.response.body.id : value.response.id) : undefined;
+    const id = recordId({ ...value, response_id: responseId }, at, ['id', 'custom_id', 'request_id', 'response_id']);
     const hasRequest = isObj(value.request);
     const req = hasRequest ? (isObj((value.request as Obj).body) ? ((value.request as Obj).body as Obj) : (value.request as Obj)) : value;
     const rp = !hasRequest ? '' : req === value.request ? 'request.' : 'request.body.';

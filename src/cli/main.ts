@@ -80,6 +80,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .requiredOption('-o, --out <file>', 'trajectory JSONL to write')
     .option('--on-error <mode>', 'a line that cannot be converted: fail (default: report every one, write nothing) or skip (to the rejects file)')
     .option('--rejects <file>', 'skip mode: where bad lines go (default <out>.rejects.jsonl)')
+    .option('--keep-prefixes', 'keep records whose conversation another record continues (API logs: one line per call); default: superseded, counted')
     .option('--json', 'print a machine-readable summary on stdout')
     .action(async (files: string[], o: Omit<ImportCommandOptions, 'files'>) => {
       setCode(await importCommand({ ...o, files }, io));

@@ -1,7 +1,10 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { UsageError } from '../errors.js';
 import { type Problem } from '../problems.js';
 import { isTrajectoryShape, trajectorySchema } from '../trajectory/schema.js';
+import type { Trajectory } from '../trajectory/types.js';
+import { canonicalJson } from '../util/canonical-json.js';
 import { IdIndex } from '../util/id-index.js';
 import { expandInputs } from '../util/inputs.js';
 import { ConvertError, type Importer } from './importer.js';
@@ -17,6 +20,8 @@ export interface ImportOptions {
   /** Skip mode: where bad lines go (default `<out without .jsonl>.rejects.jsonl`). */
   rejects?: string;
   onError: 'fail' | 'skip';
+  /** Keep records whose conversation another record continues (default: they are superseded). */
+  keepPrefixes?: boolean;
 }
 
 export interface ImportFileStat {
@@ -24,6 +29,8 @@ export interface ImportFileStat {
   records: number;
   converted: number;
   rejected: number;
+  /** Records not written because another record continues their conversation (same tools). */
+  superseded: number;
 }
 
 export interface ImportResult {
@@ -32,6 +39,9 @@ export interface ImportResult {
   records: number;
   converted: number;
   rejected: number;
+  superseded: number;
+  /** First few superseded records: `file:line (id) → id of the record that continues it`. */
+  supersededExamples: string[];
   /** The files written (none in fail mode when a line was bad). */
   out: string | null;
   rejects: string | null;
@@ -56,17 +66,27 @@ export async function importTrajectories(opts: ImportOptions, report: (p: Proble
   const rejects = rejectsFile ? await JsonlFileWriter.open(rejectsFile) : null;
   const ids = new IdIndex();
   const stats: ImportFileStat[] = [];
+  const continued = opts.keepPrefixes ? null : await continuedConversations(importer, files);
+  const supersededExamples: string[] = [];
   try {
     for (const file of files) {
       const shown = displayPath(file);
-      const stat: ImportFileStat = { file: shown, records: 0, converted: 0, rejected: 0 };
+      const stat: ImportFileStat = { file: shown, records: 0, converted: 0, rejected: 0, superseded: 0 };
       stats.push(stat);
       const base = path.basename(file);
       for await (const { line, text } of readSourceRecords(file)) {
         stat.records++;
-        const problems = await convertOne(importer, text, { file: shown, line, defaultId: `${base}:${line}` }, ids, out);
+        const at = { file: shown, line, defaultId: `${base}:${line}` };
+        const supersededBefore = stat.superseded;
+        const problems = await convertOne(importer, text, at, ids, out, (rec) => {
+          const by = continued?.get(conversationKeys(rec).full);
+          if (by === undefined) return false;
+          stat.superseded++;
+          if (supersededExamples.length < 5) supersededExamples.push(`${shown}:${line} (${rec.id}) → ${by}`);
+          return true;
+        });
         if (problems.length === 0) {
-          stat.converted++;
+          if (stat.superseded === supersededBefore) stat.converted++;
           continue;
         }
         stat.rejected++;
@@ -94,12 +114,31 @@ export async function importTrajectories(opts: ImportOptions, report: (p: Proble
     records: stats.reduce((n, s) => n + s.records, 0),
     converted: stats.reduce((n, s) => n + s.converted, 0),
     rejected,
+    superseded: stats.reduce((n, s) => n + s.superseded, 0),
+    supersededExamples,
     out: keep ? opts.out : null,
     rejects: keep ? rejectsFile : null,
   };
 }
 
-async function convertOne(importer: Importer, text: string, at: { file: string; line: number; defaultId: string }, ids: IdIndex, out: JsonlFileWriter): Promise<Problem[]> {
+async function convertOne(
+  importer: Importer,
+  text: string,
+  at: { file: string; line: number; defaultId: string },
+  ids: IdIndex,
+  out: JsonlFileWriter,
+  superseded: (rec: Trajectory) => boolean,
+): Promise<Problem[]> {
+  const rec = convertText(importer, text, at);
+  if (Array.isArray(rec)) return rec;
+  if (superseded(rec)) return [];
+  const prior = ids.note(rec.id, at.file, at.line);
+  if (prior) return [{ file: at.file, line: at.line, path: 'id', message: `duplicate record id "${rec.id}" (first at ${prior})`, severity: 'error' }];
+  await out.write(rec);
+  return [];
+}
+
+function convertText(importer: Importer, text: string, at: { file: string; line: number; defaultId: string }): Trajectory | Problem[] {
   const bad = (p: string, message: string): Problem[] => [{ file: at.file, line: at.line, path: p, message, severity: 'error' }];
   let value: unknown;
   try {
@@ -119,10 +158,40 @@ async function convertOne(importer: Importer, text: string, at: { file: string; 
     const issue = trajectorySchema.safeParse(rec).error?.issues[0];
     return bad(issue ? issue.path.join('.') : '(record)', `converted record is not an hsa trajectory: ${issue?.message ?? 'unknown'}`);
   }
-  const prior = ids.note(rec.id, at.file, at.line);
-  if (prior) return bad('id', `duplicate record id "${rec.id}" (first at ${prior})`);
-  await out.write(rec);
-  return [];
+  return rec;
+}
+
+/**
+ * API logs hold one line per model call, each with the whole conversation so far: a line whose
+ * conversation (with the same tools) is the beginning of another line's is that conversation
+ * unfinished, and its last call is answered only in the longer one. A first pass maps the hash of
+ * every proper prefix of every converted record to the id of the longest record that continues it.
+ */
+async function continuedConversations(importer: Importer, files: string[]): Promise<Map<string, string>> {
+  const prefixes = new Map<string, { id: string; length: number }>();
+  for (const file of files) {
+    const base = path.basename(file);
+    for await (const { line, text } of readSourceRecords(file)) {
+      const rec = convertText(importer, text, { file, line, defaultId: `${base}:${line}` });
+      if (Array.isArray(rec)) continue;
+      // The longest continuation is named (the first of equal length).
+      for (const k of conversationKeys(rec).prefixes) if ((prefixes.get(k)?.length ?? -1) < rec.messages.length) prefixes.set(k, { id: rec.id, length: rec.messages.length });
+    }
+  }
+  return new Map([...prefixes].map(([k, v]) => [k, v.id]));
+}
+
+/** Hashes of a record's tools plus each proper prefix of its messages, and of all of them. */
+function conversationKeys(rec: Trajectory): { full: string; prefixes: string[] } {
+  let h = createHash('sha256').update(canonicalJson(rec.tools ?? null)).digest('base64');
+  const prefixes: string[] = [];
+  rec.messages.forEach((m, i) => {
+    if (i > 0) prefixes.push(h);
+    // A call-only assistant message is logged with content null by some clients and "" by others.
+    const c = m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m;
+    h = createHash('sha256').update(h).update(canonicalJson(c)).digest('base64');
+  });
+  return { full: h, prefixes };
 }
 
 /** A path as the user would write it from the current folder (`./a.jsonl` and `a.jsonl` alike). */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { stringify } from 'yaml';
 import { UsageError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
-import { renderSystemPrompt } from '../harness/render.js';
+import { renderSystemPrompt, renderTools } from '../harness/render.js';
 import { hasSlots } from '../harness/template.js';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type OpenAiTool, type SkillNaming } from '../harness/types.js';
 import { cmp, hasErrors, ProblemSummary, type Problem, type ProblemKindCount } from '../problems.js';
@@ -12,6 +12,7 @@ import { readTrajectories } from '../trajectory/read.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { expandInputs } from '../util/inputs.js';
 import { splitPrompt } from './prompt-split.js';
 
@@ -42,7 +43,13 @@ export interface InitReport {
   tools: { written: string[]; conflicts: string[]; inferredFromCalls: string[] };
   skills: { loader: { tool: string; argument: string } | null; written: string[]; note?: string };
   /** `hsa validate` on the written harness, in match mode, over the records whose system message matches. */
-  check: { valid: number; invalid: number; kinds: ProblemKindCount[] };
+  check: {
+    valid: number;
+    invalid: number;
+    /** Records that list tools other than the harness's: they validate, but augment re-renders the harness's tools. */
+    toolsDiffer: number;
+    kinds: ProblemKindCount[];
+  };
   files: string[];
   problems: Problem[];
 }
@@ -143,6 +150,8 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   let valid = 0;
   let invalid = 0;
   let other = 0;
+  let toolsDiffer = 0;
+  let toolsDifferAt: Loc | undefined;
   if (!loaded.harness || hasErrors(loaded.problems)) {
     for (const p of loaded.problems) if (p.severity === 'error') problems.push(p);
   } else {
@@ -156,6 +165,10 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
         other++;
         continue;
       }
+      if (rec.tools && !jsonEqual(rec.tools, renderTools(h))) {
+        toolsDiffer++;
+        toolsDifferAt ??= at;
+      }
       const found = checkTrajectory(rec, h, at).filter((p) => p.severity === 'error');
       if (found.length === 0) valid++;
       else {
@@ -167,6 +180,14 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   if (other > 0) {
     note({ file: files[0]!, path: 'messages.0.content', message: `${other} record${other === 1 ? ' has' : 's have'} another system message (${prompts.size - 1} distinct): they need --system-prompt locate, or a harness of their own` });
   }
+  if (toolsDifferAt) {
+    note({
+      file: toolsDifferAt.file,
+      line: toolsDifferAt.line,
+      path: 'tools',
+      message: `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): they validate, but an augmented variant carries the harness's tools, so its round trip fails until each record can be its own harness`,
+    });
+  }
   if (skills.note) note({ file: files[0]!, path: 'skills', message: skills.note });
   return {
     out: opts.out,
@@ -175,7 +196,7 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
     prompt: { matching: best.n, other, otherDistinct: Math.max(0, prompts.size - 1), none, sections: sections.map((s) => s.id), separator: split.separator },
     tools: { written: tools.list.map((t) => t.function.name), conflicts: tools.conflicts, inferredFromCalls: tools.inferred },
     skills: { loader: skills.written.length > 0 ? skills.loader : null, written: skills.written, ...(skills.note ? { note: skills.note } : {}) },
-    check: { valid, invalid, kinds: kinds.rows() },
+    check: { valid, invalid, toolsDiffer, kinds: kinds.rows() },
     files: written,
     problems,
   };

@@ -112,6 +112,7 @@ describe('live-commerce fixtures', () => {
       files: [{ file: LC_TRAJECTORIES, records: n, invalid: 0 }],
       problems: [],
       truncated: 0,
+      summary: [],
     });
   });
 

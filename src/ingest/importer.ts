@@ -186,8 +186,18 @@ export function trajectory(id: string, messages: Message[], tools: OpenAiTool[] 
   return rec;
 }
 
-/** The source's `meta`/`metadata` object, kept as it is (other fields of a record are not kept). */
-export function sourceMeta(rec: Obj): Obj | undefined {
+/**
+ * What a source record carries besides the conversation: its `meta`/`metadata` object, and every
+ * other top-level field not in `used` (a dataset's `category`, a log's `timestamp`…) under its own
+ * name, so nothing of a record is dropped. Keys in code-point order.
+ */
+export function sourceMeta(rec: Obj, used: readonly string[]): Obj {
+  const out: Obj = {};
   const m = rec.meta ?? rec.metadata;
-  return isObj(m) ? { ...m } : undefined;
+  if (isObj(m)) Object.assign(out, m);
+  for (const k of Object.keys(rec).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (k === 'meta' || k === 'metadata' || used.includes(k) || k in out) continue;
+    out[k] = rec[k];
+  }
+  return out;
 }

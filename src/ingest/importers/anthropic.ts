@@ -30,7 +30,7 @@ export default defineImporter({
     }
     const tools = toolList(req.tools, `${rp}tools`);
     const messages: Message[] = [];
-    const meta: Obj = sourceMeta(value) ?? {};
+    const meta: Obj = sourceMeta(value, ['id', 'system', 'tools', 'messages', 'request', 'response']);
     const errors: string[] = [];
     let redacted = 0;
     if (req.system !== undefined && req.system !== null && req.system !== '') {

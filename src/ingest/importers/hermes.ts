@@ -66,7 +66,7 @@ export default defineImporter({
       }
     });
     if (messages.length === 0) throw new ConvertError(carrier, 'no turns');
-    return trajectory(id, messages, tools, sourceMeta(value));
+    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'conversations', 'messages', 'tools']));
   },
 });
 

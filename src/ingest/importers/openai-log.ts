@@ -38,7 +38,7 @@ export default defineImporter({
     const calls = new CallTracker(id);
     const messages = convo.map(({ m, path }) => message(m, path, calls));
     if (messages.length === 0) throw new ConvertError(`${rp}messages`, 'no messages');
-    return trajectory(id, messages, tools, sourceMeta(value));
+    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'custom_id', 'request_id', 'messages', 'tools', 'functions', 'request', 'response']));
   },
 });
 

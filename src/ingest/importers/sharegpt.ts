@@ -57,7 +57,7 @@ export default defineImporter({
       messages.push({ role, content: text });
     });
     if (messages.length === 0) throw new ConvertError('conversations', 'no turns');
-    return trajectory(id, messages, tools, sourceMeta(value));
+    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'conversations', 'conversation', 'system', 'tools']));
   },
 });
 

@@ -14,6 +14,7 @@ import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { expandInputs } from '../util/inputs.js';
+import { openAiToolOf } from './importer.js';
 import { splitPrompt } from './prompt-split.js';
 
 export interface InitOptions {
@@ -152,6 +153,7 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   let other = 0;
   let toolsDiffer = 0;
   let toolsDifferAt: Loc | undefined;
+  let onlyShape = true; // every difference is a missing description / parameters / an extra `strict`
   if (!loaded.harness || hasErrors(loaded.problems)) {
     for (const p of loaded.problems) if (p.severity === 'error') problems.push(p);
   } else {
@@ -168,6 +170,7 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
       if (rec.tools && !jsonEqual(rec.tools, renderTools(h))) {
         toolsDiffer++;
         toolsDifferAt ??= at;
+        if (onlyShape && !jsonEqual(rec.tools.map((t, i) => openAiToolOf(t, `tools.${i}`)), renderTools(h))) onlyShape = false;
       }
       const found = checkTrajectory(rec, h, at).filter((p) => p.severity === 'error');
       if (found.length === 0) valid++;
@@ -185,7 +188,9 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
       file: toolsDifferAt.file,
       line: toolsDifferAt.line,
       path: 'tools',
-      message: `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): they validate, but an augmented variant carries the harness's tools, so its round trip fails until each record can be its own harness`,
+      message: onlyShape
+        ? `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools without "description" or "parameters" (or with "strict"), which the harness renders as "description": "" and an empty object schema: augmented variants then fail their round trip; normalise the records first with hsa import --from openai-log (it reads bare {id, messages, tools} records)`
+        : `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): they validate, but an augmented variant carries the harness's tools, so its round trip fails until each record can be its own harness`,
     });
   }
   if (skills.note) note({ file: files[0]!, path: 'skills', message: skills.note });

@@ -8,7 +8,9 @@ import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, reco
  * plus the response's first choice. Keys outside the Chat Completions message shape (`annotations`,
  * `audio`, a tool message's `name`) are dropped; legacy `function_call` / `functions` / role
  * `function` are turned into tool calls with ids `<record id>:c<k>`. A bare `{messages, tools}`
- * record (no response) is taken as it is. The record id is the line's `id`, `custom_id` or
+ * record (no response) — a Chat Completions conversation, or an hsa trajectory whose `context`
+ * and `harness` are kept — is normalised the same way (tools get `description` and `parameters`,
+ * lose `strict`). The record id is the line's `id`, `custom_id` or
  * `request_id`, else the response's `id`, else `<file basename>:<line>`.
  */
 export default defineImporter({
@@ -38,7 +40,13 @@ export default defineImporter({
     const calls = new CallTracker(id);
     const messages = convo.map(({ m, path }) => message(m, path, calls));
     if (messages.length === 0) throw new ConvertError(`${rp}messages`, 'no messages');
-    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'custom_id', 'request_id', 'messages', 'tools', 'functions', 'request', 'response']));
+    const rec = trajectory(id, messages, tools, sourceMeta(value, ['id', 'custom_id', 'request_id', 'messages', 'tools', 'functions', 'request', 'response', 'context', 'harness']));
+    // A bare record may be an hsa trajectory already: its template context and harness stay what they are.
+    if (isObj(value.context)) rec.context = value.context;
+    if (isObj(value.harness) && typeof value.harness.name === 'string' && (typeof value.harness.version === 'string' || typeof value.harness.version === 'number')) {
+      rec.harness = { name: value.harness.name, version: value.harness.version };
+    }
+    return rec;
   },
 });
 

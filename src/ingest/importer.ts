@@ -90,7 +90,9 @@ export function parseJsonish(text: string): unknown {
 /**
  * One tool definition in any shape the sources use — OpenAI `{type:"function",function:{…}}`, a
  * bare function `{name, description, parameters}`, or Anthropic/MCP `{name, description,
- * input_schema|inputSchema}` — as an OpenAI tool. Keys are written in one order.
+ * input_schema|inputSchema}` — as an OpenAI tool with `name`, `description` (`""` when absent) and
+ * `parameters` (an empty object schema when absent; `"type": "object"` added to an untyped one),
+ * in that order; anything else (`strict`, `cache_control`) is dropped.
  */
 export function openAiToolOf(v: unknown, path: string): OpenAiTool {
   if (!isObj(v)) throw new ConvertError(path, 'a tool must be an object');
@@ -104,7 +106,9 @@ export function openAiToolOf(v: unknown, path: string): OpenAiTool {
   if (params === undefined && v.type !== undefined && v.type !== 'function' && v.type !== 'custom') {
     throw new ConvertError(`${path}.type`, `"${String(v.type)}" is a server tool with no input schema; only function tools can be imported`);
   }
-  const fn: OpenAiTool['function'] = { name, description: typeof f.description === 'string' ? f.description : '', parameters: (params as Obj | undefined) ?? { type: 'object', properties: {} } };
+  // Arguments are always an object: an untyped schema says so (harness tools must be object schemas).
+  const schema = params === undefined || params === null ? { type: 'object', properties: {} } : (params as Obj).type === undefined ? { type: 'object', ...(params as Obj) } : (params as Obj);
+  const fn: OpenAiTool['function'] = { name, description: typeof f.description === 'string' ? f.description : '', parameters: schema };
   return { type: 'function', function: fn };
 }
 

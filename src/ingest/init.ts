@@ -107,7 +107,6 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   const tools = inferTools(records, note);
   const skills = inferSkills(records, tools.list, system);
   const split = system === undefined ? { sections: [], separator: '\n\n' } : splitPrompt(system);
-  if (system !== undefined) checkRenderable(system, note, records[best.first]!.at);
 
   // The catalog section, when skills are written, is generated: it replaces the text section it equals.
   const sections = split.sections.map((s) => ({ ...s }));
@@ -136,17 +135,36 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
     written.push(rel);
   };
   await put('harness.yaml', `# Inferred by hsa init from ${files.length} file${files.length === 1 ? '' : 's'} (${records.length} records). Edit freely.\n${stringify(yamlDoc, { lineWidth: 0 })}`);
-  for (const s of sections) if (s.id !== catalogId) await put(`prompt/${s.id}.md`, `${s.text}\n`);
   if (tools.list.length > 0) await put('tools/tools.json', `${JSON.stringify(tools.list, null, 2)}\n`);
   for (const id of skills.written) {
     const sk = skills.items.get(id)!;
     const front = stringify({ name: id, description: sk.description }, { lineWidth: 0 });
     await put(`skills/${id}/SKILL.md`, `---\n${front}---\n\n${sk.body}\n`);
   }
+
+  // Prompt files end with a newline, as files do; should the renderer keep a file's last newline,
+  // the files are written exactly instead. Whichever renders the logged message byte for byte (the
+  // real loader and renderer decide) is kept; if neither does, the first is kept and the reasons said.
+  const writePrompt = async (exact: boolean) => {
+    for (const s of sections) if (s.id !== catalogId) await writeFile(path.join(opts.out, 'prompt', `${s.id}.md`), exact ? s.text : `${s.text}\n`);
+    const l = await loadHarness(opts.out);
+    const renders = system === undefined || (l.harness !== undefined && !hasErrors(l.problems) && renderSystemPrompt(l.harness, {}) === system);
+    return { loaded: l, renders };
+  };
+  if (sections.some((s) => s.id !== catalogId)) {
+    await mkdir(path.join(opts.out, 'prompt'), { recursive: true });
+    for (const s of sections) if (s.id !== catalogId) written.push(`prompt/${s.id}.md`);
+  }
+  let attempt = await writePrompt(false);
+  if (!attempt.renders) {
+    const exact = await writePrompt(true);
+    attempt = exact.renders ? exact : await writePrompt(false);
+  }
+  const loaded = attempt.loaded;
+  if (!attempt.renders && system !== undefined) checkRenderable(system, note, records[best.first]!.at);
   written.sort(cmp);
 
-  // Load the folder back and check the records whose system message it renders (or that have none).
-  const loaded = await loadHarness(opts.out);
+  // Check the records whose system message the folder renders (or that have none).
   const kinds = new ProblemSummary();
   let valid = 0;
   let invalid = 0;
@@ -158,8 +176,8 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
     for (const p of loaded.problems) if (p.severity === 'error') problems.push(p);
   } else {
     const h = loaded.harness;
-    if (system !== undefined && renderSystemPrompt(h, {}) !== system) {
-      note({ file: path.join(opts.out, 'harness.yaml'), path: 'prompt', message: 'the harness does not render the most common system message byte for byte (see the notes above)' }, 'error');
+    if (!attempt.renders) {
+      note({ file: path.join(opts.out, 'harness.yaml'), path: 'prompt', message: 'the harness does not render the most common system message byte for byte (see the notes above); its records need --system-prompt locate' }, 'error');
     }
     for (const { rec, at } of records) {
       const s = systemText(rec);
@@ -230,10 +248,10 @@ function harnessName(out: string): string {
   return base === '' ? 'inferred' : base;
 }
 
-/** Notes on what today's renderer cannot give back byte for byte. */
+/** Why the renderer may not give the message back byte for byte (said only when it does not). */
 function checkRenderable(system: string, note: (p: Omit<Problem, 'severity'>, s?: Problem['severity']) => void, at: Loc): void {
   const where = { file: at.file, line: at.line, path: 'messages.0.content' };
-  if (system !== system.trim()) note({ ...where, message: 'the most common system message starts or ends with blank space, which rendered sections (trimmed) do not reproduce' }, 'error');
+  if (system !== system.trim()) note({ ...where, message: 'the most common system message starts or ends with blank space, which rendered sections (trimmed) may not reproduce' }, 'error');
   if (system.includes('\r')) note({ ...where, message: 'the most common system message has carriage returns; prompt files are read with \\n line ends' }, 'error');
   if (hasSlotsSafe(system)) note({ ...where, message: 'the most common system message has {{…}} text, which a prompt section reads as a template slot' }, 'error');
 }

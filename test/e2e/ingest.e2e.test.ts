@@ -246,6 +246,29 @@ describe('hsa init', () => {
   });
 });
 
+describe('hsa init on a logged prompt that ends with a newline', () => {
+  // Today's renderer trims sections, so such a prompt cannot be rendered exactly (issue #11 item 1
+  // changes that); init tries the file forms and either renders it exactly — then validate passes —
+  // or says why, as an error, and exits 1. It never writes a harness that silently differs.
+  it('renders it byte for byte, or refuses with the reason', async () => {
+    const dir = tmp();
+    const file = path.join(dir, 't.jsonl');
+    const rec = { id: 'n1', messages: [{ role: 'system', content: '# Role\nYou help.\n\n# Rules\n- be brief\n' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] };
+    writeFileSync(file, `${JSON.stringify(rec)}\n`);
+    const harness = path.join(dir, 'h');
+    const r = await hsa(['init', '-t', file, '-o', harness]);
+    clean(r);
+    const v = await hsa(['validate', harness, '-t', file]);
+    if (r.code === 0) expect(v.code).toBe(0);
+    else {
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('starts or ends with blank space');
+      expect(r.stderr).toContain('does not render the most common system message byte for byte');
+      expect(v.code).toBe(1);
+    }
+  });
+});
+
 describe('hsa validate --summary', () => {
   it('reads 200 identical errors as one kind with its count and one example', async () => {
     const dir = tmp();

@@ -384,8 +384,9 @@ const MIN_SKILL_CHARS = 200;
 
 /**
  * A skill loader is a tool every call of which has one string argument (the same one) naming an
- * id, and whose results are long texts (≥ 200 characters on average, with line breaks); when
- * several tools fit, one named like `skill` wins, then the one with the most distinct ids. Each
+ * id, and whose results are long texts (≥ 200 characters on average, with line breaks, not JSON);
+ * when several tools fit, the first (named like `skill`, then the most distinct ids) whose ids
+ * the prompt lists as a catalog wins. Each
  * id's body is its most common result (trimmed). Skills are written only when the system message
  * holds their catalog exactly as hsa renders it (`# Title`, an optional intro paragraph, then
  * `- id: description` lines in id order), since the harness renders the catalog into the prompt;
@@ -416,7 +417,8 @@ function inferSkills(records: Seen[], tools: OpenAiTool[], system: string | unde
         const body = textOf(m.content).trim();
         cand.chars += body.length;
         cand.n++;
-        if (!body.includes('\n')) cand.ok = false;
+        // Skills are texts with line breaks, not data: a JSON result marks a data tool.
+        if (!body.includes('\n') || isJsonText(body)) cand.ok = false;
         const counts = cand.results.get(p.id) ?? new Map<string, number>();
         cand.results.set(p.id, counts);
         counts.set(body, (counts.get(body) ?? 0) + 1);
@@ -426,12 +428,13 @@ function inferSkills(records: Seen[], tools: OpenAiTool[], system: string | unde
   const fits = [...cands.entries()].filter(([, c]) => c.ok && c.argument !== null && c.n > 0 && c.chars / c.n >= MIN_SKILL_CHARS);
   if (fits.length === 0) return empty();
   fits.sort(([a, x], [b, y]) => Number(/skill/i.test(b)) - Number(/skill/i.test(a)) || y.results.size - x.results.size || cmp(a, b));
-  const [tool, cand] = fits[0]!;
+  // The first candidate whose skills the prompt lists as a catalog; else the report names the first.
+  const found = fits.map(([tool, cand]) => ({ tool, cand, ids: [...cand.results.keys()].sort(cmp) })).find((f) => system !== undefined && findCatalog(system, f.ids) !== undefined);
+  const { tool, cand, ids } = found ?? { tool: fits[0]![0], cand: fits[0]![1], ids: [...fits[0]![1].results.keys()].sort(cmp) };
   const loader = { tool, argument: cand.argument! };
   if (!tools.some((t) => t.function.name === tool)) return empty(`loader-like tool "${tool}" is not in the tools`);
-  const ids = [...cand.results.keys()].sort(cmp);
   const seen = `tool "${tool}" loads ${ids.length} skill${ids.length === 1 ? '' : 's'} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})`;
-  const catalog = system === undefined ? undefined : findCatalog(system, ids);
+  const catalog = found && system !== undefined ? findCatalog(system, ids) : undefined;
   if (!catalog) {
     return empty(
       `${seen}, but the system message has no skill catalog in the form hsa renders ("# Title", an optional intro, then "- id: description" lines in id order, listing every loaded skill); skills are not written and "${tool}" stays a plain tool, because the harness would render a catalog the logged prompt does not have`,
@@ -450,6 +453,16 @@ function inferSkills(records: Seen[], tools: OpenAiTool[], system: string | unde
   }
   const written = [...items.keys()];
   return { loader, naming, items, written, title: catalog.title, ...(catalog.intro !== undefined ? { intro: catalog.intro } : {}), catalogText: catalog.text };
+}
+
+function isJsonText(text: string): boolean {
+  if (!/^[[{]/.test(text)) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A section of the prompt that is exactly a rendered catalog listing (at least) `ids`. */

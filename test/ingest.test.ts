@@ -1,4 +1,7 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { REPO } from './helpers/hsa.js';
 import { ConvertError } from '../src/ingest/importer.js';
 import { importers } from '../src/ingest/importers/index.js';
 import { parseLoose } from '../src/ingest/loose-json.js';
@@ -76,6 +79,18 @@ describe('arrayElements', () => {
       { line: 3, text: '{"b": [1, {"c": 2}]}' },
       { line: 5, text: '{"bad": }' },
     ]);
+  });
+});
+
+describe('importer registry', () => {
+  it('lists every importer under the id its module declares, each with a description and a fixture', () => {
+    expect(Object.keys(importers)).toEqual(['sharegpt', 'hermes', 'anthropic', 'openai-log']);
+    for (const [id, imp] of Object.entries(importers)) {
+      expect(imp.id).toBe(id);
+      expect(imp.description.length).toBeGreaterThan(20);
+      expect(existsSync(path.join(REPO, 'src', 'ingest', 'importers', `${id}.ts`))).toBe(true);
+      expect(existsSync(path.join(REPO, 'fixtures', 'import', id))).toBe(true);
+    }
   });
 });
 

@@ -117,8 +117,19 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
     sections[i] = { id: catalogId, text: '' };
   } else for (const s of sections) if (s.id === 'skills') s.id = 'skills_text';
 
-  const name = opts.name ?? harnessName(opts.out);
-  const yamlDoc: Record<string, unknown> = { name, version: opts.version ?? '0.1.0' };
+  // Records made under a named harness keep its name and version (the most common pair), so
+  // validate does not warn that they were made under another harness.
+  const named = new Map<string, { n: number; name: string; version: string }>();
+  for (const { rec } of records) {
+    if (!rec.harness) continue;
+    const k = JSON.stringify([rec.harness.name, String(rec.harness.version)]);
+    const e = named.get(k) ?? { n: 0, name: rec.harness.name, version: String(rec.harness.version) };
+    e.n++;
+    named.set(k, e);
+  }
+  const usual = [...named.values()].reduce<{ n: number; name: string; version: string } | undefined>((a, b) => (!a || b.n > a.n ? b : a), undefined);
+  const name = opts.name ?? usual?.name ?? harnessName(opts.out);
+  const yamlDoc: Record<string, unknown> = { name, version: opts.version ?? (usual && usual.name === name ? usual.version : '0.1.0') };
   if (system !== undefined || catalogId) {
     const prompt: Record<string, unknown> = { order: sections.map((s) => s.id) };
     if (split.separator !== '\n\n') prompt.separator = split.separator;
@@ -210,6 +221,21 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
         ? `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools without "description" or "parameters" (or with "strict"), which the harness renders as "description": "" and an empty object schema: augmented variants then fail their round trip; normalise the records first with hsa import --from openai-log (it reads bare {id, messages, tools} records)`
         : `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): they validate, but an augmented variant carries the harness's tools, so its round trip fails until each record can be its own harness`,
     });
+  }
+  // Hooks are not inferred; feedback messages in the records would name hooks the folder lacks.
+  const hookIds = new Set<string>();
+  let hookAt: Loc | undefined;
+  for (const { rec, at } of records) {
+    for (const m of rec.messages) {
+      if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith('hook:')) {
+        hookIds.add(m.name.slice('hook:'.length));
+        hookAt ??= at;
+      }
+    }
+  }
+  if (hookAt) {
+    const ids = [...hookIds].sort(cmp);
+    note({ file: hookAt.file, line: hookAt.line, path: 'hooks', message: `records carry feedback of hook${ids.length === 1 ? '' : 's'} ${ids.join(', ')} (messages named "hook:<id>"); hsa init writes no hooks: add them to hooks.yaml` });
   }
   if (skills.note) note({ file: files[0]!, path: 'skills', message: skills.note });
   return {

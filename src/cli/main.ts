@@ -124,6 +124,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--allow-command-hooks', 'run command hooks of the harness (never run otherwise)')
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
+    .option('--skip-empty-sft', 'SFT records without an assistant turn go to rejects (reason sft_no_assistant) instead of sft/')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');

@@ -24,6 +24,7 @@ export interface Provenance {
   /** Set when a rejected teacher run kept the rewritten reference (--fallback rewrite). */
   fallback?: 'rewrite';
   teacher_reason?: string;
+  teacher_reason_kind?: string;
 }
 
 /** One trajectory under one harness state, ready for the stage writers. */

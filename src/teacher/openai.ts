@@ -102,6 +102,9 @@ export class OpenAiTeacher implements Teacher {
     }
   }
 
+  /** Set by the first fatal answer: no request is sent after it (each would fail the same way). */
+  private fatal: TeacherFatalError | undefined;
+
   private async fetchReply(key: string, body: Record<string, unknown>): Promise<TeacherReply> {
     const c = this.opts.counters;
     const hit = await this.cache.get(key);
@@ -110,6 +113,7 @@ export class OpenAiTeacher implements Teacher {
       return toReply(hit, true);
     }
     if (this.opts.requireCache) throw new CacheMissError(key, body);
+    if (this.fatal) throw this.fatal;
     if (this.cfg.rpm || this.cfg.tpm) await this.limiter.acquire(this.cfg.tpm ? estimateTokens(body) : 0, this.opts.signal);
     // Jitter comes from a generator seeded by the request: timing only, reproducible in tests.
     const jitter = createRng('backoff', key);
@@ -136,9 +140,8 @@ export class OpenAiTeacher implements Teacher {
         if (!retryable) {
           c.failures++;
           // Every request would get the same answer: the run stops, and resumes once fixed.
-          if (e instanceof AuthenticationError) throw new TeacherFatalError(`teacher refused our credentials (401) at ${this.cfg.baseUrl}: check the key in ${this.cfg.apiKeyEnv}: ${firstLine(e.message)}`);
-          if (e instanceof PermissionDeniedError) throw new TeacherFatalError(`teacher denied permission (403) at ${this.cfg.baseUrl} for model ${this.cfg.model}: ${firstLine(e.message)}`);
-          if (e instanceof NotFoundError) throw new TeacherFatalError(`teacher answered 404 at ${this.cfg.baseUrl}: no model "${this.cfg.model}" there, or the base_url is wrong: ${firstLine(e.message)}`);
+          const fatal = fatalError(e, this.cfg);
+          if (fatal) throw (this.fatal ??= fatal);
           if (e instanceof APIError) throw new TeacherRequestError(`teacher refused the request: ${e.status ?? ''} ${e.constructor.name}: ${firstLine(e.message)}`);
           throw new TeacherRequestError(`teacher answer unusable: ${firstLine((e as Error).message)}`, 'unusable');
         }
@@ -201,6 +204,14 @@ export function toReply(response: unknown, cached: boolean): TeacherReply {
     cached,
     raw: response,
   };
+}
+
+/** The run-ending error for an answer that refuses every request alike: 401, 403, 404. */
+function fatalError(e: unknown, cfg: OpenAiTeacherConfig): TeacherFatalError | undefined {
+  if (e instanceof AuthenticationError) return new TeacherFatalError(`teacher refused our credentials (401) at ${cfg.baseUrl}: check the key in ${cfg.apiKeyEnv}: ${firstLine(e.message)}`);
+  if (e instanceof PermissionDeniedError) return new TeacherFatalError(`teacher denied permission (403) at ${cfg.baseUrl} for model ${cfg.model}: ${firstLine(e.message)}`);
+  if (e instanceof NotFoundError) return new TeacherFatalError(`teacher answered 404 at ${cfg.baseUrl}: no model "${cfg.model}" there, or the base_url is wrong: ${firstLine(e.message)}`);
+  return undefined;
 }
 
 /** 127.0.0.0/8, ::1 and localhost: endpoints on this machine, which may run without a key. */

@@ -63,6 +63,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('-k, --variants <k>', 'number of variants', parseCount, 3)
     .option('--transforms <ids...>', 'only these transforms (comma or space separated), with their defaults')
     .option('--probability <p>', 'override the probability of every selected transform', parseFloat)
+    .option('--state-pool <n>', 'shared harness states, as hsa augment (default: the config\'s state_pool, else 64; 0: a state per variant)', parseCount)
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print JSON on stdout')
     .action(async (harness: string, o: Omit<PreviewOptions, 'harness'>) => {

@@ -293,7 +293,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
       fallback: fallback as TeacherSettings['fallback'],
       recovery: { maxCallRetries: t.recovery?.max_call_retries ?? DEFAULTS.recovery.maxCallRetries, maxAttempts: t.recovery?.max_attempts ?? DEFAULTS.recovery.maxAttempts },
     },
-    cache: flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir()),
+    cache: normalise(flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir())),
     requireCache: flags.requireCache ?? file.require_cache ?? false,
     allowCommandHooks: flags.allowCommandHooks ?? file.allow_command_hooks ?? false,
     arguments: args as 'object' | 'string',
@@ -303,7 +303,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     rl: { dataSource: file.rl?.data_source ?? '', ability: file.rl?.ability ?? 'agent' },
     transforms,
     words: file.words,
-    plugins: flags.plugin ?? [],
+    plugins: (flags.plugin ?? []).map(normalise),
   };
 }
 
@@ -317,6 +317,19 @@ function parseStages(v: string, problems: string[]): Stage[] {
   return out;
 }
 
+/**
+ * The one spelling of a path that reaches output bytes (`meta.source_file`, the manifest's inputs,
+ * rejects): relative to the working folder when the path is inside it, else absolute; `/`
+ * separators, no `.` or `..` steps. So `./x.jsonl`, `x.jsonl`, `$PWD/x.jsonl` and `a/../x.jsonl`
+ * give the same bytes (symbolic links are not resolved). Globs keep their pattern characters.
+ */
+export function canonicalPath(p: string, cwd = process.cwd()): string {
+  const abs = path.resolve(cwd, p);
+  const rel = path.relative(cwd, abs);
+  const inside = rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+  return (inside ? rel : rel === '' ? '.' : abs).split(path.sep).join('/');
+}
+
 function normalise(p: string): string {
-  return path.normalize(p).split(path.sep).join('/');
+  return canonicalPath(p);
 }

@@ -356,9 +356,10 @@ function argumentError(e: string): string {
 /**
  * The replay environment: a teacher's call is mapped back to the source's names through the inverse
  * plan and matched (name and canonical arguments) to an unused recorded call of the source; its
- * recorded result comes back, mapped forward (a skill load returns the new state's body).
+ * recorded result comes back, mapped forward (a skill load returns the new state's body). One per
+ * episode attempt (it remembers which recorded calls were used); exported for other episode users.
  */
-class ReplayEnvironment {
+export class ReplayEnvironment {
   private readonly recorded = new Map<string, { content: string; used: boolean }[]>();
   private readonly sourceCalls: string[] = [];
   private readonly madeCalls: string[] = [];

@@ -83,6 +83,8 @@ interface CallProblem {
   /** The tool error the model gets (`error: …`). */
   error: string;
   detail: string;
+  /** The arguments are not JSON (they are not sent back as they were). */
+  notJson?: boolean;
 }
 
 /**
@@ -202,7 +204,10 @@ export async function runEpisode(
             }
             callRetriesLeft--;
             recovery.callRetries[first.kind] = (recovery.callRetries[first.kind] ?? 0) + 1;
-            pending.push({ role: 'assistant', content: reply.content ?? '', tool_calls: reply.toolCalls });
+            // Arguments that are not JSON go back as `{}` (servers that parse the history, such as
+            // vLLM's chat templates, refuse them); the error quotes what was sent.
+            const sent = reply.toolCalls.map((c, i) => (problems[i]?.notJson ? { ...c, function: { ...c.function, arguments: '{}' } } : c));
+            pending.push({ role: 'assistant', content: reply.content ?? '', tool_calls: sent });
             reply.toolCalls.forEach((c, i) => pending.push({ role: 'tool', tool_call_id: c.id, content: problems[i] ? `error: ${problems[i].error}` : 'error: not run, because another call in the same message was invalid; send the calls again' }));
             retry++;
             continue;
@@ -275,8 +280,8 @@ export async function runEpisode(
       try {
         args = JSON.parse(c.function.arguments);
       } catch (e) {
-        const why = `arguments are not valid JSON: ${(e as Error).message}`;
-        return { kind: 'teacher_invalid_call', error: why, detail: `arguments of ${name} are not JSON: ${clip(c.function.arguments)}` };
+        const why = `arguments are not valid JSON (${(e as Error).message}); you sent: ${clip(c.function.arguments, 200)}`;
+        return { kind: 'teacher_invalid_call', error: why, detail: `arguments of ${name} are not JSON: ${clip(c.function.arguments)}`, notJson: true };
       }
       const oldParam = oldParameterIn(name, args);
       if (oldParam) {
@@ -426,6 +431,6 @@ function callKey(name: string, args: string): string {
   }
 }
 
-function clip(s: string): string {
-  return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+function clip(s: string, n = 80): string {
+  return s.length > n ? `${s.slice(0, n)}…` : s;
 }

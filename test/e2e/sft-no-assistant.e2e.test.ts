@@ -21,7 +21,7 @@ describe('SFT records without an assistant turn', () => {
     writeFileSync(input, `${[...lines, ...cut].join('\n')}\n`);
     const args = (out: string, ...more: string[]) => ['augment', '--harness', path.join(REPO, 'fixtures/live-commerce/harness'), '-t', input, '-o', path.join(dir, out), '-k', '2', '--stages', 'sft,opd', '--json', ...more];
 
-    const kept = await runHsaAsync(args('kept'));
+    const [kept, skipped, text] = await Promise.all([runHsaAsync(args('kept')), runHsaAsync(args('skipped', '--skip-empty-sft')), runHsaAsync(args('text', '--skip-empty-sft').filter((a) => a !== '--json'))]);
     expect(kept.code, kept.stderr).toBe(0);
     const k = JSON.parse(kept.stdout);
     expect(k.totals.sft_without_assistant).toBe(4);
@@ -29,7 +29,6 @@ describe('SFT records without an assistant turn', () => {
     const keptSft = readJsonl(path.join(dir, 'kept/sft/part-00000.jsonl'));
     expect(keptSft.filter((r) => String(r.id).includes('-unanswered'))).toHaveLength(4);
 
-    const skipped = await runHsaAsync(args('skipped', '--skip-empty-sft'));
     expect(skipped.code, skipped.stderr).toBe(0);
     const s = JSON.parse(skipped.stdout);
     expect(s.totals.sft_without_assistant).toBe(4);
@@ -39,7 +38,6 @@ describe('SFT records without an assistant turn', () => {
     const rejects = readJsonl(path.join(dir, 'skipped/rejects/part-00000.jsonl'));
     expect(rejects.map((r) => [r.kind, r.reason_kind, r.id])).toEqual(cut.flatMap((l) => [0, 1].map((v) => ['sft', 'sft_no_assistant', `${JSON.parse(l).id}~v${v}`])));
     // The text summary says so, too.
-    const text = await runHsaAsync(['augment', ...args('text', '--skip-empty-sft').slice(1).filter((a) => a !== '--json')]);
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toContain('4 SFT records without an assistant turn skipped to rejects');
   });

@@ -1,13 +1,16 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { REPO, runHsaAsync, STACK_LINE } from '../helpers/hsa.js';
 import { replayingModel } from '../helpers/replaying-model.js';
-import { faults, startTeacherServer, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
+import { canonicalJson, faults, startTeacherServer, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
 import { readJsonl, treeHashes } from '../helpers/tree.js';
 
-afterAll(removeTempDirs);
+afterAll(async () => {
+  for (const s of servers.splice(0)) await s.close();
+  removeTempDirs();
+});
 
 // Teacher recovery end to end: the real binary, the real `openai` client, a server on 127.0.0.1
 // that injects the fault profile of real endpoints and real models.
@@ -17,9 +20,6 @@ process.env.HSA_RECOVERY_WRONG_KEY = 'sk-wrong';
 delete process.env.HSA_RECOVERY_UNSET_KEY;
 const tmp = () => tempDir('hsa-recovery-');
 const servers: TeacherServer[] = [];
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.close();
-});
 async function serve(respond: (req: ChatRequest, i: number) => Behaviour | Promise<Behaviour>): Promise<TeacherServer> {
   const s = await startTeacherServer(respond, { idleTimeoutMs: 120_000 });
   servers.push(s);
@@ -144,7 +144,9 @@ describe('teacher recovery', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(message);
     expect(existsSync(path.join(dir, 'out/manifest.json'))).toBe(false);
-    expect(server.count()).toBeLessThanOrEqual(8); // the episodes in flight, not one per variant
+    // The first requests of the episodes in flight (8) and nothing after: not one per variant. (A
+    // request may arrive twice when a kept-alive connection is reset under load.)
+    expect(new Set(server.requests.map((q) => canonicalJson(q))).size).toBeLessThanOrEqual(8);
   });
 
   it('an unset key variable is an error for a remote endpoint, and fine for a loopback one (a placeholder is sent)', async () => {

@@ -178,7 +178,7 @@ describe('hsa augment --teacher openai', () => {
     }
     const errors = server.requests.map((q) => q.messages.at(-1)).filter((m) => m.role === 'tool' && String(m.content).startsWith('error: ')).map((m) => String(m.content));
     expect(errors.some((e) => /^error: tool "load_skill" does not exist; available tools: \S+/.test(e))).toBe(true);
-    expect(errors.some((e) => e.startsWith('error: arguments are not valid JSON: '))).toBe(true);
+    expect(errors.some((e) => e.startsWith('error: arguments are not valid JSON (') && e.endsWith('; you sent: {"not json'))).toBe(true);
     const s = JSON.parse(r.stdout);
     expect(s.teacher.call_retries).toBeGreaterThan(0);
     expect(Object.keys(s.rejectReasons).every((k) => k === 'teacher_old_name' || k === 'teacher_invalid_call')).toBe(true);

@@ -94,6 +94,29 @@ describe('per-call fallback', () => {
     expect(JSON.stringify(r.trajectory.messages)).not.toContain('get_item');
   });
 
+  it('a skill loaded by its pre-rename id is an old name (the recorded load would otherwise match)', async () => {
+    const skill = (id: string) => ({ id, description: `${id}.`, kind: 'reply' as const, tools: [], body: `Body of ${id}.`, extra: {} });
+    const loader = { tool: 'load_skill', argument: 'name' };
+    const from = baseHarness({ tools: [tool('load_skill', ['name'])], skills: [skill('greet')], skillLoader: loader });
+    const to = baseHarness({ tools: [tool('load_skill', ['name'])], skills: [skill('welcome')], skillLoader: loader });
+    const plan = { ...emptyPlan(), skills: { greet: 'welcome' } };
+    const src: Trajectory = {
+      id: 's2',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: '', tool_calls: [call('k1', 'load_skill', '{"name":"greet"}')] },
+        { role: 'tool', tool_call_id: 'k1', content: 'Body of greet.' },
+        { role: 'assistant', content: 'Hello!' },
+      ],
+    };
+    const teacher = scripted((req, step) => (req.messages.some((m) => m.role === 'tool' && m.content === 'Body of welcome.') ? reply('Hello!') : reply('', [call('k1', 'load_skill', step.retry === 0 ? '{"name":"greet"}' : '{"name":"welcome"}')])));
+    const r = await runEpisode(src, from, to, plan, 's2~v0', teacher, opts());
+    expect(r.status, r.reason).toBe('accepted');
+    expect(teacher.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'error: skill "greet" does not exist; available skills: welcome' });
+    expect(r.recovery.callRetries).toEqual({ teacher_old_name: 1 });
+    expect(JSON.stringify(r.trajectory.messages)).not.toContain('greet');
+  });
+
   it('when the retries run out the attempt fails with the kind; the next sample is tried; the kinds are fixed', async () => {
     const always = scripted(() => reply('', [call('c1', 'get_item', '{}')]));
     const r = await runEpisode(source, harness, harness, emptyPlan(), 's1~v0', always, opts({ maxCallRetries: 2, maxAttempts: 2 }));

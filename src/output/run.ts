@@ -127,6 +127,8 @@ export async function runAugment(
   }) as Record<string, unknown>;
   const fingerprint = hashValue(descriptor);
 
+  // A teacher that cannot start (no key for a remote endpoint) fails before the out folder is touched.
+  const teacher = await makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
   const resumed = await prepareOut(cfg.out, descriptor, fingerprint, opts.force === true, [...cfg.stages, 'rejects']);
   const bytesTotal = inputs.reduce((n, i) => n + i.bytes, 0);
   const progress: RunProgress = { bytesRead: 0, bytesTotal, records: 0, outputs: 0, partsDone: 0, partsSkipped: 0 };
@@ -137,7 +139,6 @@ export async function runAugment(
   // Records are processed as they stream in: a part is open while its records arrive and is
   // committed when it holds partSize input records (or the input ends).
   const pool = statePoolFor(cfg, harness, transforms, words);
-  const teacher = await makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
   if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
     opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);
   }

@@ -288,6 +288,14 @@ export async function runEpisode(
         const params = Object.keys((tool.parameters as { properties?: Record<string, unknown> }).properties ?? {});
         return { kind: 'teacher_old_name', error: `tool "${name}" has no argument "${oldParam}"; its arguments: ${params.join(', ')}`, detail: `leak: the teacher used the old parameter name "${oldParam}" of ${name}` };
       }
+      const loader = to.skillLoader;
+      if (loader && name === loader.tool) {
+        // A skill loaded by its pre-rename id would find the source's recorded call: say it is gone.
+        const skill = getPath(args, loader.argument);
+        if (typeof skill === 'string' && skill in plan.skills && !to.skills.some((x) => x.id === skill)) {
+          return { kind: 'teacher_old_name', error: `skill "${skill}" does not exist; available skills: ${to.skills.map((x) => x.id).join(', ')}`, detail: `leak: the teacher loaded the old skill name "${skill}" (now "${plan.skills[skill]}")` };
+        }
+      }
       const errors = schemaErrors(tool.parameters, args).map(argumentError);
       if (errors.length) return { kind: 'teacher_invalid_call', error: `${errors.join('; ')} (tool "${name}")`, detail: `invalid call of ${name}: ${errors.join('; ')}` };
       return undefined;

@@ -155,6 +155,7 @@ describe('teacher recovery', () => {
     expect(remote.code).toBe(1);
     expect(remote.stderr).toContain('teacher.api_key_env: the variable HSA_RECOVERY_UNSET_KEY is not set, and http://192.0.2.1/v1 is not a loopback address');
     expect(remote.stderr).not.toContain(STACK_LINE);
+    expect(existsSync(path.join(dir, 'out'))).toBe(false);
     const server = await serve(replayingModel(reference));
     const local = tmp();
     const r = await runHsaAsync(['augment', '--config', config(local, server.url, { api_key_env: 'HSA_RECOVERY_UNSET_KEY' }), '-q']);

@@ -66,7 +66,7 @@ describe('teacher recovery', () => {
     const flaky = faults(replayingModel(reference), { rate429: 0.1, rate500: 0.05, rateHang: 0.02, rateBadJson: 0.05, rateOldName: 0.1, rateMissingArg: 0.05, oldNames: sourceTools, seed: 7, retryAfter: 0.01 });
     const server = await serve(flaky);
     const dir = tmp();
-    const cfg = config(dir, server.url, { timeout_s: 0.4 });
+    const cfg = config(dir, server.url, { timeout_s: 1 });
     const r = await runHsaAsync(['augment', '--config', cfg, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout);

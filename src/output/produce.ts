@@ -152,7 +152,9 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
     }
     count('variants_written');
     const record = episode ? episode.result.trajectory : v.record;
-    emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, episode ? { teacher: cfg.teacher.mode } : {}), ordinal: ordinalBase + k });
+    const recovered = episode && (episode.result.recovery.attempts > 1 || Object.keys(episode.result.recovery.callRetries).length > 0);
+    const extra: Partial<Provenance> = episode ? { teacher: cfg.teacher.mode, ...(recovered ? { teacher_recovery: { attempts: episode.result.recovery.attempts, call_retries: episode.result.recovery.callRetries } } : {}) } : {};
+    emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, extra), ordinal: ordinalBase + k });
   };
   if (!ctx.teacher) {
     // Rewrite mode: one variant at a time, written as soon as it is made, so a variant's objects

@@ -25,6 +25,8 @@ export interface Provenance {
   fallback?: 'rewrite';
   teacher_reason?: string;
   teacher_reason_kind?: string;
+  /** Set when the teacher's episode needed recovery: attempts made and per-call retries by kind. */
+  teacher_recovery?: { attempts: number; call_retries: Record<string, number> };
 }
 
 /** One trajectory under one harness state, ready for the stage writers. */

@@ -85,6 +85,12 @@ describe('teacher recovery', () => {
     const sft = rowsOf(path.join(dir, 'out'), 'sft');
     expect(sft).toHaveLength(s.totals.variants_written);
     for (const rec of sft) expect(JSON.stringify(rec.messages), String(rec.id)).toBe(refs.get(rec.id));
+    // Each recovered record says so in its provenance; the counts add up to the summary's.
+    const recovered = sft.map((rec) => (rec.meta as { teacher_recovery?: { attempts: number; call_retries: Record<string, number> } }).teacher_recovery).filter((x) => x !== undefined);
+    expect(recovered).toHaveLength(s.teacher.recovered_variants);
+    const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
+    const inRejects = rowsOf(path.join(dir, 'out'), 'rejects').reduce((n, x) => n + sum(x.call_retries as Record<string, number>), 0);
+    expect(recovered.reduce((n, x) => n + sum(x!.call_retries), 0) + inRejects).toBe(s.teacher.call_retries);
     // The manifest states the same recovery numbers; a warm rerun sends nothing and writes the same bytes.
     const manifest = JSON.parse(readFileSync(path.join(dir, 'out/manifest.json'), 'utf8'));
     expect(manifest.teacher).toEqual(s.teacher);

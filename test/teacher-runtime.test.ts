@@ -22,16 +22,17 @@ const call = (id: string, name: string, args: string): ToolCall => ({ id, type: 
 const reply = (content: string | null, calls: ToolCall[] = []): TeacherReply => ({ content, toolCalls: calls, finishReason: calls.length ? 'tool_calls' : 'stop', usage: { prompt: 1, completion: 1 }, cached: false, raw: { content, calls } });
 const opts = (over: Partial<EpisodeOptions> = {}): EpisodeOptions => ({ consistency: 'exact', maxRoundsPerTurn: 'auto', maxCallRetries: 3, maxAttempts: 3, ...over });
 
-/** One turn: the user asks, the model looks the item up, then answers. */
-const source: Trajectory = {
-  id: 's1',
+/** One turn: the user asks, the model makes one call, gets its result, then answers. */
+const oneCallTurn = (id: string, user: string, c: ToolCall, result: string, answer: string): Trajectory => ({
+  id,
   messages: [
-    { role: 'user', content: 'price of i-1?' },
-    { role: 'assistant', content: '', tool_calls: [call('c1', 'get_item', '{"item_id":"i-1"}')] },
-    { role: 'tool', tool_call_id: 'c1', content: '{"price":9}' },
-    { role: 'assistant', content: 'It is 9.' },
+    { role: 'user', content: user },
+    { role: 'assistant', content: '', tool_calls: [c] },
+    { role: 'tool', tool_call_id: c.id, content: result },
+    { role: 'assistant', content: answer },
   ],
-};
+});
+const source = oneCallTurn('s1', 'price of i-1?', call('c1', 'get_item', '{"item_id":"i-1"}'), '{"price":9}', 'It is 9.');
 
 /** A teacher answering from a script of (request, step) → reply; it keeps every request and step. */
 function scripted(answer: (req: TeacherRequest, step: TeacherStep, n: number) => TeacherReply): Teacher & { requests: TeacherRequest[]; steps: TeacherStep[] } {
@@ -100,15 +101,7 @@ describe('per-call fallback', () => {
     const from = baseHarness({ tools: [tool('load_skill', ['name'])], skills: [skill('greet')], skillLoader: loader });
     const to = baseHarness({ tools: [tool('load_skill', ['name'])], skills: [skill('welcome')], skillLoader: loader });
     const plan = { ...emptyPlan(), skills: { greet: 'welcome' } };
-    const src: Trajectory = {
-      id: 's2',
-      messages: [
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: '', tool_calls: [call('k1', 'load_skill', '{"name":"greet"}')] },
-        { role: 'tool', tool_call_id: 'k1', content: 'Body of greet.' },
-        { role: 'assistant', content: 'Hello!' },
-      ],
-    };
+    const src = oneCallTurn('s2', 'hi', call('k1', 'load_skill', '{"name":"greet"}'), 'Body of greet.', 'Hello!');
     const teacher = scripted((req, step) => (req.messages.some((m) => m.role === 'tool' && m.content === 'Body of welcome.') ? reply('Hello!') : reply('', [call('k1', 'load_skill', step.retry === 0 ? '{"name":"greet"}' : '{"name":"welcome"}')])));
     const r = await runEpisode(src, from, to, plan, 's2~v0', teacher, opts());
     expect(r.status, r.reason).toBe('accepted');

@@ -63,14 +63,26 @@ beforeAll(async () => {
 
 describe('teacher recovery', () => {
   it('under the fault profile (429, 500, timeouts, bad JSON, old names, missing arguments) ≥ 95% of variants are accepted, equal to the reference, and a warm rerun is identical', async () => {
-    const flaky = faults(replayingModel(reference), { rate429: 0.1, rate500: 0.05, rateHang: 0.02, rateBadJson: 0.05, rateOldName: 0.1, rateMissingArg: 0.05, oldNames: sourceTools, seed: 7, retryAfter: 0.01 });
+    const profile = { rate429: 0.1, rate500: 0.05, rateHang: 0.02, rateBadJson: 0.05, rateOldName: 0.1, rateMissingArg: 0.05, oldNames: sourceTools, seed: 7, retryAfter: 0.01 };
+    const flaky = faults(replayingModel(reference), profile);
     const server = await serve(flaky);
     const dir = tmp();
     const cfg = config(dir, server.url, { timeout_s: 1 });
-    const r = await runHsaAsync(['augment', '--config', cfg, '--json']);
+    // The same profile without recovery, for comparison (its own server: fault decisions count attempts).
+    const bare = await serve(faults(replayingModel(reference), profile));
+    const bareDir = tmp();
+    const [r, without] = await Promise.all([
+      runHsaAsync(['augment', '--config', cfg, '--json']),
+      runHsaAsync(['augment', '--config', config(bareDir, bare.url, { timeout_s: 1, recovery: { max_call_retries: 0, max_attempts: 1 } }), '--json']),
+    ]);
     expect(r.code, r.stderr).toBe(0);
+    expect(without.code, without.stderr).toBe(0);
     const s = JSON.parse(r.stdout);
     const expected = RECORDS * VARIANTS;
+    const w = JSON.parse(without.stdout);
+    expect(w.totals.variants_written + w.totals.variants_rejected).toBe(expected);
+    expect(w.totals.variants_written / expected).toBeLessThan(0.9);
+    expect(w.teacher.call_retries).toBe(0);
     expect(s.totals.variants_expected).toBe(expected);
     expect(s.totals.variants_written + s.totals.variants_rejected).toBe(expected);
     expect(s.totals.variants_written / expected).toBeGreaterThanOrEqual(0.95);

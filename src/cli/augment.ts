@@ -45,9 +45,21 @@ export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<numbe
       `${summary.resumed ? 'resumed' : 'done'}: ${t.input_records} input records (${t.rejected_records} rejected), ${t.variants_written} of ${t.variants_expected} variants written (${t.variants_rejected} rejected)${t.kept_sources ? ` + ${t.kept_sources} sources kept` : ''}\n` +
         `  records: ${stages}\n` +
         (cfg.teacher.mode === 'openai' ? `  teacher: ${counters.done} requests, ${counters.cacheHits} cache hits, ${counters.retries} retries, ${counters.tokensIn} tokens in / ${counters.tokensOut} out\n` : '') +
+        (cfg.teacher.mode !== 'rewrite' ? `  recovery: ${recoveryLine(summary.teacher)}\n` : '') +
+        (t.sft_without_assistant ? `  ${t.sft_without_assistant} SFT records without an assistant turn ${cfg.sft.skipWithoutAssistant ? 'skipped to rejects' : 'written (--skip-empty-sft skips them)'}\n` : '') +
         (Object.keys(summary.rejectReasons).length ? `  rejects: ${Object.entries(summary.rejectReasons).map(([r, n]) => `${r} ×${n}`).join(', ')}\n` : '') +
         `  ${summary.manifest} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
   }
   return 0;
+}
+
+/** `3 call retries (teacher_invalid_call ×2, …), 1 episode re-run, 2 variants recovered`. */
+function recoveryLine(teacher: Record<string, unknown>): string {
+  const n = (k: string) => (typeof teacher[k] === 'number' ? (teacher[k] as number) : 0);
+  const byKind = Object.entries((teacher.recovery ?? {}) as Record<string, number>);
+  const kinds = (prefix: string) => byKind.filter(([k]) => k.startsWith(prefix)).map(([k, v]) => `${k.slice(prefix.length)} ×${v}`).join(', ');
+  const retries = kinds('call_retry.');
+  const reruns = kinds('rerun.');
+  return `${n('call_retries')} call retries${retries ? ` (${retries})` : ''}, ${n('episode_reruns')} episode re-runs${reruns ? ` (${reruns})` : ''}, ${n('recovered_variants')} variants recovered`;
 }

@@ -6,9 +6,30 @@ export interface Io {
   errIsTty: boolean;
 }
 
+/**
+ * A process stream that a reader may close early (`hsa validate … | head -1`): once it is closed
+ * (EPIPE), what is left to write is dropped and the command ends as usual, with no stack trace.
+ * Any other write error still surfaces.
+ */
+function closable(stream: NodeJS.WriteStream): (text: string) => void {
+  let closed = false;
+  let listening = false;
+  return (text) => {
+    if (closed) return;
+    if (!listening) {
+      listening = true;
+      stream.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EPIPE') throw e;
+        closed = true;
+      });
+    }
+    stream.write(text);
+  };
+}
+
 export const processIo: Io = {
-  out: (t) => void process.stdout.write(t),
-  err: (t) => void process.stderr.write(t),
+  out: closable(process.stdout),
+  err: closable(process.stderr),
   errIsTty: Boolean(process.stderr.isTTY),
 };
 

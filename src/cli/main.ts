@@ -66,6 +66,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('-k, --variants <k>', 'number of variants', parseCount, 3)
     .option('--transforms <ids...>', 'only these transforms (comma or space separated), with their defaults')
     .option('--probability <p>', 'override the probability of every selected transform', parseFloat)
+    .option('--state-pool <n>', 'shared harness states, as hsa augment (default: the config\'s state_pool, else 64; 0: a state per variant)', parseCount)
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print JSON on stdout')
     .action(async (harness: string, o: Omit<PreviewOptions, 'harness'>) => {
@@ -154,6 +155,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--allow-command-hooks', 'run command hooks of the harness (never run otherwise)')
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
+    .option('--skip-empty-sft', 'SFT records without an assistant turn go to rejects (reason sft_no_assistant) instead of sft/')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');

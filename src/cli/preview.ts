@@ -1,7 +1,7 @@
 import { UsageError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
-import { augmentOne, type AugmentedVariant } from '../trajectory/augment.js';
+import { augmentOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { readTrajectories } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
@@ -10,7 +10,8 @@ import { loadRegistry } from '../transform/registry.js';
 import { resolveTransforms } from '../transform/variant.js';
 import type { AnyTransform } from '../transform/define.js';
 import { mergeWordLists, type WordLists } from '../transform/words.js';
-import { readConfigFile } from '../config/augment-config.js';
+import { DEFAULTS, readConfigFile } from '../config/augment-config.js';
+import { renderTools } from '../harness/render.js';
 import { builtinWords } from '../../transforms/index.js';
 import type { Io } from './io.js';
 
@@ -24,13 +25,18 @@ export interface PreviewOptions {
   variants?: number;
   transforms?: string[];
   probability?: number;
+  /** Shared harness states, as `hsa augment --state-pool` (default: the config's, else 64; 0: a state per variant). */
+  statePool?: number;
   plugin?: string[];
   json?: boolean;
 }
 
 /**
  * `hsa preview`: K augmented variants of one record, each with its rewrite plan (old → new) and
- * check results — the quickest way to see what the transforms do.
+ * check results — the quickest way to see what the transforms do. The variants are the ones
+ * `hsa augment` (rewrite mode) writes for the same config and seed: states from a pool of the same
+ * size, slots chosen the same way, the same fallback to a state sampled for the record, through
+ * the same function (`augmentOne`, which `variantOf` calls in rewrite mode).
  */
 export async function previewCommand(opts: PreviewOptions, io: Io): Promise<number> {
   const registry = await loadRegistry(opts.plugin ?? []);
@@ -69,8 +75,11 @@ export async function previewCommand(opts: PreviewOptions, io: Io): Promise<numb
   }
   const seed = opts.seed ?? (file?.seed !== undefined ? String(file.seed) : '0');
   const k = opts.variants ?? 3;
+  const poolSize = opts.statePool ?? file?.state_pool ?? DEFAULTS.statePool;
+  // A pool of N states costs N samplings only for the slots this record's variants pick.
+  const pool = poolSize > 0 ? new StatePool(harness, resolved, seed, words, poolSize) : undefined;
   const variants: AugmentedVariant[] = [];
-  for (let i = 0; i < k; i++) variants.push(augmentOne(source, harness, resolved, seed, i, words));
+  for (let i = 0; i < k; i++) variants.push(augmentOne(source, harness, resolved, seed, i, words, pool));
   const failed = variants.filter((v) => v.failures.length > 0).length;
   if (opts.json) {
     io.out(
@@ -78,15 +87,18 @@ export async function previewCommand(opts: PreviewOptions, io: Io): Promise<numb
         {
           source: source.id,
           seed,
+          state_pool: poolSize,
           transforms: resolved.map((t) => ({ id: t.def.id, version: t.def.version, options: t.options })),
           variants: variants.map((v) => ({
             id: v.id,
             stateHash: v.variant.stateHash,
+            slot: v.slot,
             transforms: v.variant.applied,
             plan: { ...v.variant.plan, params: netParamRenames(v.variant.plan).params },
             checks: v.checks,
             ok: v.failures.length === 0,
             record: v.record,
+            tools: renderTools(v.variant.state),
           })),
         },
         null,
@@ -96,7 +108,7 @@ export async function previewCommand(opts: PreviewOptions, io: Io): Promise<numb
     return failed ? 1 : 0;
   }
   for (const v of variants) {
-    io.out(`== ${v.id}  state ${v.variant.stateHash.slice(0, 12)}  ${v.failures.length ? `FAILED (${v.failures.length})` : 'checks passed'}\n`);
+    io.out(`== ${v.id}  state ${v.variant.stateHash.slice(0, 12)}${v.slot !== null ? ` (pool slot ${v.slot})` : ''}  ${v.failures.length ? `FAILED (${v.failures.length})` : 'checks passed'}\n`);
     if (v.variant.applied.length === 0) io.out('  no transform applied: the source record as it is\n');
     for (const a of v.variant.applied) io.out(`  ${a.id}@${a.version} (${a.class})\n`);
     const plan = v.variant.plan;

@@ -49,8 +49,14 @@ export const augmentConfigSchema = z.strictObject({
         rpm: z.number().int().positive().optional(),
         tpm: z.number().int().positive().optional(),
         consistency: z.enum(['exact', 'superset', 'any']).optional(),
-        max_rounds: z.number().int().min(1).max(100).optional(),
+        max_rounds: z.union([z.number().int().min(1).max(1000), z.literal('auto')]).optional(),
         fallback: z.enum(['none', 'rewrite']).optional(),
+        recovery: z
+          .strictObject({
+            max_call_retries: z.number().int().min(0).max(100).optional(),
+            max_attempts: z.number().int().min(1).max(100).optional(),
+          })
+          .optional(),
       }),
     ])
     .optional(),
@@ -65,6 +71,7 @@ export const augmentConfigSchema = z.strictObject({
       general_ratio: z.number().min(0).max(0.95).optional(),
     })
     .optional(),
+  sft: z.strictObject({ skip_without_assistant: z.boolean().optional() }).optional(),
   rl: z.strictObject({ data_source: z.string().min(1).optional(), ability: z.string().min(1).optional() }).optional(),
   transforms: z.record(z.string(), z.union([z.boolean(), z.record(z.string(), z.unknown()), z.null()])).optional(),
   words: z
@@ -108,6 +115,7 @@ export interface AugmentFlags {
   allowCommandHooks?: boolean;
   arguments?: string;
   toolsFormat?: string;
+  skipEmptySft?: boolean;
   plugin?: string[];
   force?: boolean;
   json?: boolean;
@@ -132,8 +140,11 @@ export interface TeacherSettings {
   rpm?: number;
   tpm?: number;
   consistency: 'exact' | 'superset' | 'any';
-  maxRounds: number;
+  /** Model calls per user turn: a number, or `auto` (from the source turn; see turnRoundLimit). */
+  maxRounds: number | 'auto';
   fallback: 'none' | 'rewrite';
+  /** Per-call fallback (retries per episode attempt) and trajectory-level recovery (attempts per episode). */
+  recovery: { maxCallRetries: number; maxAttempts: number };
 }
 
 /** Everything a run needs, resolved: paths relative to the working folder, defaults applied. */
@@ -160,6 +171,8 @@ export interface RunConfig {
   arguments: 'object' | 'string';
   toolsFormat: 'list' | 'json-string';
   opd: { turns: 'all' | 'first'; generalRatio: number };
+  /** SFT records without an assistant turn go to rejects (`sft_no_assistant`) instead of sft/. */
+  sft: { skipWithoutAssistant: boolean };
   rl: { dataSource: string; ability: string };
   /** Transform selection (id → options); undefined = every exact and semantic transform with defaults. */
   transforms: Record<string, unknown> | undefined;
@@ -181,6 +194,7 @@ export const DEFAULTS = {
   arguments: 'object' as const,
   toolsFormat: 'list' as const,
   opd: { turns: 'all' as const, generalRatio: 0.25 },
+  recovery: { maxCallRetries: 3, maxAttempts: 3 },
 };
 
 /** Read and validate hsa.yaml; every problem at once, each with its key path and line. */
@@ -275,19 +289,21 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
       ...(t.rpm !== undefined ? { rpm: t.rpm } : {}),
       ...(t.tpm !== undefined ? { tpm: t.tpm } : {}),
       consistency: consistency as TeacherSettings['consistency'],
-      maxRounds: t.max_rounds ?? 12,
+      maxRounds: t.max_rounds ?? 'auto',
       fallback: fallback as TeacherSettings['fallback'],
+      recovery: { maxCallRetries: t.recovery?.max_call_retries ?? DEFAULTS.recovery.maxCallRetries, maxAttempts: t.recovery?.max_attempts ?? DEFAULTS.recovery.maxAttempts },
     },
-    cache: flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir()),
+    cache: normalise(flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir())),
     requireCache: flags.requireCache ?? file.require_cache ?? false,
     allowCommandHooks: flags.allowCommandHooks ?? file.allow_command_hooks ?? false,
     arguments: args as 'object' | 'string',
     toolsFormat: toolsFormat as 'list' | 'json-string',
     opd: { turns: file.opd?.turns ?? DEFAULTS.opd.turns, generalRatio: file.opd?.general_ratio ?? DEFAULTS.opd.generalRatio },
+    sft: { skipWithoutAssistant: flags.skipEmptySft ?? file.sft?.skip_without_assistant ?? false },
     rl: { dataSource: file.rl?.data_source ?? '', ability: file.rl?.ability ?? 'agent' },
     transforms,
     words: file.words,
-    plugins: flags.plugin ?? [],
+    plugins: (flags.plugin ?? []).map(normalise),
   };
 }
 
@@ -301,6 +317,19 @@ function parseStages(v: string, problems: string[]): Stage[] {
   return out;
 }
 
+/**
+ * The one spelling of a path that reaches output bytes (`meta.source_file`, the manifest's inputs,
+ * rejects): relative to the working folder when the path is inside it, else absolute; `/`
+ * separators, no `.` or `..` steps. So `./x.jsonl`, `x.jsonl`, `$PWD/x.jsonl` and `a/../x.jsonl`
+ * give the same bytes (symbolic links are not resolved). Globs keep their pattern characters.
+ */
+export function canonicalPath(p: string, cwd = process.cwd()): string {
+  const abs = path.resolve(cwd, p);
+  const rel = path.relative(cwd, abs);
+  const inside = rel !== '' && rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel);
+  return (inside ? rel : rel === '' ? '.' : abs).split(path.sep).join('/');
+}
+
 function normalise(p: string): string {
-  return path.normalize(p).split(path.sep).join('/');
+  return canonicalPath(p);
 }

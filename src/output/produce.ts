@@ -18,7 +18,7 @@ import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
 import { messageContentJson } from '../harness/render.js';
 import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import type { IdIndex } from '../util/id-index.js';
-import { BadRecordError, noteId, reasonKind, type Output, type PartCounts } from './shared.js';
+import { BadRecordError, checkKind, noteId, type Output, type PartCounts } from './shared.js';
 
 /** Members of SFT and OPD records that are the same object for every record of a state. */
 const SHARED = ['tools'];
@@ -60,7 +60,7 @@ export interface ProduceContext {
  */
 export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: number, partIndex: number, duplicateOf?: string): Promise<Output> {
   const { cfg, harness, general } = ctx;
-  const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, outputs: 0 };
+  const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, recovery: {}, outputs: 0 };
   const count = (k: keyof PartCounts) => (out.counts[k] = (out.counts[k] ?? 0) + 1);
   const ordinalBase = (partIndex * cfg.partSize + pos) * (cfg.variants + 1);
   const parsed = parseTrajectoryLine(item.file, item.line, item.text);
@@ -73,8 +73,9 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   if (!parsed.ok || errors.length > 0) {
     if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
     count('rejected_records');
-    out.reasons.push(errors.some((p) => p.message.startsWith('duplicate id')) ? 'input: duplicate id' : !parsed.ok ? 'input: malformed record' : 'input: record does not match the harness');
-    out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
+    const kind = errors.some((p) => p.message.startsWith('duplicate id')) ? 'input_duplicate_id' : !parsed.ok ? 'input_malformed' : 'input_harness_mismatch';
+    out.reasons.push(kind);
+    out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason_kind: kind, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
     return out;
   }
   const source = parsed.record;
@@ -82,7 +83,14 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   const sourceMessages = new Set<object>(source.messages);
   const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages.has(m)), meta: META };
   const emit = (x: StageInput) => {
-    if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, sftWriters)]);
+    if (cfg.stages.includes('sft') && !x.record.messages.some((m) => m.role === 'assistant')) {
+      // Nothing for SFT to learn from: counted always, and skipped into rejects when asked.
+      count('sft_without_assistant');
+      if (cfg.sft.skipWithoutAssistant) {
+        out.reasons.push('sft_no_assistant');
+        out.lines.push(['rejects', canonicalJson({ kind: 'sft', id: x.id, source_file: item.file, source_line: item.line, reason_kind: 'sft_no_assistant', reason: 'the record has no assistant turn (sft.skip_without_assistant)' })]);
+      } else out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, sftWriters)]);
+    } else if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, sftWriters)]);
     if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
     if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
@@ -104,32 +112,49 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   const handle = (k: number, v: AugmentedVariant, episode: { result: EpisodeResult } | undefined) => {
     count('variants_expected');
     if (episode) {
-      out.teacher.calls = (out.teacher.calls ?? 0) + episode.result.raw.length;
-      out.teacher.tokens_in = (out.teacher.tokens_in ?? 0) + episode.result.stats.tokensIn;
-      out.teacher.tokens_out = (out.teacher.tokens_out ?? 0) + episode.result.stats.tokensOut;
+      const { stats, recovery, status } = episode.result;
+      const add = (k: keyof Output['teacher'], n: number) => (out.teacher[k] = (out.teacher[k] ?? 0) + n);
+      add('calls', stats.answers);
+      add('tokens_in', stats.tokensIn);
+      add('tokens_out', stats.tokensOut);
+      const retries = Object.entries(recovery.callRetries);
+      add('call_retries', retries.reduce((n, [, r]) => n + r, 0));
+      add('episode_reruns', recovery.attempts - 1);
+      if (status === 'accepted' && (retries.length > 0 || recovery.attempts > 1)) add('recovered_variants', 1);
+      for (const [kind, n] of retries) out.recovery[`call_retry.${kind}`] = (out.recovery[`call_retry.${kind}`] ?? 0) + n;
+      // A failure followed by another attempt was recovered from (or retried in vain).
+      for (const f of recovery.failures.slice(0, recovery.attempts - 1)) out.recovery[`rerun.${f.kind}`] = (out.recovery[`rerun.${f.kind}`] ?? 0) + 1;
     }
     if (episode && episode.result.status === 'rejected') {
       const useFallback = cfg.teacher.fallback === 'rewrite' && v.failures.length === 0 && v.variant.applied.every((a) => a.class !== 'behavioural');
       if (!useFallback) {
         count('variants_rejected');
-        out.reasons.push(`teacher: ${reasonKind(episode.result.reason ?? '')}`);
-        out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: episode.result.reason, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw })]);
+        const { kind, reason, recovery } = episode.result;
+        out.reasons.push(kind!);
+        out.lines.push([
+          'rejects',
+          canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: kind, reason, attempts: recovery.failures.map((f) => ({ reason_kind: f.kind, reason: f.reason })), call_retries: recovery.callRetries, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw }),
+        ]);
         return;
       }
       count('variants_written');
       count('fallbacks');
-      emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason }), ordinal: ordinalBase + k });
+      emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason, teacher_reason_kind: episode.result.kind }), ordinal: ordinalBase + k });
       return;
     }
     if (!episode && v.failures.length > 0) {
       count('variants_rejected');
-      for (const [check, list] of Object.entries(v.checks)) if (list.length) out.reasons.push(`variant: ${check} check failed`);
-      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
+      // One kind per reject (the first failing check), so the kinds add up to the rejects.
+      const kind = checkKind(Object.entries(v.checks).find(([, list]) => list.length > 0)?.[0] ?? '');
+      out.reasons.push(kind);
+      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: kind, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
       return;
     }
     count('variants_written');
     const record = episode ? episode.result.trajectory : v.record;
-    emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, episode ? { teacher: cfg.teacher.mode } : {}), ordinal: ordinalBase + k });
+    const recovered = episode && (episode.result.recovery.attempts > 1 || Object.keys(episode.result.recovery.callRetries).length > 0);
+    const extra: Partial<Provenance> = episode ? { teacher: cfg.teacher.mode, ...(recovered ? { teacher_recovery: { attempts: episode.result.recovery.attempts, call_retries: episode.result.recovery.callRetries } } : {}) } : {};
+    emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, extra), ordinal: ordinalBase + k });
   };
   if (!ctx.teacher) {
     // Rewrite mode: one variant at a time, written as soon as it is made, so a variant's objects
@@ -184,6 +209,8 @@ export function episodeOptions(cfg: RunConfig, warn: (line: string) => void): Ep
   return {
     consistency: cfg.teacher.consistency,
     maxRoundsPerTurn: cfg.teacher.maxRounds,
+    maxCallRetries: cfg.teacher.recovery.maxCallRetries,
+    maxAttempts: cfg.teacher.recovery.maxAttempts,
     ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn } } : {}),
   };
 }

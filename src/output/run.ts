@@ -23,7 +23,7 @@ import { HSA_VERSION } from '../version.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
 import { produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
 import { IdIndex } from '../util/id-index.js';
-import { BadRecordError, emptyCounts, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
+import { BadRecordError, emptyCounts, emptyTeacherTotals, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
 
 /** Ctrl-C: finished parts stay finished; a rerun resumes the rest. */
@@ -51,6 +51,8 @@ interface PartMarker {
   /** Rejects by reason category. */
   reasons: Record<string, number>;
   teacher: TeacherTotals;
+  /** Teacher recovery by kind (`call_retry.<kind>`, `rerun.<kind>`). */
+  recovery?: Record<string, number>;
   files: Record<Bucket, PartFile>;
 }
 
@@ -76,6 +78,8 @@ export interface RunSummary {
   totals: PartCounts;
   stages: Record<string, { parts: number; records: number; bytes: number }>;
   rejectReasons: Record<string, number>;
+  /** The manifest's teacher block: answers, tokens and recovery counts (a warm rerun states the same). */
+  teacher: Record<string, unknown>;
 }
 
 const META_DIR = '.hsa';
@@ -123,6 +127,8 @@ export async function runAugment(
   }) as Record<string, unknown>;
   const fingerprint = hashValue(descriptor);
 
+  // A teacher that cannot start (no key for a remote endpoint) fails before the out folder is touched.
+  const teacher = await makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
   const resumed = await prepareOut(cfg.out, descriptor, fingerprint, opts.force === true, [...cfg.stages, 'rejects']);
   const bytesTotal = inputs.reduce((n, i) => n + i.bytes, 0);
   const progress: RunProgress = { bytesRead: 0, bytesTotal, records: 0, outputs: 0, partsDone: 0, partsSkipped: 0 };
@@ -133,7 +139,6 @@ export async function runAugment(
   // Records are processed as they stream in: a part is open while its records arrive and is
   // committed when it holds partSize input records (or the input ends).
   const pool = statePoolFor(cfg, harness, transforms, words);
-  const teacher = await makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
   if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
     opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);
   }
@@ -238,8 +243,8 @@ export async function runAugment(
   await writeFile(`${manifestPath}.tmp`, `${JSON.stringify(sortKeys(manifest), null, 2)}\n`);
   await rename(`${manifestPath}.tmp`, manifestPath);
   await syncDir(cfg.out);
-  const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; reject_reasons: Record<string, number> };
-  return { out: cfg.out, manifest: manifestPath, resumed, partsSkipped: progress.partsSkipped, totals: m.totals, stages: m.stages, rejectReasons: m.reject_reasons };
+  const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; reject_reasons: Record<string, number>; teacher: Record<string, unknown> };
+  return { out: cfg.out, manifest: manifestPath, resumed, partsSkipped: progress.partsSkipped, totals: m.totals, stages: m.stages, rejectReasons: m.reject_reasons, teacher: m.teacher };
 }
 
 /** The teacher of a run: none in rewrite mode, the replay teacher, or an OpenAI-compatible endpoint. */
@@ -273,11 +278,14 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
       ...(cfg.teacher.mode === 'openai'
         ? { base_url: cfg.teacher.baseUrl, model: cfg.teacher.model, temperature: cfg.teacher.temperature ?? null, top_p: cfg.teacher.topP ?? null, max_tokens: cfg.teacher.maxTokens ?? null, seed: cfg.teacher.seed ?? null, extra_body: cfg.teacher.extraBody ?? null }
         : {}),
-      ...(cfg.teacher.mode !== 'rewrite' ? { consistency: cfg.teacher.consistency, max_rounds: cfg.teacher.maxRounds, fallback: cfg.teacher.fallback } : {}),
+      ...(cfg.teacher.mode !== 'rewrite'
+        ? { consistency: cfg.teacher.consistency, max_rounds: cfg.teacher.maxRounds, fallback: cfg.teacher.fallback, recovery: { max_call_retries: cfg.teacher.recovery.maxCallRetries, max_attempts: cfg.teacher.recovery.maxAttempts } }
+        : {}),
     },
     arguments: cfg.arguments,
     tools_format: cfg.toolsFormat,
     opd: cfg.opd,
+    sft: cfg.sft,
     rl: cfg.rl,
     words: cfg.words ?? null,
     plugins: cfg.plugins,
@@ -302,7 +310,8 @@ class PartJob {
   private readonly writers: Record<Bucket, PartWriter>;
   private readonly counts: PartCounts = emptyCounts();
   private readonly reasons: Record<string, number> = {};
-  private readonly teacher: TeacherTotals = { calls: 0, tokens_in: 0, tokens_out: 0 };
+  private readonly teacher: TeacherTotals = emptyTeacherTotals();
+  private readonly recovery: Record<string, number> = {};
   private first: { file: string; line: number } | null = null;
 
   constructor(
@@ -344,6 +353,7 @@ class PartJob {
     for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;
     for (const r of out.reasons) this.reason(r);
     for (const [k, n] of Object.entries(out.teacher) as [keyof TeacherTotals, number][]) this.teacher[k] += n;
+    for (const [k, n] of Object.entries(out.recovery)) this.recovery[k] = (this.recovery[k] ?? 0) + n;
     this.ctx.progress.outputs += out.outputs;
     this.ctx.onProgress?.(this.ctx.progress);
   }
@@ -357,7 +367,7 @@ class PartJob {
     for (const b of buckets) await syncDir(path.join(cfg.out, b));
     // A part counts as done only when the answers it paid for are stored.
     await this.ctx.settle();
-    const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, teacher: this.teacher, files };
+    const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, teacher: this.teacher, recovery: this.recovery, files };
     await writeMarker(cfg.out, marker);
     return marker;
   }
@@ -463,8 +473,10 @@ async function readMarker(out: string, index: number, fingerprint: string, bucke
 function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[], buckets: Bucket[], cfg: RunConfig): Record<string, unknown> {
   const totals = emptyCounts();
   for (const m of markers) for (const k of Object.keys(totals) as (keyof PartCounts)[]) totals[k] += m.counts[k] ?? 0;
-  const teacher: TeacherTotals = { calls: 0, tokens_in: 0, tokens_out: 0 };
+  const teacher: TeacherTotals = emptyTeacherTotals();
   for (const m of markers) for (const k of Object.keys(teacher) as (keyof TeacherTotals)[]) teacher[k] += m.teacher?.[k] ?? 0;
+  const recovery: Record<string, number> = {};
+  for (const m of markers) for (const [k, n] of Object.entries(m.recovery ?? {})) recovery[k] = (recovery[k] ?? 0) + n;
   const stages: Record<string, { parts: number; records: number; bytes: number; files: PartFile[] }> = {};
   for (const b of buckets) {
     const files = markers.map((m) => m.files[b]);
@@ -485,7 +497,7 @@ function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[
       return acc;
     }, {}),
     out_format: { gzip: cfg.gzip, arguments: cfg.arguments, tools_format: cfg.toolsFormat },
-    teacher: { mode: cfg.teacher.mode, ...teacher },
+    teacher: { mode: cfg.teacher.mode, ...teacher, recovery: sortKeys(recovery) },
   };
 }
 

@@ -2,6 +2,7 @@ import type { Stage } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
 import type { IdIndex } from '../util/id-index.js';
 import type { OutputLine } from '../util/json-out.js';
+import { TEACHER_REJECT_KINDS } from '../teacher/reject-kinds.js';
 
 /** A stage folder or the rejects folder. */
 export type Bucket = Stage | 'rejects';
@@ -23,10 +24,12 @@ export interface PartCounts {
   kept_sources: number;
   /** Variants whose teacher run was rejected and that kept the rewritten reference (--fallback rewrite). */
   fallbacks: number;
+  /** SFT records (variants, kept sources) without an assistant turn: written, or skipped to rejects with `sft.skip_without_assistant`. */
+  sft_without_assistant: number;
 }
 
 export function emptyCounts(): PartCounts {
-  return { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0, fallbacks: 0 };
+  return { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0, fallbacks: 0, sft_without_assistant: 0 };
 }
 
 /**
@@ -38,20 +41,54 @@ export interface TeacherTotals {
   calls: number;
   tokens_in: number;
   tokens_out: number;
+  /** Per-call fallbacks: invalid calls answered with a tool error and asked again. */
+  call_retries: number;
+  /** Trajectory-level recovery: episodes run again with the next sample index. */
+  episode_reruns: number;
+  /** Variants accepted after any recovery (a call retry or a re-run). */
+  recovered_variants: number;
+}
+
+export function emptyTeacherTotals(): TeacherTotals {
+  return { calls: 0, tokens_in: 0, tokens_out: 0, call_retries: 0, episode_reruns: 0, recovered_variants: 0 };
 }
 
 /** The lines one input record produces, in order, and what they add to the part's counts. */
 export interface Output {
   lines: [Bucket, OutputLine][];
   counts: Partial<Record<keyof PartCounts, number>>;
-  reasons: string[];
+  /** Reject kinds (see REJECT_KINDS), one per rejected input or variant. */
+  reasons: RejectKind[];
   teacher: Partial<TeacherTotals>;
+  /** Recovery by kind: `call_retry.<kind>` and `rerun.<kind>` (what failed and was recovered from). */
+  recovery: Record<string, number>;
   outputs: number;
 }
 
-/** The kind of a teacher rejection, for counting (numbers and quoted names removed). */
-export function reasonKind(reason: string): string {
-  return reason.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, 'N').slice(0, 80);
+/**
+ * Every reason a record can be rejected for, as a fixed set of kinds: the summary and the manifest
+ * count these; the reject record keeps the kind (`reason_kind`) and the detail (`reason`).
+ */
+export const REJECT_KINDS = {
+  input_malformed: 'the input line is not a valid trajectory record',
+  input_duplicate_id: 'an id seen before (in this or an earlier input)',
+  input_harness_mismatch: 'the record does not match the harness (system prompt, tools, hooks)',
+  check_invalid_call: 'a call of the variant does not validate against its tools',
+  check_leak: 'a renamed identifier survives in what the model reads',
+  check_round_trip: 'the inverse plan does not give the source back',
+  check_rules: 'the prompt rules changed (semantic transforms)',
+  check_other: 'another variant check failed',
+  sft_no_assistant: 'an SFT record without an assistant turn (sft.skip_without_assistant)',
+  ...TEACHER_REJECT_KINDS,
+} as const;
+
+export type RejectKind = keyof typeof REJECT_KINDS;
+
+const CHECK_KINDS: Record<string, RejectKind> = { calls: 'check_invalid_call', leaks: 'check_leak', roundTrip: 'check_round_trip', rules: 'check_rules' };
+
+/** The reject kind of a failed variant check (a check added later counts as check_other until it has a kind). */
+export function checkKind(check: string): RejectKind {
+  return CHECK_KINDS[check] ?? 'check_other';
 }
 
 /** Remember a record id; returns where it was first seen when it is a duplicate. */

@@ -24,6 +24,9 @@ export interface Provenance {
   /** Set when a rejected teacher run kept the rewritten reference (--fallback rewrite). */
   fallback?: 'rewrite';
   teacher_reason?: string;
+  teacher_reason_kind?: string;
+  /** Set when the teacher's episode needed recovery: attempts made and per-call retries by kind. */
+  teacher_recovery?: { attempts: number; call_retries: Record<string, number> };
 }
 
 /** One trajectory under one harness state, ready for the stage writers. */

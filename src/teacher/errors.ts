@@ -23,11 +23,30 @@ export class TeacherUnavailableError extends HsaError {
   }
 }
 
-/** The teacher refused the request itself (4xx other than 429): the variant fails, nothing is retried. */
+/**
+ * The teacher refused one request (a 4xx other than 401/403/404/429) or sent an answer hsa cannot
+ * use: that variant's episode fails, nothing is retried. `unusable` answers (a body that is not a
+ * completion) may come out differently on another sample; a refused request would not.
+ */
 export class TeacherRequestError extends HsaError {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly refusal: 'refused' | 'unusable' = 'refused',
+  ) {
     super('HSA_TEACHER_REQUEST', message, 1);
     this.name = 'TeacherRequestError';
+  }
+}
+
+/**
+ * The endpoint refuses the run itself: bad credentials (401), no permission (403), no such model
+ * or path (404), or no key for a remote endpoint. Every request would fail the same way, so the run
+ * stops (exit 1) without finishing its part; fixed and rerun, it resumes.
+ */
+export class TeacherFatalError extends HsaError {
+  constructor(message: string) {
+    super('HSA_TEACHER_FATAL', message, 1);
+    this.name = 'TeacherFatalError';
   }
 }
 

@@ -1,14 +1,14 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, InternalServerError, RateLimitError } from 'openai';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError } from 'openai';
 import type { TeacherSettings } from '../config/augment-config.js';
 import type { Message, ToolCall } from '../trajectory/types.js';
 import { createRng } from '../transform/rng.js';
 import { TeacherCache } from './cache.js';
-import { CacheMissError, TeacherRequestError, TeacherUnavailableError, type TeacherCounters } from './errors.js';
+import { CacheMissError, TeacherFatalError, TeacherRequestError, TeacherUnavailableError, type TeacherCounters } from './errors.js';
 import { RateLimiter, sleep } from './limiter.js';
 import type { Teacher, TeacherReply, TeacherRequest, TeacherStep } from './types.js';
 
 /** What the client needs of the teacher settings (the rest is the runtime's). */
-export type OpenAiTeacherConfig = Omit<TeacherSettings, 'mode' | 'consistency' | 'maxRounds' | 'fallback'>;
+export type OpenAiTeacherConfig = Omit<TeacherSettings, 'mode' | 'consistency' | 'maxRounds' | 'fallback' | 'recovery'>;
 
 /**
  * A teacher behind any OpenAI-compatible Chat Completions endpoint (vLLM, SGLang, DeepSeek,
@@ -28,7 +28,12 @@ export class OpenAiTeacher implements Teacher {
     private readonly opts: { requireCache: boolean; signal?: AbortSignal; counters: TeacherCounters },
   ) {
     const apiKey = process.env[cfg.apiKeyEnv];
-    // Local servers (vLLM, SGLang) often need no key; the client wants a non-empty string.
+    // Local servers (vLLM, SGLang) often need no key; the client wants a non-empty string. A remote
+    // endpoint without a key would answer 401 to every request: say so before the run starts
+    // (runs that only read the cache need no key).
+    if (!apiKey && !opts.requireCache && !isLoopback(cfg.baseUrl)) {
+      throw new TeacherFatalError(`teacher.api_key_env: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}, or name another variable with --teacher-key-env)`);
+    }
     this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 0, timeout: cfg.timeoutMs });
     this.limiter = new RateLimiter(cfg.rpm, cfg.tpm);
   }
@@ -56,8 +61,12 @@ export class OpenAiTeacher implements Teacher {
     if (this.storeError) throw this.storeError;
   }
 
-  /** The request body as sent (and hashed): model, messages, tools and every sampling parameter. */
-  body(req: TeacherRequest): Record<string, unknown> {
+  /**
+   * The request body as sent (and hashed): model, messages, tools and every sampling parameter.
+   * Sample k > 0 of an episode (trajectory-level recovery) sends `seed + k` when a seed is set, so
+   * a seeded endpoint does not repeat the sample that failed.
+   */
+  body(req: TeacherRequest, sample = 0): Record<string, unknown> {
     const body: Record<string, unknown> = {
       model: this.cfg.model,
       messages: req.messages.map(apiMessage),
@@ -67,16 +76,17 @@ export class OpenAiTeacher implements Teacher {
     if (this.cfg.temperature !== undefined) body.temperature = this.cfg.temperature;
     if (this.cfg.topP !== undefined) body.top_p = this.cfg.topP;
     if (this.cfg.maxTokens !== undefined) body.max_tokens = this.cfg.maxTokens;
-    if (this.cfg.seed !== undefined) body.seed = this.cfg.seed;
+    if (this.cfg.seed !== undefined) body.seed = this.cfg.seed + sample;
     return { ...body, ...(this.cfg.extraBody ?? {}) };
   }
 
   /** Requests in flight by cache key: an identical request waits for the one already sent. */
   private readonly inFlight = new Map<string, Promise<TeacherReply>>();
 
-  async complete(req: TeacherRequest, _step: TeacherStep): Promise<TeacherReply> {
-    const body = this.body(req);
-    const key = TeacherCache.key(this.cfg.baseUrl, body);
+  async complete(req: TeacherRequest, step: TeacherStep): Promise<TeacherReply> {
+    const sample = step.sample ?? 0;
+    const body = this.body(req, sample);
+    const key = TeacherCache.key(this.cfg.baseUrl, body, sample);
     const same = this.inFlight.get(key);
     if (same) {
       const reply = await same;
@@ -92,6 +102,9 @@ export class OpenAiTeacher implements Teacher {
     }
   }
 
+  /** Set by the first fatal answer: no request is sent after it (each would fail the same way). */
+  private fatal: TeacherFatalError | undefined;
+
   private async fetchReply(key: string, body: Record<string, unknown>): Promise<TeacherReply> {
     const c = this.opts.counters;
     const hit = await this.cache.get(key);
@@ -100,6 +113,7 @@ export class OpenAiTeacher implements Teacher {
       return toReply(hit, true);
     }
     if (this.opts.requireCache) throw new CacheMissError(key, body);
+    if (this.fatal) throw this.fatal;
     if (this.cfg.rpm || this.cfg.tpm) await this.limiter.acquire(this.cfg.tpm ? estimateTokens(body) : 0, this.opts.signal);
     // Jitter comes from a generator seeded by the request: timing only, reproducible in tests.
     const jitter = createRng('backoff', key);
@@ -125,8 +139,11 @@ export class OpenAiTeacher implements Teacher {
         const retryable = e instanceof RateLimitError || e instanceof InternalServerError || e instanceof APIConnectionTimeoutError || e instanceof APIConnectionError || (e instanceof APIError && (e.status ?? 0) >= 500);
         if (!retryable) {
           c.failures++;
+          // Every request would get the same answer: the run stops, and resumes once fixed.
+          const fatal = fatalError(e, this.cfg);
+          if (fatal) throw (this.fatal ??= fatal);
           if (e instanceof APIError) throw new TeacherRequestError(`teacher refused the request: ${e.status ?? ''} ${e.constructor.name}: ${firstLine(e.message)}`);
-          throw new TeacherRequestError(`teacher answer unusable: ${firstLine((e as Error).message)}`);
+          throw new TeacherRequestError(`teacher answer unusable: ${firstLine((e as Error).message)}`, 'unusable');
         }
         if (attempt >= this.cfg.maxRetries) {
           c.failures++;
@@ -173,7 +190,7 @@ export function toReply(response: unknown, cached: boolean): TeacherReply {
     usage?: { prompt_tokens?: number; completion_tokens?: number };
   };
   const choice = r.choices?.[0];
-  if (!choice?.message) throw new TeacherRequestError('teacher answer has no message');
+  if (!choice?.message) throw new TeacherRequestError('teacher answer has no message', 'unusable');
   const toolCalls: ToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
     id: c.id,
     type: 'function',
@@ -187,6 +204,25 @@ export function toReply(response: unknown, cached: boolean): TeacherReply {
     cached,
     raw: response,
   };
+}
+
+/** The run-ending error for an answer that refuses every request alike: 401, 403, 404. */
+function fatalError(e: unknown, cfg: OpenAiTeacherConfig): TeacherFatalError | undefined {
+  if (e instanceof AuthenticationError) return new TeacherFatalError(`teacher refused our credentials (401) at ${cfg.baseUrl}: check the key in ${cfg.apiKeyEnv}: ${firstLine(e.message)}`);
+  if (e instanceof PermissionDeniedError) return new TeacherFatalError(`teacher denied permission (403) at ${cfg.baseUrl} for model ${cfg.model}: ${firstLine(e.message)}`);
+  if (e instanceof NotFoundError) return new TeacherFatalError(`teacher answered 404 at ${cfg.baseUrl}: no model "${cfg.model}" there, or the base_url is wrong: ${firstLine(e.message)}`);
+  return undefined;
+}
+
+/** 127.0.0.0/8, ::1 and localhost: endpoints on this machine, which may run without a key. */
+export function isLoopback(baseUrl: string): boolean {
+  let host: string;
+  try {
+    host = new URL(baseUrl).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 function firstLine(s: string): string {

@@ -14,9 +14,16 @@ export interface TeacherStep {
   variantId: string;
   /** Index of the user turn (0-based). */
   turn: number;
-  /** Model calls already made in this turn. */
+  /** Model calls already made in this turn (a per-call retry asks again at the same step). */
   attempt: number;
   forceReply: boolean;
+  /**
+   * Which sample of the whole episode this is (trajectory-level recovery re-runs a failed episode
+   * with the next index); part of the cache key, so a warm cache replays every attempt. Default 0.
+   */
+  sample?: number;
+  /** Per-call retries already made at this step (the previous answer's calls were invalid). Default 0. */
+  retry?: number;
 }
 
 export interface TeacherReply {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { HSA_BIN, REPO, runHsaAsync, STACK_LINE } from '../helpers/hsa.js';
 import { replayingModel } from '../helpers/replaying-model.js';
-import { batchResults, faults, startTeacherServer, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
+import { batchResults, faults, startTeacherServer, withoutCallRetries, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
 import { readJsonl, treeHashes } from '../helpers/tree.js';
 
 afterAll(removeTempDirs);
@@ -150,7 +150,9 @@ describe('hsa augment --teacher openai', () => {
   it('rejects a teacher that uses an old tool name or sends arguments that are not JSON, with the reason', async () => {
     const renameAll = 'transforms: { tools.rename: { p: 1, intensity: 1 } }';
     const model = replayingModel(await referenceFor(renameAll));
-    const server = await serve((req, i) => {
+    const server = await serve((request, i) => {
+      // A teacher that makes the same mistake however often it is told (the retries are ignored).
+      const req = withoutCallRetries(request);
       const b = model(req, i) as Behaviour;
       if (b.kind !== 'message' || !b.tool_calls?.length) return b;
       const last = JSON.stringify(req.messages.at(-1));
@@ -164,12 +166,22 @@ describe('hsa augment --teacher openai', () => {
     expect(r.code, r.stderr).toBe(0);
     const rejects = readdirSync(path.join(dir, 'out/rejects')).flatMap((f) => readJsonl(path.join(dir, 'out/rejects', f)));
     const reasons = rejects.map((x) => String(x.reason));
-    expect(reasons.some((x) => x.includes('leak: the teacher called the old tool name "load_skill"'))).toBe(true);
+    // Every bad call was answered with a tool error and asked again (3 times per attempt, 3
+    // attempts) before the variant was rejected with the kind of the last failure.
+    expect(reasons.some((x) => x.includes('leak: the teacher called the old tool name "load_skill"') && x.includes('(after 3 retries)')), JSON.stringify([...new Set(reasons)].slice(0, 8))).toBe(true);
     expect(reasons.some((x) => /arguments of \S+ are not JSON/.test(x))).toBe(true);
     for (const x of rejects) {
+      expect(['teacher_old_name', 'teacher_invalid_call']).toContain(x.reason_kind);
+      expect(x.attempts).toHaveLength(3);
       expect(x).toHaveProperty('trajectory');
       expect(Array.isArray(x.teacher_output)).toBe(true);
     }
+    const errors = server.requests.map((q) => q.messages.at(-1)).filter((m) => m.role === 'tool' && String(m.content).startsWith('error: ')).map((m) => String(m.content));
+    expect(errors.some((e) => /^error: tool "load_skill" does not exist; available tools: \S+/.test(e))).toBe(true);
+    expect(errors.some((e) => e.startsWith('error: arguments are not valid JSON (') && e.endsWith('; you sent: {"not json'))).toBe(true);
+    const s = JSON.parse(r.stdout);
+    expect(s.teacher.call_retries).toBeGreaterThan(0);
+    expect(Object.keys(s.rejectReasons).every((k) => k === 'teacher_old_name' || k === 'teacher_invalid_call')).toBe(true);
   });
 
   it('fails the run when the teacher stays down, keeps no partial part, and resumes once it is back', async () => {

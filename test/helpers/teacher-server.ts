@@ -310,15 +310,39 @@ function unitHash(text: string): number {
   return h.readUInt32BE(0) / 2 ** 32;
 }
 
-export type FaultOutcome = '429' | '500' | 'hang' | 'ok';
+export type FaultOutcome = '429' | '500' | 'hang' | 'ok' | 'bad_json' | 'old_name' | 'missing_arg';
 
 export interface FaultOptions {
   rate429?: number;
   rate500?: number;
   rateHang?: number;
+  /** Of answers with tool calls: one call's arguments are cut so they are not JSON. */
+  rateBadJson?: number;
+  /** Of answers with tool calls: one call names a tool of `oldNames` missing from the request's tools (a pre-rename name). */
+  rateOldName?: number;
+  /** Of answers with tool calls: one call loses a required argument (from the request's tool schema). */
+  rateMissingArg?: number;
+  /** Tool names of the source harness (before renames), for `rateOldName`. */
+  oldNames?: readonly string[];
   seed?: number | string;
   /** Retry-After seconds sent with injected 429s (omitted by default). */
   retryAfter?: number;
+}
+
+/**
+ * The request without the per-call retries at its end: hsa answers an invalid call with tool
+ * messages starting `error: ` and asks again; a model that takes the hint answers as it would
+ * have without the failed exchange, so `base` sees the conversation without it.
+ */
+export function withoutCallRetries(req: ChatRequest): ChatRequest {
+  const messages = [...req.messages];
+  for (;;) {
+    let i = messages.length;
+    while (i > 0 && messages[i - 1]?.role === 'tool' && typeof messages[i - 1].content === 'string' && messages[i - 1].content.startsWith('error: ')) i--;
+    if (i === messages.length || i === 0 || messages[i - 1]?.role !== 'assistant' || !messages[i - 1].tool_calls?.length) break;
+    messages.length = i - 1;
+  }
+  return messages.length === req.messages.length ? req : { ...req, messages };
 }
 
 /**
@@ -326,16 +350,24 @@ export interface FaultOptions {
  * (seed, canonical JSON of the body, how many times this exact body was seen before) and picks
  * 429 (below rate429), 500 (next rate500), hang (next rateHang), or `base`'s answer. A retry of an
  * identical body is a new attempt and so may get a different outcome; two wrappers with the same
- * seed fed the same request sequence decide identically. `outcomes` logs each decision in order.
+ * seed fed the same request sequence decide identically. An answer with tool calls may then be
+ * spoilt (a second hashed number): arguments that are not JSON, a pre-rename tool name, a
+ * missing required argument. `base` sees the request without hsa's per-call retries at its end
+ * (`withoutCallRetries`). `outcomes` logs each decision in order.
  */
 export function faults(base: Respond, opts: FaultOptions = {}): Respond & { outcomes: FaultOutcome[] } {
   const rate429 = opts.rate429 ?? 0;
   const rate500 = opts.rate500 ?? 0;
   const rateHang = opts.rateHang ?? 0;
+  const spoil = [
+    ['bad_json', opts.rateBadJson ?? 0],
+    ['old_name', opts.rateOldName ?? 0],
+    ['missing_arg', opts.rateMissingArg ?? 0],
+  ] as const;
   const seed = String(opts.seed ?? 0);
   const seen = new Map<string, number>();
   const outcomes: FaultOutcome[] = [];
-  const fn = (req: ChatRequest, index: number): Behaviour | Promise<Behaviour> => {
+  const fn = async (req: ChatRequest, index: number): Promise<Behaviour> => {
     const key = canonicalJson(req);
     const attempt = seen.get(key) ?? 0;
     seen.set(key, attempt + 1);
@@ -344,13 +376,57 @@ export function faults(base: Respond, opts: FaultOptions = {}): Respond & { outc
     if (u < rate429) outcome = '429';
     else if (u < rate429 + rate500) outcome = '500';
     else if (u < rate429 + rate500 + rateHang) outcome = 'hang';
-    outcomes.push(outcome);
-    if (outcome === '429') return opts.retryAfter === undefined ? { kind: 'status', status: 429 } : { kind: 'status', status: 429, retryAfter: opts.retryAfter };
-    if (outcome === '500') return { kind: 'status', status: 500 };
-    if (outcome === 'hang') return { kind: 'hang' };
-    return base(req, index);
+    if (outcome === '429') return log(outcome, opts.retryAfter === undefined ? { kind: 'status', status: 429 } : { kind: 'status', status: 429, retryAfter: opts.retryAfter });
+    if (outcome === '500') return log(outcome, { kind: 'status', status: 500 });
+    if (outcome === 'hang') return log(outcome, { kind: 'hang' });
+    const b = await base(withoutCallRetries(req), index);
+    if (b.kind !== 'message' || !b.tool_calls?.length) return log('ok', b);
+    let v = unitHash(`${seed}\u0001${attempt}\u0001${key}`);
+    for (const [kind, rate] of spoil) {
+      if (v < rate) {
+        const spoilt = spoilCall(kind, b, req, opts.oldNames ?? [], unitHash(`${seed}\u0002${key}`));
+        if (spoilt) return log(kind, spoilt);
+        break;
+      }
+      v -= rate;
+    }
+    return log('ok', b);
+  };
+  const log = (o: FaultOutcome, b: Behaviour): Behaviour => {
+    outcomes.push(o);
+    return b;
   };
   return Object.assign(fn, { outcomes });
+}
+
+/** `b` with one of its calls spoilt in the way `kind` says (undefined when that is not possible here). */
+function spoilCall(kind: 'bad_json' | 'old_name' | 'missing_arg', b: MessageBehaviour, req: ChatRequest, oldNames: readonly string[], u: number): MessageBehaviour | undefined {
+  const calls = b.tool_calls!;
+  const i = Math.floor(u * calls.length);
+  const c = calls[i]!;
+  let spoilt: { id?: string; name: string; arguments: string } | undefined;
+  if (kind === 'bad_json') spoilt = { ...c, arguments: c.arguments.slice(0, Math.max(1, c.arguments.length - 2)) };
+  if (kind === 'old_name') {
+    const current = new Set((req.tools ?? []).map((t: any) => t?.function?.name));
+    const old = oldNames.filter((n) => !current.has(n));
+    if (old.length) spoilt = { ...c, name: old[Math.floor(u * old.length)]! };
+  }
+  if (kind === 'missing_arg') {
+    const schema = (req.tools ?? []).find((t: any) => t?.function?.name === c.name)?.function?.parameters;
+    let args: Record<string, unknown> | undefined;
+    try {
+      args = JSON.parse(c.arguments);
+    } catch {
+      args = undefined;
+    }
+    const required = Array.isArray(schema?.required) ? (schema.required as string[]).filter((k) => args && k in args) : [];
+    if (args && required.length) {
+      const { [required[0]!]: _, ...rest } = args;
+      spoilt = { ...c, arguments: JSON.stringify(rest) };
+    }
+  }
+  if (!spoilt) return undefined;
+  return { ...b, tool_calls: calls.map((x, j) => (j === i ? spoilt! : x)) };
 }
 
 // ---------------------------------------------------------------------------------------------

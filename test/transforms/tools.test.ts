@@ -113,7 +113,8 @@ describe('tools transforms, one by one', () => {
   it('tools.schema-style wraps arguments with a matching argument edit, or restyles enums', () => {
     const w = applyOne(schemaStyle, live.harness, { intensity: 1, styles: ['wrap'] })!;
     const restyled = w.params.restyled as Record<string, string>;
-    expect(Object.values(restyled).every((s) => s === 'wrap')).toBe(true);
+    // Provenance names what was done to each tool, with the wrapper key of the argument edit.
+    for (const [name, done] of Object.entries(restyled)) expect(done).toBe(`wrap:${(w.plan!.args![name]![0] as { key: string }).key}`);
     const tool = w.state.tools.find((t) => t.name === 'get_item_detail')!;
     const key = Object.keys(tool.parameters.properties as object)[0]!;
     expect(w.plan!.args!.get_item_detail).toEqual([{ op: 'wrap', key }]);
@@ -121,6 +122,19 @@ describe('tools transforms, one by one', () => {
     const e = applyOne(schemaStyle, desk.harness, { intensity: 1, styles: ['enum-oneof'] })!;
     const s = JSON.stringify(e.state.tools.map((t) => t.parameters));
     expect(s).toContain('"oneOf":[{"const"');
+    expect(Object.values(e.params.restyled as Record<string, string>).every((d) => d === 'enum-to-oneof')).toBe(true);
+  });
+
+  it('tools.schema-style records flatten (not wrap) when the wrap style flattens a wrapper', () => {
+    const w = applyOne(schemaStyle, live.harness, { intensity: 1, styles: ['wrap'] })!;
+    const f = applyOne(schemaStyle, w.state, { intensity: 1, styles: ['wrap'] })!;
+    const restyled = f.params.restyled as Record<string, string>;
+    expect(Object.keys(restyled).length).toBeGreaterThan(0);
+    for (const [name, done] of Object.entries(restyled)) {
+      const op = f.plan!.args![name]![0] as { op: string; key: string };
+      expect(op.op).toBe('unwrap');
+      expect(done).toBe(`flatten:${op.key}`);
+    }
   });
 
   it('tools.describe rewords descriptions with a frame and keeps the original text', () => {

@@ -8,6 +8,11 @@ import { cloneState } from '../../src/transform/state.js';
 const RESTYLES = ['enum-oneof', 'nullable', 'closed', 'wrap'] as const;
 type Restyle = (typeof RESTYLES)[number];
 const WRAP_KEYS = ['params', 'args', 'input', 'payload', 'request', 'options'];
+/**
+ * What a restyling did to one tool, for provenance (`meta.transforms[].params.restyled`): a style
+ * works both ways (the `wrap` style flattens a wrapper it finds), so the record names the direction.
+ */
+type Done = 'enum-to-oneof' | 'oneof-to-enum' | 'enum-oneof-both-ways' | 'type-list-to-anyof' | 'anyof-to-type-list' | 'nullable-both-ways' | 'closed' | `wrap:${string}` | `flatten:${string}`;
 
 /**
  * Restructure tool schemas in ways with an exact inverse: enum ↔ oneOf of const, the two nullable
@@ -30,7 +35,7 @@ export default defineTransform({
     const chosen = new Set(ctx.rng.sample(state.tools.map((t) => t.name), Math.max(1, Math.round(state.tools.length * ctx.options.intensity))));
     const out = cloneState(state);
     const args: Record<string, ArgOp[]> = {};
-    const applied: Record<string, Restyle> = {};
+    const applied: Record<string, Done> = {};
     const back = invertPlan(ctx.plan);
     for (const tool of out.tools) {
       if (!chosen.has(tool.name)) continue;
@@ -47,7 +52,7 @@ export default defineTransform({
             out.skillLoader.argument = op.op === 'wrap' ? `${op.key}.${arg}` : arg.startsWith(`${op.key}.`) ? arg.slice(op.key.length + 1) : arg;
           }
         }
-        applied[tool.name] = style;
+        applied[tool.name] = edit.done;
         break;
       }
     }
@@ -72,52 +77,56 @@ function callsOf(record: { messages: { role: string; tool_calls?: { function: { 
   return out;
 }
 
-function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boolean, calls: unknown[]): { schema: JsonSchema; op?: ArgOp } | null {
+function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boolean, calls: unknown[]): { schema: JsonSchema; op?: ArgOp; done: Done } | null {
   const schema = tool.parameters;
   const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   switch (style) {
     case 'enum-oneof': {
       const s = structuredClone(schema);
-      let changed = false;
+      let toOneOf = false;
+      let toEnum = false;
       visitProps(s, (p) => {
         if (Array.isArray(p.enum) && p.enum.every((v) => typeof v === 'string') && !('oneOf' in p)) {
           const values = p.enum as string[];
           delete p.enum;
           p.oneOf = values.map((v) => ({ const: v }));
-          changed = true;
+          toOneOf = true;
         } else if (Array.isArray(p.oneOf) && p.oneOf.every((b) => b && typeof b === 'object' && Object.keys(b).length === 1 && 'const' in b)) {
           p.enum = (p.oneOf as { const: unknown }[]).map((b) => b.const);
           delete p.oneOf;
-          changed = true;
+          toEnum = true;
         }
       });
-      return changed ? { schema: s } : null;
+      if (!toOneOf && !toEnum) return null;
+      return { schema: s, done: toOneOf && toEnum ? 'enum-oneof-both-ways' : toOneOf ? 'enum-to-oneof' : 'oneof-to-enum' };
     }
     case 'nullable': {
       const s = structuredClone(schema);
-      let changed = false;
+      let toAnyOf = false;
+      let toList = false;
       visitProps(s, (p) => {
         if (Array.isArray(p.type) && p.type.length === 2 && p.type.includes('null')) {
           const other = p.type.find((t) => t !== 'null');
           delete p.type;
           p.anyOf = [{ type: other }, { type: 'null' }];
-          changed = true;
+          toAnyOf = true;
         } else if (Array.isArray(p.anyOf) && p.anyOf.length === 2 && p.anyOf.some((b) => isOnly(b, 'type', 'null'))) {
           const other = (p.anyOf as Record<string, unknown>[]).find((b) => !isOnly(b, 'type', 'null'));
           if (other && Object.keys(other).length === 1 && typeof other.type === 'string') {
             delete p.anyOf;
             p.type = [other.type, 'null'];
-            changed = true;
+            toList = true;
           }
         }
       });
-      return changed ? { schema: s } : null;
+      if (!toAnyOf && !toList) return null;
+      return { schema: s, done: toAnyOf && toList ? 'nullable-both-ways' : toAnyOf ? 'type-list-to-anyof' : 'anyof-to-type-list' };
     }
     case 'closed': {
       if ('additionalProperties' in schema || Object.keys(props).length === 0) return null;
       const known = new Set(Object.keys(props));
       const ok = calls.every((a) => a !== null && typeof a === 'object' && !Array.isArray(a) && Object.keys(a).every((k) => known.has(k)));
-      return ok ? { schema: { ...schema, additionalProperties: false } } : null;
+      return ok ? { schema: { ...schema, additionalProperties: false }, done: 'closed' } : null;
     }
     case 'wrap': {
       const keys = Object.keys(props);
@@ -128,7 +137,7 @@ function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boo
           const flat: JsonSchema = { type: 'object', properties: inner.properties as Record<string, unknown> };
           if (inner.required) flat.required = inner.required;
           if ('additionalProperties' in inner) flat.additionalProperties = inner.additionalProperties;
-          return { schema: flat, op: { op: 'unwrap', key: keys[0]! } };
+          return { schema: flat, op: { op: 'unwrap', key: keys[0]! }, done: `flatten:${keys[0]!}` };
         }
       }
       if (keys.length === 0) return null;
@@ -138,7 +147,7 @@ function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boo
       if (schema.required) inner.required = schema.required;
       if ('additionalProperties' in schema) inner.additionalProperties = schema.additionalProperties;
       const wrapped: JsonSchema = { type: 'object', properties: { [key]: inner }, required: [key] };
-      return { schema: wrapped, op: { op: 'wrap', key } };
+      return { schema: wrapped, op: { op: 'wrap', key }, done: `wrap:${key}` };
     }
   }
 }

@@ -152,7 +152,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     });
   }
   const rendered = rec.messages[0]?.role === 'system' ? renderPrompt(to, rec.context ?? {}) : undefined;
-  const toolHooks = to.hooks.filter((k) => k.channel === 'tool');
+  const toolHooks = finder.toolHooks;
   const loaderCalls = new Map<string, string>();
   rec.messages.forEach((m, i) => {
     if (i === 0 && m.role === 'system' && !m.name?.startsWith(prefix)) {
@@ -239,6 +239,8 @@ interface LeakFinder {
   body: TextRewriter;
   /** Leaks in what the state renders the same for every record (computed on first use). */
   state?: string[];
+  /** The target state's hooks that answer on the tool channel (their feedback stands in for a result). */
+  toolHooks: Harness['hooks'];
 }
 
 const finders = new WeakMap<RewritePlan, WeakMap<Harness, LeakFinder>>();
@@ -252,7 +254,11 @@ function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
   const current = stateIdentifiers(to);
   const textOld: Record<string, string> = {};
   for (const [a, b] of Object.entries(textMap(plan, from))) if (!current.has(a)) textOld[a] = b;
-  const finder: LeakFinder = { text: new TextRewriter(textOld), body: new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))) };
+  const finder: LeakFinder = {
+    text: new TextRewriter(textOld),
+    body: new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))),
+    toolHooks: to.hooks.filter((k) => k.channel === 'tool'),
+  };
   byState.set(to, finder);
   return finder;
 }

@@ -167,6 +167,28 @@ export function sectionUnits(text: string): readonly string[] {
 
 const unitCache = new TextKeyedCache<readonly string[]>(1_000_000);
 
+/** A list of a section for the order check: its normalised items, and whether it is a procedure. */
+export interface SectionList {
+  items: readonly string[];
+  /** Numbered, or its items read as steps: its order is meaning wherever it stands. */
+  procedure: boolean;
+}
+
+/** The lists of a section (cached per text, like sectionUnits). */
+export function sectionLists(text: string): readonly SectionList[] {
+  const hit = listCache.get(text);
+  if (hit) return hit;
+  const lists: SectionList[] = [];
+  for (const b of parseSection(text).blocks) {
+    if (b.kind === 'list') lists.push({ items: b.items.map(normaliseUnit), procedure: b.ordered || isProcedure(b.items) });
+  }
+  const out = Object.freeze(lists);
+  listCache.set(text, out);
+  return out;
+}
+
+const listCache = new TextKeyedCache<readonly SectionList[]>(1_000_000);
+
 function computeUnits(text: string): string[] {
   const p = parseSection(text);
   const units: string[] = [];

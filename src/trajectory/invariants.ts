@@ -1,4 +1,4 @@
-import { isProcedure, markedUnordered, normaliseUnit, parseSection, restyleSection, sectionUnits } from '../harness/markdown.js';
+import { isProcedure, markedUnordered, normaliseUnit, restyleSection, sectionLists, sectionUnits } from '../harness/markdown.js';
 import { parseFeedback } from '../harness/feedback.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
@@ -493,11 +493,9 @@ function stateUnits(h: Harness, rename?: TextRewriter): string[] {
     for (const u of sectionUnits(text)) if (!u.startsWith('title:')) out.push(u);
     // Each list once more as a whole: in order, unless its section is unordered and it is no
     // procedure (numbered, or items that read as steps), when only its items count.
-    for (const b of parseSection(text).blocks) {
-      if (b.kind !== 'list') continue;
-      const items = b.items.map(normaliseUnit);
-      const free = unordered.has(s.id) && !b.ordered && !isProcedure(b.items);
-      out.push(`list:${(free ? [...items].sort() : items).join('\u0001')}`);
+    for (const l of sectionLists(text)) {
+      const free = unordered.has(s.id) && !l.procedure;
+      out.push(`list:${(free ? [...l.items].sort() : l.items).join('\u0001')}`);
     }
   }
   out.sort();

@@ -18,7 +18,7 @@ export default defineTransform({
   family: 'prompt',
   class: 'semantic',
   version: 2,
-  description: 'Shuffle list items (rules) inside prompt sections declared unordered.',
+  description: 'Shuffle list items (rules) inside prompt sections declared unordered; numbered lists and step lists keep their order.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.6).describe('probability that a variant shuffles the rules of unordered sections'),
   }),

@@ -152,6 +152,12 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     origins.skills[skill.id] = { file: harnessFile, ...(line !== undefined ? { line } : {}), toolLines, keyPath: `skills.items.${i}` };
   });
   skills.sort((a, b) => cmp(a.id, b.id));
+  // Skills whose bullet lists are free to reorder (the default keeps every list in order).
+  (cfg.skills?.unordered_lists ?? []).forEach((id, i) => {
+    const skill = skills.find((s) => s.id === id);
+    if (skill) skill.unorderedLists = true;
+    else err(harnessFile, `skills.unordered_lists.${i}`, `no skill "${id}"`, mainDoc.lineOf(['skills', 'unordered_lists', i]));
+  });
 
   // Tools.
   const tools: Tool[] = [];

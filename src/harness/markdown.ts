@@ -101,6 +101,13 @@ export function renderSection(p: ParsedSection, style: PromptStyle): string {
         out.push(`${'#'.repeat(style.headingLevel)} ${t}`);
         break;
       case 'xml': {
+        // A title whose tag would spell a harness name (see PromptStyle.neutralTitles) keeps its
+        // words in an attribute of a neutral tag instead.
+        if (style.neutralTitles?.includes(p.title)) {
+          out.push(`<section title="${escapeAttribute(p.title)}">`);
+          closing = '</section>';
+          break;
+        }
         const tag = xmlTag(p.title);
         out.push(`<${tag}>`);
         closing = `</${tag}>`;
@@ -160,6 +167,28 @@ export function sectionUnits(text: string): readonly string[] {
 
 const unitCache = new TextKeyedCache<readonly string[]>(1_000_000);
 
+/** A list of a section for the order check: its normalised items, and whether it is a procedure. */
+export interface SectionList {
+  items: readonly string[];
+  /** Numbered, or its items read as steps: its order is meaning wherever it stands. */
+  procedure: boolean;
+}
+
+/** The lists of a section (cached per text, like sectionUnits). */
+export function sectionLists(text: string): readonly SectionList[] {
+  const hit = listCache.get(text);
+  if (hit) return hit;
+  const lists: SectionList[] = [];
+  for (const b of parseSection(text).blocks) {
+    if (b.kind === 'list') lists.push({ items: b.items.map(normaliseUnit), procedure: b.ordered || isProcedure(b.items) });
+  }
+  const out = Object.freeze(lists);
+  listCache.set(text, out);
+  return out;
+}
+
+const listCache = new TextKeyedCache<readonly SectionList[]>(1_000_000);
+
 function computeUnits(text: string): string[] {
   const p = parseSection(text);
   const units: string[] = [];
@@ -189,11 +218,50 @@ function caseTitle(t: string, c: PromptStyle['titleCase']): string {
   return t;
 }
 
-function xmlTag(title: string): string {
+/** The XML tag a section title becomes under the `xml` heading style. */
+export function xmlTag(title: string): string {
   // XML names may hold any letter, so Chinese titles keep their words.
   const tag = title
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]+/gu, '_')
     .replace(/^_+|_+$/g, '');
   return tag === '' || /^\p{N}/u.test(tag) ? `section_${tag}` : tag;
+}
+
+function escapeAttribute(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+/**
+ * Items that read as steps: a numbering written into the item ("1)", "(2)", "3、", "①", "Step 4"),
+ * or a sequencing word at its start (first, then, next, finally, after that…; 首先, 然后, 接着,
+ * 最后, 第…步). Leading emphasis markers are skipped ("**Then** …").
+ */
+const STEP_START = new RegExp(
+  [
+    String.raw`^\(?\d{1,3}\s*[).、:：]`,
+    String.raw`^[\u2460-\u2473\u2776-\u277f]`,
+    String.raw`^(?:step|phase|stage)\s*\d`,
+    String.raw`^(?:first(?:ly)?|second(?:ly)?|third(?:ly)?|fourth|fifth|then|next|finally|lastly|last|after\s+(?:that|this)|afterwards?|subsequently|and\s+then|before\s+(?:that|this|anything)|to\s+start|to\s+begin|begin\s+by|start\s+by|once\s+(?:done|that|this))\b`,
+    String.raw`^(?:首先|其次|然后|接着|随后|之后|再次|再|最后|最终|第[一二三四五六七八九十百零\d]+(?:步|阶段|[，,、.：:]))`,
+  ].join('|'),
+  'iu',
+);
+
+/** True when any item of a list reads as a step of a procedure (then its order is meaning). */
+export function isProcedure(items: readonly string[]): boolean {
+  return items.some((item) => STEP_START.test(item.replace(/^[\s*_>]+/, '').replace(/^\[[ xX]\]\s*/, '')));
+}
+
+/** The marker a harness writes on the line before a list whose items may be reordered. */
+export const UNORDERED_MARK = /^\s{0,3}<!--\s*hsa:unordered\s*-->\s*$/;
+
+/** True when the nearest non-blank line before line `first` is the `<!-- hsa:unordered -->` mark. */
+export function markedUnordered(lines: readonly string[], first: number): boolean {
+  for (let i = first - 1; i >= 0; i--) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    return UNORDERED_MARK.test(line);
+  }
+  return false;
 }

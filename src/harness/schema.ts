@@ -96,6 +96,7 @@ export const harnessFileSchema = z.strictObject({
       naming: z.enum(['agent-skills', 'snake', 'kebab', 'identifier']).optional(),
       loader: z.strictObject({ tool: z.string().min(1), argument: z.string().min(1) }).nullable().optional(),
       items: z.array(inlineSkill).optional(),
+      unordered_lists: z.array(z.string().min(1)).optional(),
     })
     .optional(),
   tools: z

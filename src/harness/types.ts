@@ -36,6 +36,11 @@ export interface Skill {
   extra: Record<string, unknown>;
   /** A distractor added by a transform: listed, never loaded. */
   distractor?: boolean;
+  /**
+   * The harness declares this skill's bullet lists free to reorder (`skills.unordered_lists` in
+   * harness.yaml). Without it only lists marked `<!-- hsa:unordered -->` are; procedures never are.
+   */
+  unorderedLists?: boolean;
 }
 
 export interface Tool {
@@ -82,6 +87,12 @@ export interface PromptStyle {
   titleCase: 'as-is' | 'upper' | 'lower' | 'title';
   listMarker: '-' | '*' | '+' | '1.' | '•';
   separator: string;
+  /**
+   * Under the `xml` heading style: titles whose derived tag would spell a harness identifier (a
+   * tool, parameter, skill or hook name of the source state or this one). They render as
+   * `<section title="…">`, so generated markup never carries a name a rename took away.
+   */
+  neutralTitles?: readonly string[];
 }
 
 export interface Harness {

@@ -77,6 +77,7 @@ export const REJECT_KINDS = {
   check_leak: 'a renamed identifier survives in what the model reads',
   check_round_trip: 'the inverse plan does not give the source back',
   check_rules: 'the prompt rules changed (semantic transforms)',
+  check_skill_body: 'a skill body changed in a way the plan does not explain',
   check_other: 'another variant check failed',
   sft_no_assistant: 'an SFT record without an assistant turn (sft.skip_without_assistant)',
   ...TEACHER_REJECT_KINDS,
@@ -84,7 +85,7 @@ export const REJECT_KINDS = {
 
 export type RejectKind = keyof typeof REJECT_KINDS;
 
-const CHECK_KINDS: Record<string, RejectKind> = { calls: 'check_invalid_call', leaks: 'check_leak', roundTrip: 'check_round_trip', rules: 'check_rules' };
+const CHECK_KINDS: Record<string, RejectKind> = { calls: 'check_invalid_call', leaks: 'check_leak', roundTrip: 'check_round_trip', rules: 'check_rules', bodies: 'check_skill_body' };
 
 /** The reject kind of a failed variant check (a check added later counts as check_other until it has a kind). */
 export function checkKind(check: string): RejectKind {

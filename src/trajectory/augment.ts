@@ -86,7 +86,7 @@ export function variantId(sourceId: string, k: number): string {
 export function sampleOne(source: Trajectory, harness: Harness, transforms: readonly ResolvedTransform[], seed: string | number, k: number, words: WordLists, pool?: StatePool): AugmentedVariant {
   const slot = pool && pool.size > 0 ? pool.slotFor(source.id, k) : null;
   const variant = slot !== null ? pool!.get(slot) : sampleVariant(harness, source, transforms, seed, k, words);
-  return { id: variantId(source.id, k), index: k, record: source, variant, checks: { calls: [], leaks: [], roundTrip: [], rules: [] }, failures: [], slot };
+  return { id: variantId(source.id, k), index: k, record: source, variant, checks: { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] }, failures: [], slot };
 }
 
 export function augmentOne(
@@ -114,7 +114,7 @@ function finish(source: Trajectory, harness: Harness, variant: Variant, k: numbe
   const exactOnly = variant.applied.every((a) => a.class !== 'behavioural');
   const semantic = variant.applied.some((a) => a.class === 'semantic');
   const checks = unchanged
-    ? { calls: [], leaks: [], roundTrip: [], rules: [] }
+    ? { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] }
     : checkVariant(source, record, variant.plan, harness, variant.state, { roundTrip: exactOnly, rules: semantic });
   return { id: variantId(source.id, k), index: k, record, variant, checks, failures: reportFailures(checks), slot };
 }

@@ -1,12 +1,13 @@
-import { normaliseUnit, restyleSection, sectionUnits } from '../harness/markdown.js';
+import { isProcedure, markedUnordered, normaliseUnit, restyleSection, sectionLists, sectionUnits } from '../harness/markdown.js';
+import { parseFeedback } from '../harness/feedback.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
-import { rewriteTrajectory, textMap } from './rewrite.js';
-import { catalogText, renderTools } from '../harness/render.js';
+import { bodyRewriterFor, planOwners, PREAMBLE_NAME, rewriteTrajectory, textMap } from './rewrite.js';
+import { catalogText, renderPrompt, renderTools } from '../harness/render.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
@@ -22,6 +23,8 @@ export interface CheckReport {
   leaks: string[];
   roundTrip: string[];
   rules: string[];
+  /** Skill-body changes the plan does not explain (checkBodies). */
+  bodies: string[];
 }
 
 export function checkVariant(
@@ -37,6 +40,7 @@ export function checkVariant(
     leaks: checkLeaks(augmented, plan, from, to),
     roundTrip: opts.roundTrip ? checkRoundTrip(source, augmented, plan, from, to) : [],
     rules: opts.rules ? checkRules(from, to, plan) : [],
+    bodies: checkBodies(from, to, plan),
   };
 }
 
@@ -46,6 +50,7 @@ export function reportFailures(r: CheckReport): string[] {
     ...r.leaks.map((x) => `leak: ${x}`),
     ...r.roundTrip.map((x) => `round trip: ${x}`),
     ...r.rules.map((x) => `rules: ${x}`),
+    ...r.bodies.map((x) => `skill body: ${x}`),
   ];
 }
 
@@ -90,17 +95,21 @@ function stateSchemas(state: Harness): Map<string, JsonSchema> {
 }
 
 /**
- * No renamed identifier survives: not as a tool, call, parameter, skill-load or hook name, and not
- * mentioned in the system prompt, tool descriptions, assistant text, skill bodies or hook feedback
- * (plain-word identifiers count only inside code spans; user words and tool data are not checked).
+ * No renamed identifier survives in what the model reads: not as a tool, call, parameter,
+ * skill-load or hook name, and not mentioned in the final text of any message — the system prompt
+ * and preamble as rendered (restyled, with generated tags and headings), the tool list, assistant
+ * text, skill bodies as loaded, hook feedback (any channel). Plain-word identifiers count only in
+ * code spans and JSON keys, and in skill bodies only where the body refers to them (see
+ * TextRewriter.referenceMentions); user words, tool data and context values are not checked.
  */
 export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to: Harness): string[] {
   const lc = leakContext(plan, to);
   const out: string[] = [];
 
   // Structural places. The state's own tool list is checked once per state.
-  if (rec.tools === undefined || rec.tools === renderTools(to)) out.push(...lc.stateTools);
-  else out.push(...toolListLeaks(rec.tools.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })), lc));
+  const ownTools = rec.tools === undefined || rec.tools === renderTools(to);
+  if (ownTools) out.push(...lc.stateTools);
+  else out.push(...toolListLeaks(rec.tools!.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })), lc));
   const prefix = to.hookMessages.namePrefix;
   rec.messages.forEach((m, i) => {
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix) && lc.oldHooks.has(m.name.slice(prefix.length))) {
@@ -123,19 +132,34 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     });
   });
 
-  // Free text: what the state contributes (sections, catalog, tool and skill texts, feedback
-  // templates) is scanned once per state and plan; per record only what the record itself carries
-  // (assistant text, hook feedback, a skill-load result that is not the state's body). Context
-  // values filled into the prompt are data, like user words and tool results, and stay as written.
+  // Free text, as the model reads it. What the state renders the same for every record (the
+  // restyled prompt sections, the tool texts, skill bodies, feedback templates) is scanned once per
+  // state and plan; a message that is exactly that rendering needs no scan of its own. Everything
+  // else a record carries is scanned as it stands. Context values filled into the prompt are data,
+  // like user words and tool results, and stay as written.
   const finder = leakFinder(plan, from, to);
-  if (finder.size === 0) return out;
-  out.push(...stateLeaks(to, plan, finder));
-  const scan = (i: number, text: string) => {
-    for (const name of finder.mentions(text, 'record')) out.push(`messages.${i}: mentions old name "${name}"`);
+  if (finder.text.size === 0) return out;
+  out.push(...stateLeaks(to, finder));
+  const scan = (i: number, text: string, body = false) => {
+    const found = body ? finder.body.referenceMentions(text, 'record') : finder.text.mentions(text, 'record');
+    for (const name of found) out.push(`messages.${i}: mentions old name "${name}"`);
   };
+  if (!ownTools) {
+    rec.tools!.forEach((t, k) => {
+      for (const name of finder.text.mentions([t.function.description, ...schemaDescriptions(t.function.parameters ?? {})].join('\n'), 'record')) {
+        out.push(`tools.${k}: mentions old name "${name}"`);
+      }
+    });
+  }
+  const rendered = rec.messages[0]?.role === 'system' ? renderPrompt(to, rec.context ?? {}) : undefined;
+  const toolHooks = finder.toolHooks;
   const loaderCalls = new Map<string, string>();
   rec.messages.forEach((m, i) => {
-    if ((m.role === 'system' || m.role === 'developer') && i > 0) scan(i, textOf(m.content));
+    if (i === 0 && m.role === 'system' && !m.name?.startsWith(prefix)) {
+      if (textOf(m.content) !== rendered?.system) scan(i, textOf(m.content));
+    } else if (m.role === 'user' && m.name === PREAMBLE_NAME) {
+      if (textOf(m.content) !== rendered?.preamble) scan(i, textOf(m.content));
+    } else if (m.role === 'system' || m.role === 'developer') scan(i, textOf(m.content));
     else if (m.role === 'user' && m.name?.startsWith(prefix)) scan(i, textOf(m.content));
     else if (m.role === 'assistant') {
       scan(i, textOf(m.content));
@@ -147,7 +171,11 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     } else if (m.role === 'tool' && loaderCalls.has(m.tool_call_id)) {
       const body = to.skills.find((x) => x.id === loaderCalls.get(m.tool_call_id))?.body;
       const content = textOf(m.content);
-      if (content !== body) scan(i, content);
+      if (content !== body) scan(i, content, true);
+    } else if (m.role === 'tool' && toolHooks.length > 0) {
+      // Feedback a tool-channel hook wrote in place of a result.
+      const content = textOf(m.content);
+      if (toolHooks.some((k) => parseFeedback(k.feedback, content) !== null)) scan(i, content);
     }
   });
   return out;
@@ -204,10 +232,21 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
   return out;
 }
 
-const finders = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
+interface LeakFinder {
+  /** Old names under the text rules (prompt, tool texts, assistant text, feedback). */
+  text: TextRewriter;
+  /** The same names under the reference rules of skill bodies. */
+  body: TextRewriter;
+  /** Leaks in what the state renders the same for every record (computed on first use). */
+  state?: string[];
+  /** The target state's hooks that answer on the tool channel (their feedback stands in for a result). */
+  toolHooks: Harness['hooks'];
+}
+
+const finders = new WeakMap<RewritePlan, WeakMap<Harness, LeakFinder>>();
 
 /** Old identifiers that must not be mentioned any more (renamed, and not a current name again). */
-function leakFinder(plan: RewritePlan, from: Harness, to: Harness): TextRewriter {
+function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
   let byState = finders.get(plan);
   if (!byState) finders.set(plan, (byState = new WeakMap()));
   const hit = byState.get(to);
@@ -215,32 +254,157 @@ function leakFinder(plan: RewritePlan, from: Harness, to: Harness): TextRewriter
   const current = stateIdentifiers(to);
   const textOld: Record<string, string> = {};
   for (const [a, b] of Object.entries(textMap(plan, from))) if (!current.has(a)) textOld[a] = b;
-  const finder = new TextRewriter(textOld);
+  const finder: LeakFinder = {
+    text: new TextRewriter(textOld),
+    body: new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))),
+    toolHooks: to.hooks.filter((k) => k.channel === 'tool'),
+  };
   byState.set(to, finder);
   return finder;
 }
 
-const stateLeakCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
-
-/** Mentions of old names in everything a state renders from (computed once per state and plan). */
-function stateLeaks(to: Harness, plan: RewritePlan, finder: TextRewriter): string[] {
-  let byPlan = stateLeakCache.get(to);
-  if (!byPlan) stateLeakCache.set(to, (byPlan = new WeakMap()));
-  const hit = byPlan.get(plan);
-  if (hit) return hit;
+/**
+ * Mentions of old names in the final text of everything a state renders the same for every record
+ * (once per state and plan): each prompt section as rendered — restyled, with the tags, headings
+ * and markers a transform generated, template slots left out —, the section separator, the tool
+ * list's texts, skill bodies and hook feedback templates.
+ */
+function stateLeaks(to: Harness, finder: LeakFinder): string[] {
+  if (finder.state) return finder.state;
   const out: string[] = [];
   const scan = (where: string, text: string) => {
-    for (const name of finder.mentions(text)) out.push(`${where}: mentions old name "${name}"`);
+    for (const name of finder.text.mentions(text)) out.push(`${where}: mentions old name "${name}"`);
   };
-  for (const s of to.sections) scan(`prompt.${s.id}`, s.kind === 'catalog' ? catalogText(to) : s.text);
+  for (const s of to.sections) {
+    const text = s.kind === 'catalog' ? catalogText(to) : s.text;
+    scan(`prompt.${s.id}`, to.promptStyle ? restyleSection(text, to.promptStyle) : text);
+  }
+  scan('prompt.separator', to.promptStyle?.separator ?? to.separator);
   for (const t of to.tools) {
     scan(`tools.${t.name}.description`, t.description);
     scan(`tools.${t.name}.parameters`, schemaDescriptions(t.parameters).join('\n'));
   }
-  for (const k of to.skills) scan(`skills.${k.id}.body`, k.body);
+  for (const k of to.skills) for (const name of finder.body.referenceMentions(k.body)) out.push(`skills.${k.id}.body: mentions old name "${name}"`);
   for (const h of to.hooks) scan(`hooks.${h.id}.feedback`, h.feedback);
+  finder.state = out;
+  return out;
+}
+
+/**
+ * A skill body changes only where the plan explains it: every identifier changed between the
+ * source state's body and the target state's is a rename of the plan at a place that refers to
+ * the renamed element (the reference rules of skill bodies), and everything else is a restyle
+ * skills.body-layout declares — bullet markers, heading levels, and the order of items only in
+ * lists the harness marks unordered (never procedures). Once per state and plan.
+ */
+export function checkBodies(from: Harness, to: Harness, plan: RewritePlan): string[] {
+  let byPlan = bodyCache.get(to);
+  if (!byPlan) bodyCache.set(to, (byPlan = new WeakMap()));
+  const hit = byPlan.get(plan);
+  if (hit) return hit;
+  const out: string[] = [];
+  const inverse = invertPlan(plan).skills;
+  const sources = new Map(from.skills.map((k) => [k.id, k]));
+  for (const k of to.skills) {
+    if (k.distractor) continue;
+    const src = sources.get(mapId(inverse, k.id));
+    if (!src) {
+      out.push(`skills.${k.id}: no skill of the source state becomes this one`);
+      continue;
+    }
+    if (src.body === k.body) continue;
+    const expected = bodyRewriterFor(plan, from).rewriteReferences(src.body);
+    if (expected === k.body) continue;
+    const a = bodyShape(expected, src.unorderedLists === true);
+    const b = bodyShape(k.body, k.unorderedLists === true);
+    const diff = firstDifference(a, b);
+    if (diff) out.push(`skills.${k.id}.body line ${diff.line}: ${diff.what}, which the plan does not explain`);
+  }
   byPlan.set(plan, out);
   return out;
+}
+
+const bodyCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
+
+const BODY_FENCE = /^\s{0,3}(`{3,}|~{3,})/;
+const BODY_HEADING = /^#{1,6}(?=[ \t]|$)/;
+const BODY_BULLET = /^(\s*)([-*+])([ \t]+\S.*)$/;
+const BODY_THEMATIC = /^\s{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+
+interface ShapeLine {
+  /** The line with its layout normalised: every heading `#`, every bullet `-`. */
+  text: string;
+  /** 1-based line number in the body. */
+  line: number;
+}
+
+/**
+ * A body's lines with what skills.body-layout may restyle taken out: heading levels and bullet
+ * markers normalised (outside fenced code), and the items of each list that may be reordered (its
+ * skill or the list is marked unordered, and it is no procedure) sorted.
+ */
+function bodyShape(body: string, unorderedSkill: boolean): ShapeLine[] {
+  const raw = body.split('\n');
+  const code: boolean[] = [];
+  let fence: string | null = null;
+  for (const line of raw) {
+    const f = BODY_FENCE.exec(line);
+    if (fence !== null) {
+      code.push(true);
+      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && line.trim() === f[1]) fence = null;
+    } else {
+      code.push(f !== null);
+      if (f) fence = f[1]!;
+    }
+  }
+  const norm = (line: string, i: number): string => {
+    if (code[i]) return line;
+    if (BODY_HEADING.test(line)) return line.replace(/^#+/, '#');
+    const b = BODY_THEMATIC.test(line) ? null : BODY_BULLET.exec(line);
+    return b ? `${b[1]}-${b[3]}` : line;
+  };
+  const topBullet = (i: number) => !code[i] && !BODY_THEMATIC.test(raw[i]!) && BODY_BULLET.exec(raw[i]!)?.[1] === '';
+  const out: ShapeLine[] = [];
+  for (let i = 0; i < raw.length; ) {
+    if (!topBullet(i)) {
+      out.push({ text: norm(raw[i]!, i), line: i + 1 });
+      i++;
+      continue;
+    }
+    const marker = BODY_BULLET.exec(raw[i]!)![2];
+    const items: ShapeLine[][] = [];
+    let j = i;
+    for (; j < raw.length; j++) {
+      if (topBullet(j) && BODY_BULLET.exec(raw[j]!)![2] === marker) items.push([{ text: norm(raw[j]!, j), line: j + 1 }]);
+      else if (!code[j] && /^\s+\S/.test(raw[j]!)) items[items.length - 1]!.push({ text: norm(raw[j]!, j), line: j + 1 });
+      else break;
+    }
+    const free = (unorderedSkill || markedUnordered(raw, i)) && !isProcedure(items.map((it) => it[0]!.text.replace(/^-[ \t]+/, '')));
+    const key = (it: ShapeLine[]) => it.map((l) => l.text).join('\n');
+    const order = free ? [...items].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0)) : items;
+    for (const it of order) out.push(...it);
+    i = j;
+  }
+  return out;
+}
+
+/** Where two shapes first differ: the line in `b` and the first word that differs. */
+function firstDifference(a: readonly ShapeLine[], b: readonly ShapeLine[]): { line: number; what: string } | null {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x && y && x.text === y.text) continue;
+    const line = y?.line ?? x?.line ?? 0;
+    if (!x || !y) return { line, what: `the body has ${b.length} lines where ${a.length} were expected` };
+    const wa = x.text.split(/(\s+)/);
+    const wb = y.text.split(/(\s+)/);
+    const k = wa.findIndex((w, j) => w !== wb[j]);
+    const at = k === -1 ? wa.length : k;
+    if (a.some((l) => l.text === y.text)) return { line, what: `"${clip(y.text)}" moved (list order changed)` };
+    return { line, what: `"${clip(wa[at] ?? '')}" became "${clip(wb[at] ?? '')}"` };
+  }
+  return null;
 }
 
 /** Applying the inverse plan to the augmented record gives the source back, canonically. */
@@ -280,7 +444,8 @@ export function canonicalRecord(rec: Trajectory): string[] {
 /**
  * Semantic transforms keep the prompt's rules: the multiset of normalised rules (list items and
  * paragraphs of prompt sections, before template filling, identifiers renamed) is the same in both
- * states, and every rule of the new state without template tags is visible in the state's rendered
+ * states, every ordered list (any list outside an unordered section, and every procedure) is the
+ * same sequence, and every rule of the new state without template tags is visible in the state's rendered
  * sections. Both depend on the state and plan only, so they are computed once per state.
  */
 export function checkRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
@@ -294,11 +459,18 @@ export function checkRules(from: Harness, to: Harness, plan: RewritePlan): strin
   const count = (xs: readonly string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
   const cb = count(before);
   const ca = count(after);
-  for (const [u, n] of cb) if ((ca.get(u) ?? 0) !== n) out.push(`rule ${clip(u)} appears ${ca.get(u) ?? 0}× (was ${n}×)`);
-  for (const [u, n] of ca) if (!cb.has(u)) out.push(`new rule ${clip(u)} (${n}×)`);
+  const listDiffs: string[] = [];
+  for (const [u, n] of cb) {
+    if ((ca.get(u) ?? 0) === n) continue;
+    if (u.startsWith('list:')) listDiffs.push(u);
+    else out.push(`rule ${clip(u)} appears ${ca.get(u) ?? 0}× (was ${n}×)`);
+  }
+  for (const [u, n] of ca) if (!cb.has(u) && !u.startsWith('list:')) out.push(`new rule ${clip(u)} (${n}×)`);
+  // Same rules, but a list no longer in its order.
+  if (out.length === 0) for (const u of listDiffs) out.push(`ordered list ${clip(u.slice(5).replace(/\u0001/g, ' | '))} lost its order`);
   const shown = normaliseUnit(to.sections.map((s) => (s.kind === 'text' ? (to.promptStyle ? restyleSection(s.text, to.promptStyle) : s.text) : '')).join('\n'));
   for (const u of new Set(after)) {
-    if (u.includes('{{')) continue;
+    if (u.includes('{{') || u.startsWith('list:')) continue;
     const body = u.slice(u.indexOf(':') + 1);
     if (!shown.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
   }
@@ -314,9 +486,17 @@ const rulesCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
 function stateUnits(h: Harness, rename?: TextRewriter): string[] {
   if (!rename && h === lastUnits?.h) return lastUnits.units;
   const out: string[] = [];
+  const unordered = new Set(h.unordered);
   for (const s of h.sections) {
     if (s.kind !== 'text') continue;
-    for (const u of sectionUnits(rename ? rename.rewrite(s.text) : s.text)) if (!u.startsWith('title:')) out.push(u);
+    const text = rename ? rename.rewrite(s.text) : s.text;
+    for (const u of sectionUnits(text)) if (!u.startsWith('title:')) out.push(u);
+    // Each list once more as a whole: in order, unless its section is unordered and it is no
+    // procedure (numbered, or items that read as steps), when only its items count.
+    for (const l of sectionLists(text)) {
+      const free = unordered.has(s.id) && !l.procedure;
+      out.push(`list:${(free ? [...l.items].sort() : l.items).join('\u0001')}`);
+    }
   }
   out.sort();
   if (!rename) lastUnits = { h, units: out };

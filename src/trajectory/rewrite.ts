@@ -80,7 +80,12 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
         const toSkill = to.skills.find((s) => s.id === mapId(plan.skills, skill));
         // A skill-load result that is the skill's body becomes the new state's body (one text per state).
         if (fromSkill && toSkill && textOf(m.content).trim() === fromSkill.body) out.push(stateTextMessage({ ...m, content: toSkill.body }));
-        else out.push({ ...m, content: rw(m.content) });
+        else {
+          // Any other load result reads like a skill body: plain words only where it refers to them.
+          const body = bodyRewriterFor(plan, from);
+          const rb = (c: string) => body.rewriteReferences(c, 'record');
+          out.push({ ...m, content: typeof m.content === 'string' ? rb(m.content) : m.content.map((p) => ({ ...p, text: rb(p.text) })) });
+        }
         return;
       }
       const tool = callTools.get(m.tool_call_id);
@@ -112,6 +117,40 @@ export function textRewriterFor(plan: RewritePlan, from: Harness): TextRewriter 
 
 const rewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
 
+/**
+ * The rewriter of a plan for skill bodies (see TextRewriter.rewriteReferences): the text map, with
+ * each renamed parameter's tools by their names in `from` and after the plan.
+ */
+export function bodyRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
+  let byState = bodyRewriters.get(plan);
+  if (!byState) bodyRewriters.set(plan, (byState = new WeakMap()));
+  let hit = byState.get(from);
+  if (!hit) {
+    const map = textMap(plan, from);
+    byState.set(from, (hit = new TextRewriter(map, planOwners(plan, from, Object.keys(map)))));
+  }
+  return hit;
+}
+
+const bodyRewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
+
+/** For the parameter names among `keys`: every name (before and after the plan) of the tools that have them. */
+export function planOwners(plan: RewritePlan, from: Harness, keys: readonly string[]): Map<string, Set<string>> {
+  const elements = new Set([...Object.keys(plan.tools), ...Object.keys(plan.skills), ...Object.keys(plan.hooks)]);
+  const owners = new Map<string, Set<string>>();
+  for (const k of keys) {
+    if (elements.has(k)) continue;
+    const set = new Set<string>();
+    for (const t of from.tools) {
+      if (!schemaPropertyNames(t.parameters).includes(k)) continue;
+      set.add(t.name);
+      set.add(mapId(plan.tools, t.name));
+    }
+    if (set.size > 0) owners.set(k, set);
+  }
+  return owners;
+}
+
 const textMaps = new WeakMap<RewritePlan, WeakMap<Harness, Record<string, string>>>();
 
 /** Identifier renames that apply to free text (ambiguous ones — one old name, two new — are left out). */
@@ -135,11 +174,10 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
   };
   for (const map of [plan.tools, plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
   // A parameter name goes into the text map only when every tool that has it renames it the same way.
-  const { params } = netParamRenames(plan);
+  const params = leafRenamesByTool(plan);
   const leafRenames = new Map<string, Set<string>>();
   for (const net of Object.values(params)) {
-    for (const [path, leaf] of Object.entries(net)) {
-      const old = path.split('.').pop()!;
+    for (const [old, leaf] of Object.entries(net)) {
       const s = leafRenames.get(old) ?? new Set<string>();
       s.add(leaf);
       leafRenames.set(old, s);
@@ -149,13 +187,42 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
     if (news.size !== 1) continue;
     const everywhere = from.tools.every((t) => {
       if (!schemaPropertyNames(t.parameters).includes(old)) return true;
-      const net = params[t.name];
-      return net !== undefined && Object.entries(net).some(([p, l]) => p.split('.').pop() === old && l === [...news][0]);
+      return params[t.name]?.[old] === [...news][0];
     });
     if (everywhere) add(old, [...news][0]!);
   }
   const out: Record<string, string> = {};
   for (const [a, s] of candidates) if (s.size === 1) out[a] = [...s][0]!;
+  return out;
+}
+
+/**
+ * Per source tool name: parameter names (leaves) renamed, old → new. A tool whose arguments are
+ * also reshaped (wrapped, nested) still renamed its parameters: its rename ops count as well, so
+ * the prose that mentions them (skill bodies, descriptions) follows.
+ */
+function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
+  const { params, reshaped } = netParamRenames(plan);
+  const out: Record<string, Record<string, string>> = {};
+  for (const [tool, net] of Object.entries(params)) {
+    const m: Record<string, string> = {};
+    for (const [path, leaf] of Object.entries(net)) m[path.split('.').pop()!] = leaf;
+    out[tool] = m;
+  }
+  for (const tool of reshaped) {
+    const m: Record<string, string> = {};
+    for (const op of plan.args[tool] ?? []) {
+      if (op.op !== 'rename') continue;
+      for (const [path, leaf] of Object.entries(op.paths)) {
+        const old = path.split('.').pop()!;
+        // A name renamed again (a → b, then b → c) keeps its first name as the key.
+        const first = Object.keys(m).find((k) => m[k] === old) ?? old;
+        m[first] = leaf;
+      }
+    }
+    for (const [a, b] of Object.entries(m)) if (a === b) delete m[a];
+    if (Object.keys(m).length > 0) out[tool] = m;
+  }
   return out;
 }
 

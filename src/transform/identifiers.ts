@@ -29,6 +29,28 @@ export function splitWords(name: string): string[] {
     .map((w) => w.toLowerCase());
 }
 
+/**
+ * True when a name derived from prose (an XML tag, a slug) spells one of `names`: for a name of
+ * several words, its words stand together in the derived name's words, in any case style
+ * (`cancel_pending_order` in `how_to_cancel_pending_order`, `cancelPendingOrder` in
+ * `cancel_pending_order`); a one-word name only when it is the whole derived name.
+ */
+export function spellsName(derived: string, names: Iterable<string>): boolean {
+  const words = splitWords(derived);
+  const whole = words.join('_');
+  for (const name of names) {
+    const nw = splitWords(name);
+    if (nw.length === 0) continue;
+    if (nw.length === 1) {
+      if (whole === nw[0]) return true;
+      continue;
+    }
+    const joined = nw.join('_');
+    if (whole === joined || whole.startsWith(`${joined}_`) || whole.endsWith(`_${joined}`) || whole.includes(`_${joined}_`)) return true;
+  }
+  return false;
+}
+
 export type CaseStyle = 'snake' | 'camel' | 'pascal' | 'kebab';
 
 export function joinWords(words: readonly string[], style: CaseStyle): string {
@@ -132,13 +154,19 @@ export class TextRewriter {
   private readonly map: ReadonlyMap<string, string>;
   private readonly keys: string[];
   private anyKey: RegExp | undefined;
+  private readonly owners: ReadonlyMap<string, ReadonlySet<string>>;
   readonly size: number;
 
-  constructor(map: Record<string, string> | ReadonlyMap<string, string>) {
+  /**
+   * `owners`: for parameter names among the keys, the names of the tools that have them (every
+   * spelling a text may use). Only the reference rules (rewriteReferences) read it.
+   */
+  constructor(map: Record<string, string> | ReadonlyMap<string, string>, owners?: ReadonlyMap<string, ReadonlySet<string>>) {
     const entries = (map instanceof Map ? [...map.entries()] : Object.entries(map)).filter(([a, b]) => a !== b && a !== '');
     this.map = new Map(entries);
     this.keys = entries.map(([k]) => k);
     this.size = entries.length;
+    this.owners = owners ?? new Map();
   }
 
   private touches(t: Tokenized): boolean {
@@ -184,4 +212,127 @@ export class TextRewriter {
     if (t === null || !this.touches(t)) return [];
     return this.keys.filter((k) => t.eligible.has(k)).sort();
   }
+
+  /**
+   * Rewrite the mentions in a text that is about other things too (a skill body: API references,
+   * code examples): distinctive identifiers wherever they stand, a plain word only where the text
+   * refers to that harness element (see referenceTokens).
+   */
+  rewriteReferences(text: string, scope: TextScope = 'state'): string {
+    if (this.size === 0) return text;
+    const t = this.tokens(text, scope);
+    if (t === null || !this.touches(t)) return text;
+    let out = '';
+    let last = 0;
+    for (const i of this.referenceTokens(text, t)) {
+      out += text.slice(last, t.starts[i]) + this.map.get(t.words[i]!)!;
+      last = t.ends[i]!;
+    }
+    return out + text.slice(last);
+  }
+
+  /** The identifiers mentioned in `text` under the rules of `rewriteReferences`. */
+  referenceMentions(text: string, scope: TextScope = 'state'): string[] {
+    if (this.size === 0) return [];
+    const t = this.tokens(text, scope);
+    if (t === null || !this.touches(t)) return [];
+    const found = new Set<string>();
+    for (const i of this.referenceTokens(text, t)) found.add(t.words[i]!);
+    return [...found].sort();
+  }
+
+  /**
+   * Indices of the tokens that refer to a key. A distinctive key counts wherever it stands. A
+   * plain-word key counts only in code, and only where it names the harness element:
+   * - a parameter (a key with owners): in a block (paragraph, list, or fenced code block with the
+   *   paragraph before it) that also names one of its tools (any spelling, as any word) —
+   *   except a JSON key whose value is the tool's name (`"name": "load_skill"` is the call's
+   *   name field, not the parameter);
+   * - a tool, skill or hook: a code span that is exactly the name (`` `search` ``, `` `search(…)` ``).
+   * Everything else (a `name` key in an unrelated JSON example) is text about something else.
+   */
+  private referenceTokens(text: string, t: Tokenized): number[] {
+    const out: number[] = [];
+    let blocks: Blocks | undefined;
+    for (let i = 0; i < t.words.length; i++) {
+      const word = t.words[i]!;
+      if (!this.map.has(word)) continue;
+      if (isDistinctive(word)) {
+        out.push(i);
+        continue;
+      }
+      const start = t.starts[i]!;
+      const end = t.ends[i]!;
+      const owners = this.owners.get(word);
+      if (owners === undefined) {
+        if (text[start - 1] === '`' && (text[end] === '`' || text[end] === '(') && opensSpan(text, start - 1)) out.push(i);
+        continue;
+      }
+      const value = /^"\s*:\s*"([^"\n]*)"/.exec(text.slice(end, end + 200));
+      if (text[start - 1] === '"' && value && owners.has(value[1]!)) continue;
+      blocks ??= blocksOf(text);
+      const [from, to] = blocks.context(start);
+      // Any word of the block counts as naming the tool (a rename may have made it a plain word).
+      for (const m of text.slice(from, to).matchAll(IDENT)) {
+        if (owners.has(m[0]) && from + m.index !== start) {
+          out.push(i);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+}
+
+/** True when the backtick at `tick` opens a code span (an even number of backticks before it on its line). */
+function opensSpan(text: string, tick: number): boolean {
+  const lineStart = text.lastIndexOf('\n', tick - 1) + 1;
+  return (text.slice(lineStart, tick).split('`').length - 1) % 2 === 0;
+}
+
+interface Blocks {
+  /** The character range whose identifiers are read as context for a token at `pos`. */
+  context(pos: number): [number, number];
+}
+
+/**
+ * A text cut into blocks: paragraphs and lists (runs of non-blank lines) and fenced code blocks
+ * (fence to fence). A fenced block's context includes the paragraph right before it ("Call
+ * `load_skill` like this:" followed by the example).
+ */
+function blocksOf(text: string): Blocks {
+  const ranges: { start: number; end: number; fence: boolean }[] = [];
+  let fence: string | null = null;
+  let cur: { start: number; end: number; fence: boolean } | null = null;
+  let pos = 0;
+  for (const line of text.split('\n')) {
+    const lineEnd = pos + line.length;
+    const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence !== null) {
+      cur!.end = lineEnd;
+      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && line.trim() === f[1]) {
+        fence = null;
+        cur = null;
+      }
+    } else if (f) {
+      cur = { start: pos, end: lineEnd, fence: true };
+      ranges.push(cur);
+      fence = f[1]!;
+    } else if (line.trim() === '') {
+      cur = null;
+    } else {
+      if (cur === null || cur.fence) ranges.push((cur = { start: pos, end: lineEnd, fence: false }));
+      cur.end = lineEnd;
+    }
+    pos = lineEnd + 1;
+  }
+  return {
+    context(p: number): [number, number] {
+      const k = ranges.findIndex((r) => r.start <= p && p <= r.end);
+      if (k === -1) return [p, p];
+      const r = ranges[k]!;
+      const prev = ranges[k - 1];
+      return r.fence && prev && !prev.fence ? [prev.start, r.end] : [r.start, r.end];
+    },
+  };
 }

@@ -29,11 +29,14 @@ export function cloneState(h: Harness): Harness {
  * lists, loader, hook matchers and checks, schemas) and every free-text mention (prompt sections,
  * catalog intro, skill bodies and descriptions, tool descriptions, hook feedback templates).
  */
-export function renameInState(h: Harness, maps: { tools?: IdMap; skills?: IdMap; hooks?: IdMap; text?: IdMap }): Harness {
+export function renameInState(
+  h: Harness,
+  maps: { tools?: IdMap; skills?: IdMap; hooks?: IdMap; text?: IdMap; owners?: Readonly<Record<string, readonly string[]>> },
+): Harness {
   const tools = maps.tools ?? {};
   const skills = maps.skills ?? {};
   const hooks = maps.hooks ?? {};
-  const text = new TextRewriter({ ...(maps.text ?? {}), ...tools, ...skills, ...hooks });
+  const text = new TextRewriter({ ...(maps.text ?? {}), ...tools, ...skills, ...hooks }, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
   const out = cloneState(h);
   const t = (s: string) => text.rewrite(s);
   for (const s of out.sections) s.text = t(s.text);
@@ -42,7 +45,8 @@ export function renameInState(h: Harness, maps: { tools?: IdMap; skills?: IdMap;
   for (const s of out.skills) {
     s.id = mapId(skills, s.id);
     s.description = t(s.description);
-    s.body = t(s.body);
+    // A body is about other things too: plain words only where it refers to the element.
+    s.body = text.rewriteReferences(s.body);
     s.tools = s.tools.map((x) => mapId(tools, x));
   }
   for (const tool of out.tools) {
@@ -66,6 +70,20 @@ export function renameInState(h: Harness, maps: { tools?: IdMap; skills?: IdMap;
     if (hook.description !== undefined) hook.description = t(hook.description);
   }
   return out;
+}
+
+/**
+ * For parameter names (`text` keys of a rename): the names of the tools that have them in `h`,
+ * plus any further spellings given (a tool's source name, when a rename already changed it).
+ */
+export function parameterOwners(h: Harness, params: readonly string[], extra?: Readonly<Record<string, readonly string[]>>): Map<string, Set<string>> {
+  const owners = new Map<string, Set<string>>();
+  for (const p of params) {
+    const set = new Set<string>(extra?.[p] ?? []);
+    for (const t of h.tools) if (schemaPropertyNames(t.parameters).includes(p)) set.add(t.name);
+    owners.set(p, set);
+  }
+  return owners;
 }
 
 /** The loader argument's schema with skill names in `enum`/`const` renamed (same object when none are). */

@@ -291,7 +291,6 @@ describe('prompt.rule-order', () => {
 
   it.each<[string, string, string]>([
     ['continuation lines travel with their item', '# R\n- one\n  more of one\n- two', '# R\n- two\n- one\n  more of one'],
-    ['a numbered list keeps its numbers in place', '# R\n1. one\n2. two', '# R\n1. two\n2. one'],
     ['star markers and blank-line-free layout are kept', 'Intro line.\n* one\n* two', 'Intro line.\n* two\n* one'],
     ['lists separated by a paragraph stay apart', '# R\n- a\n- b\n\nNote.\n\n- c', '# R\n- b\n- a\n\nNote.\n\n- c'],
     ['code fences are left alone', '# R\n```\n- x\n- y\n```\n- a\n- b', '# R\n```\n- x\n- y\n```\n- b\n- a'],
@@ -300,6 +299,18 @@ describe('prompt.rule-order', () => {
     const state = harness({ sections: [text('r', source)], unordered: ['r'] });
     const r = applied(ruleOrder, state);
     expect(r.state.sections[0]!.text).toBe(expected);
+  });
+
+  it.each([
+    ['a numbered list', '# R\n1. one\n2. two\n3. three'],
+    ['a "1)" list', '# R\n1) one\n2) two'],
+    ['bullets that read as steps', '# R\n- Check the booking.\n- Then confirm the date.\n- Finally send the receipt.'],
+    ['bullets numbered in their text', '# R\n- Step 1: look up\n- Step 2: confirm'],
+    ['Chinese steps', '# R\n- 首先确认订单\n- 然后查询状态\n- 最后回复用户'],
+    ['第…步', '# R\n- 第一步：查询\n- 第二步：回复'],
+  ])('never reorders %s, even in an unordered section', (_, source) => {
+    const state = harness({ sections: [text('r', source)], unordered: ['r'] });
+    for (const seed of ALL_SEEDS) expect(apply(ruleOrder, state, {}, seed)).toBeNull();
   });
 
   it('shuffles long lists and keeps exactly the same lines', () => {

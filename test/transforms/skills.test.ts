@@ -311,7 +311,7 @@ describe('skills.body-layout', () => {
     const body = '# T\n\n- a\n- b\n  b more\n- c\n- d\n\n1. one\n2. two';
     const seen = new Set<string>();
     for (let seed = 0; seed < 40; seed++) {
-      const out = restyleBody(body, { ...keep, shuffle: 1 }, createRng(seed)).body;
+      const out = restyleBody(body, { ...keep, shuffle: 1 }, createRng(seed), true).body;
       const lines = out.split('\n');
       expect(lines.slice(0, 2)).toEqual(['# T', '']);
       expect(lines.slice(7)).toEqual(['', '1. one', '2. two']);
@@ -329,7 +329,27 @@ describe('skills.body-layout', () => {
     ['lists with different markers', '- a\n* b\n+ c'],
     ['a numbered list', '1. a\n2. b\n3. c'],
   ])('never shuffles %s', (_, body) => {
-    for (let seed = 0; seed < 20; seed++) expect(restyleBody(body, { ...keep, shuffle: 1 }, createRng(seed))).toEqual({ body, shuffled: 0 });
+    for (let seed = 0; seed < 20; seed++) expect(restyleBody(body, { ...keep, shuffle: 1 }, createRng(seed), true)).toEqual({ body, shuffled: 0 });
+  });
+
+  it.each([
+    ['an unmarked list in an unmarked skill', '- a\n- b\n- c\n- d', false],
+    ['a marked skill whose list reads as steps', '- Open the file.\n- Then edit it.\n- Finally save.', true],
+    ['a marked list whose items are steps in Chinese', '<!-- hsa:unordered -->\n- 首先打开\n- 然后修改\n- 最后保存', false],
+    ['a marked list whose items are numbered in their text', '<!-- hsa:unordered -->\n- 1) open\n- 2) save', false],
+  ])('keeps the order of %s', (_, body, unorderedSkill) => {
+    for (let seed = 0; seed < 20; seed++) expect(restyleBody(body, { ...keep, shuffle: 1 }, createRng(seed), unorderedSkill).shuffled).toBe(0);
+  });
+
+  it('shuffles a list marked <!-- hsa:unordered --> and leaves the next list alone', () => {
+    const body = 'Tools:\n<!-- hsa:unordered -->\n- a\n- b\n- c\n\nSteps:\n\n- x\n- y\n- z';
+    const seen = new Set<string>();
+    for (let seed = 0; seed < 30; seed++) {
+      const out = restyleBody(body, { ...keep, shuffle: 1 }, createRng(seed)).body;
+      expect(out.endsWith('Steps:\n\n- x\n- y\n- z')).toBe(true);
+      seen.add(out);
+    }
+    expect(seen.size).toBeGreaterThan(2);
   });
 
   it('bodyStyle reports heading range and markers outside code', () => {
@@ -340,7 +360,7 @@ describe('skills.body-layout', () => {
   it('keeps every unit of every body (fixture and distractor bodies, many seeds)', async () => {
     const { harness: lc } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));
     const bodies = [...lc!.skills.map((s) => s.body), ...builtinWords.distractorSkills.map((d) => d.body)];
-    const state = harness({ skills: bodies.map((body, i) => skill(`s_${i}`, { body })) });
+    const state = harness({ skills: bodies.map((body, i) => skill(`s_${i}`, { body, unorderedLists: true })) });
     let shuffled = 0;
     for (let seed = 0; seed < 100; seed++) {
       const r = run(bodyLayout, state, { p: 1, shuffle: 1 }, seed)!;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { baseStyle, stylePreview } from '../../src/transform/prompt-style.js';
+import { baseStyle, neutralTitles, stylePreview } from '../../src/transform/prompt-style.js';
 import { cloneState } from '../../src/transform/state.js';
 
 const HEADINGS = ['markdown', 'xml', 'bracket', 'caps', 'colon'] as const;
@@ -9,14 +9,16 @@ const TITLE_CASES = ['as-is', 'upper', 'lower', 'title'] as const;
 
 /**
  * Restyle section titles: markdown `#`/`##`/`###`, `<xml>` tags, `[Bracket]`, CAPS or `Title:`,
- * with a title casing. The other style fields (list marker, separator) are kept; a harness
+ * with a title casing. An XML tag is made from the title's words; a title whose tag would spell a
+ * harness name (a heading "Cancel pending order" beside a tool `cancel_pending_order`) gets a
+ * neutral `<section title="…">` instead, so a rename of that name leaves nothing behind. The other style fields (list marker, separator) are kept; a harness
  * rendered as written starts from markdown level 1, as-is, `-`, its own separator.
  */
 export default defineTransform({
   id: 'prompt.heading-style',
   family: 'prompt',
   class: 'semantic',
-  version: 1,
+  version: 2,
   description: 'Restyle section headings (markdown levels 1-3, xml tags, [bracket], CAPS, Title:) and their casing.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.6).describe('probability that a variant restyles the section headings'),
@@ -35,6 +37,11 @@ export default defineTransform({
       const combos = levels.flatMap((headingLevel) => cases.map((titleCase) => ({ headingLevel, titleCase })));
       for (const c of ctx.rng.shuffle(combos)) {
         const style: PromptStyle = { ...base, heading, headingLevel: c.headingLevel, titleCase: c.titleCase };
+        delete style.neutralTitles;
+        if (heading === 'xml') {
+          const neutral = neutralTitles(state, ctx.source);
+          if (neutral.length > 0) style.neutralTitles = neutral;
+        }
         if (stylePreview(state, style) === before) continue;
         const out = cloneState(state);
         out.promptStyle = style;

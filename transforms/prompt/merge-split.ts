@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { sectionUnits } from '../../src/harness/markdown.js';
 import type { Harness, Section } from '../../src/harness/types.js';
 import { defineTransform, type TransformContext } from '../../src/transform/define.js';
+import { spellsName } from '../../src/transform/identifiers.js';
+import { harnessNames } from '../../src/transform/prompt-style.js';
 import { cloneState } from '../../src/transform/state.js';
 
 /**
@@ -23,7 +25,7 @@ export default defineTransform({
   id: 'prompt.merge-split',
   family: 'prompt',
   class: 'semantic',
-  version: 1,
+  version: 2,
   description: 'Merge two adjacent prompt sections into one, or split a section at a ## sub-heading.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.3).describe('probability that a variant merges or splits prompt sections'),
@@ -49,7 +51,9 @@ export default defineTransform({
     }
     const s = ctx.rng.pick(splits);
     const parent = out.sections[s.index]!;
-    const id = freshId(state, `${parent.id}_${slug(s.heading)}`, ctx);
+    // The new section's id is made from its heading: never from words that spell a harness name.
+    const words = slug(s.heading);
+    const id = freshId(state, `${parent.id}_${spellsName(words, harnessNames(ctx.source, state)) ? 'part' : words}`, ctx);
     parent.text = s.rest;
     out.sections.splice(s.index + 1, 0, { id, kind: 'text', text: s.part, placement: parent.placement });
     return { state: out, params: { op, section: parent.id, heading: s.heading, into: [parent.id, id] } };

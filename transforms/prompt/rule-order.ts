@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { parseSection, type Block } from '../../src/harness/markdown.js';
+import { isProcedure, parseSection, type Block } from '../../src/harness/markdown.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { cloneState } from '../../src/transform/state.js';
 
 /**
  * Shuffle the rules (list items) inside sections declared `unordered`. Each list is shuffled on
- * its own; items never cross a paragraph or heading. The section is edited line by line (an
+ * its own; items never cross a paragraph or heading. Numbered lists and lists whose items read as
+ * steps (first/then/finally, 首先/然后/最后, "1)", "Step 2"…) are procedures and keep their order
+ * even there (see isProcedure). The section is edited line by line (an
  * item's continuation lines travel with it, numbered lists keep their numbers in place), so the
  * text keeps its own markers, spacing and layout and the only change is item order. Every edit is
  * checked against `parseSection`: a section whose re-parse is not exactly the permuted original is
@@ -15,8 +17,8 @@ export default defineTransform({
   id: 'prompt.rule-order',
   family: 'prompt',
   class: 'semantic',
-  version: 1,
-  description: 'Shuffle list items (rules) inside prompt sections declared unordered.',
+  version: 2,
+  description: 'Shuffle list items (rules) inside prompt sections declared unordered; numbered lists and step lists keep their order.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.6).describe('probability that a variant shuffles the rules of unordered sections'),
   }),
@@ -27,14 +29,14 @@ export default defineTransform({
       if (s.kind !== 'text' || !unordered.has(s.id)) return;
       const lines = s.text.split('\n');
       const spans = listSpans(lines);
-      if (spans.some((sp) => sp.items.length >= 2)) targets.push({ index, lines, spans });
+      if (spans.some((sp) => movable(lines, sp))) targets.push({ index, lines, spans });
     });
     if (targets.length === 0) return null;
 
-    const perms = targets.map((t) => t.spans.map((sp) => ctx.rng.shuffle(sp.items.map((_, k) => k))));
+    const perms = targets.map((t) => t.spans.map((sp) => (movable(t.lines, sp) ? ctx.rng.shuffle(sp.items.map((_, k) => k)) : sp.items.map((_, k) => k))));
     if (perms.every((ps) => ps.every(isIdentity))) {
       // Nothing moved: swap two items of one random list so the variant differs.
-      const choices = targets.flatMap((t, ti) => t.spans.flatMap((sp, si) => (sp.items.length >= 2 ? [[ti, si] as const] : [])));
+      const choices = targets.flatMap((t, ti) => t.spans.flatMap((sp, si) => (movable(t.lines, sp) ? [[ti, si] as const] : [])));
       const [ti, si] = ctx.rng.pick(choices);
       const perm = perms[ti]![si]!;
       const [a, b] = ctx.rng.sample(
@@ -59,6 +61,12 @@ export default defineTransform({
     return { state: out, params: { sections: applied } };
   },
 });
+
+/** A list that may change order: at least two items, bullets (not numbers), not a procedure. */
+function movable(lines: readonly string[], span: ListSpan): boolean {
+  if (span.ordered || span.items.length < 2) return false;
+  return !isProcedure(span.items.map((it) => lines[it.start]!.replace(MARKER, '')));
+}
 
 interface ListSpan {
   ordered: boolean;

@@ -1,13 +1,19 @@
 import { z } from 'zod';
+import { isProcedure, markedUnordered } from '../../src/harness/markdown.js';
 import { defineTransform } from '../../src/transform/define.js';
 import type { Rng } from '../../src/transform/rng.js';
 import { cloneState } from '../../src/transform/state.js';
 
 /**
  * Restyle skill bodies without touching their words: bullet markers (`-`, `*`, `+`), heading
- * levels, and the order of items inside unordered bullet lists. Works line by line, so every
- * paragraph, list item (continuation lines and sub-items included), numbered list and fenced code
- * block stays exactly as written.
+ * levels, and the order of items inside bullet lists the harness declares unordered. Works line by
+ * line, so every paragraph, list item (continuation lines and sub-items included), numbered list
+ * and fenced code block stays exactly as written.
+ *
+ * List items in skills are mostly instructions, so order is kept unless the harness says
+ * otherwise: a list may be shuffled only when its skill is listed in `skills.unordered_lists`
+ * (harness.yaml) or the line before it is `<!-- hsa:unordered -->`, and never when its items read
+ * as steps (isProcedure: first/then/finally, 首先/然后/最后, "1)", "Step 2"…).
  */
 
 export type Marker = '-' | '*' | '+';
@@ -78,8 +84,9 @@ export interface LayoutChoice {
  * the list ends at a heading, the end of the body, or a blank line not followed by an indented line
  * (so no lazy or loose continuation can change which item it belongs to).
  */
-export function restyleBody(body: string, choice: LayoutChoice, rng: Rng): { body: string; shuffled: number } {
+export function restyleBody(body: string, choice: LayoutChoice, rng: Rng, unorderedSkill = false): { body: string; shuffled: number } {
   const lines = scan(body);
+  const texts = lines.map((l) => l.text);
   const style = bodyStyle(body);
   let delta = 0;
   if (style.minHeading !== null && style.maxHeading !== null) {
@@ -117,7 +124,8 @@ export function restyleBody(body: string, choice: LayoutChoice, rng: Rng): { bod
     const safeEnd =
       end === undefined || isHeading(end) || (!end.code && end.text.trim() === '' && (next === undefined || next.code || !/^\s/.test(next.text)));
     let order = items;
-    if (items.length > 1 && safeEnd && rng.chance(choice.shuffle)) {
+    const free = (unorderedSkill || markedUnordered(texts, i)) && !isProcedure(items.map((it) => BULLET.exec(it[0]!.text)![3]!.trim()));
+    if (items.length > 1 && safeEnd && free && rng.chance(choice.shuffle)) {
       order = rng.shuffle(items);
       if (order.some((it, k) => it !== items[k])) shuffled++;
     }
@@ -157,13 +165,13 @@ export default defineTransform({
   id: 'skills.body-layout',
   family: 'skills',
   class: 'semantic',
-  version: 1,
+  version: 2,
   description:
-    'Restyle skill bodies: bullet markers (-, *, +), heading levels, and the order of items in unordered bullet lists; every paragraph and list item keeps its exact text.',
+    'Restyle skill bodies: bullet markers (-, *, +), heading levels, and the order of items in bullet lists the harness marks unordered (never procedures); every paragraph and list item keeps its exact text.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles skill bodies'),
     maxHeadingLevel: z.number().int().min(1).max(6).default(3).describe('deepest level a body\'s top heading may move to (1 = "#")'),
-    shuffle: z.number().min(0).max(1).default(0.5).describe('probability that each unordered bullet list has its items shuffled'),
+    shuffle: z.number().min(0).max(1).default(0.5).describe('probability that each bullet list marked unordered (skills.unordered_lists or <!-- hsa:unordered -->) has its items shuffled'),
   }),
   apply(state, ctx) {
     if (state.skills.length === 0) return null;
@@ -184,7 +192,7 @@ export default defineTransform({
     const changed: string[] = [];
     const shuffled: Record<string, number> = {};
     for (const skill of out.skills) {
-      const next = restyleBody(skill.body, choice, ctx.rng);
+      const next = restyleBody(skill.body, choice, ctx.rng, skill.unorderedLists === true);
       if (next.body === skill.body) continue;
       skill.body = next.body;
       changed.push(skill.id);

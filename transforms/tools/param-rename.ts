@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { proposeName } from '../../src/transform/naming.js';
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
-import { cloneState, renameInState } from '../../src/transform/state.js';
+import { cloneState, renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 
 /**
@@ -13,7 +13,7 @@ export default defineTransform({
   id: 'tools.param-rename',
   family: 'tools',
   class: 'exact',
-  version: 1,
+  version: 2,
   description: 'Rename tool parameters (nested included) consistently across tools; call arguments, required lists and mentions follow.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.7).describe('probability that a variant renames parameters'),
@@ -53,7 +53,14 @@ export default defineTransform({
     }
     if (Object.keys(map).length === 0) return null;
     const args: Record<string, { op: 'rename'; paths: IdMap }[]> = {};
-    const renamed = renameInState(state, { text: map });
+    // A skill body refers to a parameter beside its tool's name, in the body's spelling of it:
+    // the current name or, when a rename already changed it, the source name.
+    const owners: Record<string, string[]> = {};
+    for (const [source, current] of Object.entries(ctx.plan.tools)) {
+      const tool = state.tools.find((t) => t.name === current);
+      if (tool) for (const p of schemaPropertyNames(tool.parameters)) if (map[p] !== undefined) (owners[p] ??= []).push(source);
+    }
+    const renamed = renameInState(state, { text: map, owners });
     const out = cloneState(renamed);
     for (const tool of out.tools) {
       const paths: IdMap = {};

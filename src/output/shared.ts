@@ -23,10 +23,32 @@ export interface PartCounts {
   kept_sources: number;
   /** Variants whose teacher run was rejected and that kept the rewritten reference (--fallback rewrite). */
   fallbacks: number;
+  /** Valid records by what became of their system message (--system-prompt); records without one count in none. */
+  prompts_matched: number;
+  prompts_located: number;
+  prompts_replaced: number;
+  /** Characters of logged system messages dropped by --system-prompt replace. */
+  prompt_chars_discarded: number;
+  /** Tool-call ids used again in a record and written unique (`ID~2`), over valid records. */
+  reused_call_ids: number;
 }
 
 export function emptyCounts(): PartCounts {
-  return { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0, fallbacks: 0 };
+  return {
+    input_records: 0,
+    valid_records: 0,
+    rejected_records: 0,
+    variants_expected: 0,
+    variants_written: 0,
+    variants_rejected: 0,
+    kept_sources: 0,
+    fallbacks: 0,
+    prompts_matched: 0,
+    prompts_located: 0,
+    prompts_replaced: 0,
+    prompt_chars_discarded: 0,
+    reused_call_ids: 0,
+  };
 }
 
 /**

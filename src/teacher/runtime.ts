@@ -1,4 +1,4 @@
-import { promptMessage, renderPrompt, renderTools } from '../harness/render.js';
+import { promptMessage, renderRecordPrompt, renderTools } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { checkCalls, checkLeaks } from '../trajectory/invariants.js';
 import { rewriteTrajectory } from '../trajectory/rewrite.js';
@@ -56,7 +56,7 @@ export async function runEpisode(
   const sourcePrefix = from.hookMessages.namePrefix;
   const inverse = invertPlan(plan);
   const tools = renderTools(to);
-  const rendered = renderPrompt(to, source.context ?? {});
+  const rendered = renderRecordPrompt(to, source);
   const messages: Message[] = [];
   const raw: unknown[] = [];
   const stats = { requests: 0, cacheHits: 0, tokensIn: 0, tokensOut: 0 };

@@ -207,7 +207,7 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
 const finders = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
 
 /** Old identifiers that must not be mentioned any more (renamed, and not a current name again). */
-function leakFinder(plan: RewritePlan, from: Harness, to: Harness): TextRewriter {
+export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): TextRewriter {
   let byState = finders.get(plan);
   if (!byState) finders.set(plan, (byState = new WeakMap()));
   const hit = byState.get(to);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpToolSchema } from '../harness/schema.js';
 
 const textContent = z.union([
   z.string(),
@@ -41,7 +42,8 @@ export const trajectorySchema = z.strictObject({
   harness: z.strictObject({ name: z.string(), version: z.union([z.string(), z.number()]) }).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
   messages: z.array(messageSchema).min(1),
-  tools: z.array(openAiTool).optional(),
+  // A record's own tools: OpenAI function tools or MCP tools (read.ts turns MCP ones into OpenAI shape).
+  tools: z.array(z.union([openAiTool, mcpToolSchema])).optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -108,12 +110,21 @@ function isMessage(m: unknown): boolean {
 }
 
 function isTool(t: unknown): boolean {
+  if (isObj(t) && t.type === undefined && 'inputSchema' in t) return isMcpTool(t);
   if (!isObj(t) || !onlyKeys(t, TOOL_KEYS) || t.type !== 'function') return false;
   const f = t.function;
   if (!isObj(f) || !onlyKeys(f, TOOL_FUNCTION_KEYS) || !isNonEmpty(f.name)) return false;
   if (f.description !== undefined && typeof f.description !== 'string') return false;
   if (f.parameters !== undefined && !isObj(f.parameters)) return false;
   return f.strict === undefined || f.strict === null || typeof f.strict === 'boolean';
+}
+
+function isMcpTool(t: Obj): boolean {
+  if (!isNonEmpty(t.name) || !isObj(t.inputSchema)) return false;
+  if (t.title !== undefined && typeof t.title !== 'string') return false;
+  if (t.description !== undefined && typeof t.description !== 'string') return false;
+  if (t.outputSchema !== undefined && !isObj(t.outputSchema)) return false;
+  return t.annotations === undefined || isObj(t.annotations);
 }
 
 /** True when `trajectorySchema` certainly accepts `v` (false: ask the schema, which explains). */

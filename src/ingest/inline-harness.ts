@@ -5,6 +5,7 @@ import type { Problem } from '../problems.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { compileSchema } from '../util/json-schema.js';
+import { quickCheck } from '../util/quick-schema.js';
 import { sha256 } from '../util/hash.js';
 
 /**
@@ -52,8 +53,9 @@ export function deriveInlineHarness(rec: Trajectory, at: { file: string; line: n
     const prior = seen.get(one.tool.name);
     if (prior !== undefined) return void err(`tools.${i}.function.name`, `duplicate tool "${one.tool.name}" (also tools.${prior})`);
     seen.set(one.tool.name, i);
-    const compiled = compileSchema(one.tool.parameters);
-    if ('error' in compiled) return void err(`tools.${i}.function.parameters`, `not a valid JSON Schema: ${compiled.error}`);
+    // A schema the quick tier can build is well-formed; only the others pay for an ajv compile.
+    const compiled = quickCheck(one.tool.parameters, 'annotation') !== null ? null : compileSchema(one.tool.parameters);
+    if (compiled && 'error' in compiled) return void err(`tools.${i}.function.parameters`, `not a valid JSON Schema: ${compiled.error}`);
     tools.push(one.tool);
   });
   if (problems.length > 0) return { hash, problems };
@@ -98,7 +100,7 @@ export class InlineHarnesses<Extra> {
 
   constructor(
     private readonly make: (h: Harness, hash: string) => Extra,
-    readonly capacity = 256,
+    readonly capacity = 16,
   ) {}
 
   /**

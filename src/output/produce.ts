@@ -188,7 +188,8 @@ export function variantOf(ctx: Pick<ProduceContext, 'cfg' | 'harness' | 'transfo
 
 /**
  * The inline harnesses of a run, each with its own state pool seeded by (run seed, harness hash),
- * then by slot as usual; at most 256 harnesses (and their pools) are kept at a time.
+ * then by slot as usual; at most 16 harnesses (and their pools) are kept at a time: logs mostly either
+ * repeat a few tool sets or give every record its own, and a pool holds up to state_pool states.
  */
 export function inlineHarnessesFor(cfg: RunConfig, transforms: readonly ResolvedTransform[], words: WordLists): InlineHarnesses<StatePool | undefined> {
   return new InlineHarnesses((h, hash) => statePoolFor({ ...cfg, seed: `${cfg.seed}:${hash}` }, h, transforms, words));

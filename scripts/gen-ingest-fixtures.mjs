@@ -192,8 +192,9 @@ function inlineRecord(i, shared) {
     const a = c('find_order', lookupArgs);
     const b = c('track_package', { tracking_id: `TRK${digits(8)}` });
     messages.push({ role: 'assistant', content: 'Checking both.', tool_calls: [a, b] });
-    messages.push({ role: 'tool', tool_call_id: a.id, content: JSON.stringify({ order_id: oid, items: [{ id: 'it-1', name: 'blue mug' }] }) });
-    messages.push({ role: 'tool', tool_call_id: b.id, content: '{"status":"out for delivery"}' });
+    // These logs name the tool on each result, as OpenAI-style loggers do.
+    messages.push({ role: 'tool', tool_call_id: a.id, name: 'find_order', content: JSON.stringify({ order_id: oid, items: [{ id: 'it-1', name: 'blue mug' }] }) });
+    messages.push({ role: 'tool', tool_call_id: b.id, name: 'track_package', content: '{"status":"out for delivery"}' });
     const r = c('return_items', { order_id: oid, item_ids: ['it-1'], refund_method: pick(['original_payment', 'gift_card']) });
     messages.push({ role: 'assistant', content: '', tool_calls: [r] }, { role: 'tool', tool_call_id: r.id, content: '{"return_id":"R-88"}' });
     messages.push({ role: 'assistant', content: 'The return is open (R-88), and your parcel is out for delivery.' });

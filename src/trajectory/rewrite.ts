@@ -74,6 +74,8 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       return;
     }
     if (m.role === 'tool') {
+      // A result that names its tool (as OpenAI logs do) names it in the new state.
+      if (m.name !== undefined) m = { ...m, name: mapId(plan.tools, m.name) };
       const skill = loaderCalls.get(m.tool_call_id);
       if (skill !== undefined) {
         const fromSkill = from.skills.find((s) => s.id === skill);

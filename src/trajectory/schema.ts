@@ -24,7 +24,7 @@ export const messageSchema = z.discriminatedUnion('role', [
     reasoning_content: z.string().optional(),
     refusal: z.string().nullable().optional(),
   }),
-  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: textContent }),
+  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: textContent, name: z.string().optional() }),
 ]);
 
 const openAiTool = z.strictObject({
@@ -73,7 +73,7 @@ function isTextContent(v: unknown): boolean {
 const TEXT_PART_KEYS = new Set(['type', 'text']);
 const PLAIN_KEYS = new Set(['role', 'content', 'name']);
 const ASSISTANT_KEYS = new Set(['role', 'content', 'name', 'tool_calls', 'reasoning_content', 'refusal']);
-const TOOL_MESSAGE_KEYS = new Set(['role', 'tool_call_id', 'content']);
+const TOOL_MESSAGE_KEYS = new Set(['role', 'tool_call_id', 'content', 'name']);
 const CALL_KEYS = new Set(['id', 'type', 'function']);
 const CALL_FUNCTION_KEYS = new Set(['name', 'arguments']);
 const TOOL_KEYS = new Set(['type', 'function']);
@@ -103,7 +103,7 @@ function isMessage(m: unknown): boolean {
       return true;
     }
     case 'tool':
-      return onlyKeys(m, TOOL_MESSAGE_KEYS) && isNonEmpty(m.tool_call_id) && isTextContent(m.content);
+      return onlyKeys(m, TOOL_MESSAGE_KEYS) && isNonEmpty(m.tool_call_id) && isTextContent(m.content) && (m.name === undefined || typeof m.name === 'string');
     default:
       return false;
   }

@@ -52,6 +52,7 @@ function checkCalls(records: Json[]): string[] {
   for (const r of records) {
     const schemas = new Map<string, object>(r.tools.map((t: Json) => [t.function.name, t.function.parameters]));
     const ids = new Set<string>();
+    const called = new Map<string, string>();
     let open = new Set<string>();
     for (const m of r.messages) {
       if (m.role === 'assistant') {
@@ -60,12 +61,14 @@ function checkCalls(records: Json[]): string[] {
           if (ids.has(c.id)) bad.push(`${r.id}: call id ${c.id} used twice`);
           ids.add(c.id);
           open.add(c.id);
+          called.set(c.id, c.function.name);
           const schema = schemas.get(c.function.name);
           if (!schema) bad.push(`${r.id}: ${c.function.name} is not in the record's tools`);
           else if (!ajv.validate(schema, c.function.arguments)) bad.push(`${r.id}: ${c.function.name} ${ajv.errorsText()}`);
         }
       } else if (m.role === 'tool') {
         if (!open.delete(m.tool_call_id)) bad.push(`${r.id}: tool result ${m.tool_call_id} answers no open call`);
+        if (m.name !== undefined && m.name !== called.get(m.tool_call_id)) bad.push(`${r.id}: tool result names ${m.name}, the call was ${called.get(m.tool_call_id)}`);
       }
     }
   }

@@ -191,17 +191,22 @@ const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$d
 
 /** A schema without its annotation keywords (property names and enum/const values kept as they are). */
 function validationShape(s: unknown): unknown {
-  if (Array.isArray(s)) return s.map(validationShape);
+  return withoutKeywords(s, (k) => ANNOTATIONS.has(k));
+}
+
+/** A schema without the keywords `drop` names, wherever they are keywords (not property names, not enum/const values). */
+function withoutKeywords(s: unknown, drop: (key: string, value: unknown) => boolean): unknown {
+  if (Array.isArray(s)) return s.map((x) => withoutKeywords(x, drop));
   if (s === null || typeof s !== 'object') return s;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
-    if (ANNOTATIONS.has(k)) continue;
+    if (drop(k, v)) continue;
     if (k === 'enum' || k === 'const') out[k] = v;
     else if (NAME_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       const names: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) names[name] = validationShape(sub);
+      for (const [name, sub] of Object.entries(v)) names[name] = withoutKeywords(sub, drop);
       out[k] = names;
-    } else out[k] = validationShape(v);
+    } else out[k] = withoutKeywords(v, drop);
   }
   return out;
 }
@@ -248,19 +253,7 @@ const validatorsById = new Map<number, Validator | string>();
 
 /** A schema without its `format` keywords (property names and enum/const values kept as they are). */
 function withoutFormats(s: unknown): unknown {
-  if (Array.isArray(s)) return s.map(withoutFormats);
-  if (s === null || typeof s !== 'object') return s;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(s)) {
-    if (k === 'format' && typeof v === 'string') continue;
-    if (k === 'enum' || k === 'const') out[k] = v;
-    else if (NAME_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      const names: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) names[name] = withoutFormats(sub);
-      out[k] = names;
-    } else out[k] = withoutFormats(v);
-  }
-  return out;
+  return withoutKeywords(s, (k, v) => k === 'format' && typeof v === 'string');
 }
 
 const CONTAINERS = new Set(['properties', 'items', 'prefixItems', 'additionalItems', 'allOf', 'patternProperties', 'unevaluatedProperties', 'unevaluatedItems', 'dependentSchemas', 'if', 'then', 'else', '$ref']);

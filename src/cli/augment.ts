@@ -44,6 +44,9 @@ export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<numbe
     io.err(
       `${summary.resumed ? 'resumed' : 'done'}: ${t.input_records} input records (${t.rejected_records} rejected), ${t.variants_written} of ${t.variants_expected} variants written (${t.variants_rejected} rejected)${t.kept_sources ? ` + ${t.kept_sources} sources kept` : ''}\n` +
         `  records: ${stages}\n` +
+        (t.prompts_located + t.prompts_replaced + t.reused_call_ids > 0
+          ? `  system prompts (${cfg.systemPrompt}): ${t.prompts_matched} matched, ${t.prompts_located} located, ${t.prompts_replaced} replaced${t.prompts_replaced ? ` (${t.prompt_chars_discarded} characters dropped)` : ''}; reused tool-call ids made unique: ${t.reused_call_ids}\n`
+          : '') +
         (cfg.teacher.mode === 'openai' ? `  teacher: ${counters.done} requests, ${counters.cacheHits} cache hits, ${counters.retries} retries, ${counters.tokensIn} tokens in / ${counters.tokensOut} out\n` : '') +
         (Object.keys(summary.rejectReasons).length ? `  rejects: ${Object.entries(summary.rejectReasons).map(([r, n]) => `${r} ×${n}`).join(', ')}\n` : '') +
         `  ${summary.manifest} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,

@@ -69,6 +69,24 @@ describe('tool-call ids follow the conversation', () => {
     expect(r.ok && r.warnings).toEqual([]);
   });
 
+  it('an SDK dump of a text reply (tool_calls and function_call null) and named tool results are accepted', () => {
+    const r = read({
+      id: 'sdk',
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: '', tool_calls: [call('k', 'f')], function_call: null, refusal: null },
+        { role: 'tool', tool_call_id: 'k', name: 'f', content: '1' },
+        { role: 'assistant', content: 'done', tool_calls: null, function_call: null },
+      ],
+    });
+    expect(r.record.messages.slice(1)).toEqual([
+      { role: 'assistant', content: '', tool_calls: [call('k', 'f')], refusal: null },
+      { role: 'tool', tool_call_id: 'k', name: 'f', content: '1' },
+      { role: 'assistant', content: 'done' },
+    ]);
+    expect(parseTrajectoryLine('x.jsonl', 1, JSON.stringify({ id: 'b', messages: [{ role: 'assistant', content: 'x', function_call: { name: 'f' } }] })).ok).toBe(false);
+  });
+
   it('MCP tools in a record are read in the OpenAI shape', () => {
     const r = read({ id: 'm', tools: [{ name: 'lookup', description: 'L', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }], messages: [{ role: 'user', content: 'x' }] });
     expect(r.record.tools).toEqual([{ type: 'function', function: { name: 'lookup', description: 'L', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }]);

@@ -53,6 +53,14 @@ const NONE: Problem[] = [];
 
 function accepted(file: string, line: number, record: Trajectory, text: string): ReadItem {
   if (record.tools?.some((t) => !('function' in t))) record.tools = record.tools.map(openAiShape);
+  record.messages.forEach((m, i) => {
+    if (m.role === 'assistant' && (m.tool_calls === null || 'function_call' in m)) {
+      // An SDK's dump of a text reply (`tool_calls: null`, `function_call: null`): nothing to keep.
+      const { function_call: _unused, ...rest } = m as typeof m & { function_call?: null };
+      if (rest.tool_calls === null) delete rest.tool_calls;
+      record.messages[i] = rest;
+    }
+  });
   const warnings = uniqueCallIds(record, file, line);
   return { ok: true, file, line, record, text, warnings };
 }

@@ -20,7 +20,9 @@ export const messageSchema = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     content: textContent.nullable(),
     name: z.string().optional(),
-    tool_calls: z.array(toolCall).optional(),
+    // `null` tool calls and function_call are what SDKs dump for a text reply (read.ts drops them).
+    tool_calls: z.array(toolCall).nullable().optional(),
+    function_call: z.null().optional(),
     reasoning_content: z.string().optional(),
     refusal: z.string().nullable().optional(),
   }),
@@ -72,7 +74,7 @@ function isTextContent(v: unknown): boolean {
 
 const TEXT_PART_KEYS = new Set(['type', 'text']);
 const PLAIN_KEYS = new Set(['role', 'content', 'name']);
-const ASSISTANT_KEYS = new Set(['role', 'content', 'name', 'tool_calls', 'reasoning_content', 'refusal']);
+const ASSISTANT_KEYS = new Set(['role', 'content', 'name', 'tool_calls', 'function_call', 'reasoning_content', 'refusal']);
 const TOOL_MESSAGE_KEYS = new Set(['role', 'tool_call_id', 'content', 'name']);
 const CALL_KEYS = new Set(['id', 'type', 'function']);
 const CALL_FUNCTION_KEYS = new Set(['name', 'arguments']);
@@ -93,7 +95,8 @@ function isMessage(m: unknown): boolean {
       if (m.name !== undefined && typeof m.name !== 'string') return false;
       if (m.reasoning_content !== undefined && typeof m.reasoning_content !== 'string') return false;
       if (m.refusal !== undefined && m.refusal !== null && typeof m.refusal !== 'string') return false;
-      if (m.tool_calls === undefined) return true;
+      if (m.function_call !== undefined && m.function_call !== null) return false;
+      if (m.tool_calls === undefined || m.tool_calls === null) return true;
       if (!Array.isArray(m.tool_calls)) return false;
       for (const c of m.tool_calls) {
         if (!isObj(c) || !onlyKeys(c, CALL_KEYS) || !isNonEmpty(c.id) || c.type !== 'function') return false;

@@ -87,6 +87,11 @@ describe('tool-call ids follow the conversation', () => {
     expect(parseTrajectoryLine('x.jsonl', 1, JSON.stringify({ id: 'b', messages: [{ role: 'assistant', content: 'x', function_call: { name: 'f' } }] })).ok).toBe(false);
   });
 
+  it('a system message in text parts is read as one string (it is re-rendered as one)', () => {
+    const r = read({ id: 'p', messages: [{ role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, { role: 'user', content: 'x' }] });
+    expect(r.record.messages[0]).toEqual({ role: 'system', content: 'ab' });
+  });
+
   it('MCP tools in a record are read in the OpenAI shape', () => {
     const r = read({ id: 'm', tools: [{ name: 'lookup', description: 'L', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }], messages: [{ role: 'user', content: 'x' }] });
     expect(r.record.tools).toEqual([{ type: 'function', function: { name: 'lookup', description: 'L', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }]);

@@ -4,7 +4,7 @@ import type { OpenAiTool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
 import { readJsonlLines } from '../util/jsonl.js';
 import { isTrajectoryShape, trajectorySchema } from './schema.js';
-import type { Trajectory } from './types.js';
+import { textOf, type Trajectory } from './types.js';
 
 export type ReadItem =
   | {
@@ -53,6 +53,10 @@ const NONE: Problem[] = [];
 
 function accepted(file: string, line: number, record: Trajectory, text: string): ReadItem {
   if (record.tools?.some((t) => !('function' in t))) record.tools = record.tools.map(openAiShape);
+  const first = record.messages[0];
+  // A system message is re-rendered in every variant (as a string): text parts are joined on read,
+  // so the source and its variants compare alike.
+  if (first?.role === 'system' && Array.isArray(first.content)) record.messages[0] = { ...first, content: textOf(first.content) };
   record.messages.forEach((m, i) => {
     if (m.role === 'assistant' && (m.tool_calls === null || 'function_call' in m)) {
       // An SDK's dump of a text reply (`tool_calls: null`, `function_call: null`): nothing to keep.

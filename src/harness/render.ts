@@ -137,7 +137,8 @@ export function renderRecordPrompt(h: Harness, rec: { context?: unknown; message
   const context = rec.context ?? {};
   const layout = promptLayout(rec.messages[0]);
   if (layout === undefined) return renderPrompt(h, context);
-  for (const r of recentLayouts) if (r.h === h && r.layout === layout && r.context === context) return r.out;
+  // Keyed by the record's own context object (a missing one is `undefined`, not a fresh `{}`).
+  for (const r of recentLayouts) if (r.h === h && r.layout === layout && r.context === rec.context) return r.out;
   const base = attached<Rendered>(renderPrompt(h, context), RENDERED)!;
   let parts: Part[];
   let preambleParts = interleave(base.preambleParts, base.sep);
@@ -160,7 +161,7 @@ export function renderRecordPrompt(h: Harness, rec: { context?: unknown; message
   const out: RenderedPrompt = { system, preamble };
   const rendered: Rendered = { h, context, key: base.key, out, parts, preambleParts, sep: '', sections: base.sections, layout };
   attach(out, RENDERED, rendered);
-  recentLayouts[layoutNext] = { h, layout, context, out };
+  recentLayouts[layoutNext] = { h, layout, context: rec.context, out };
   layoutNext = (layoutNext + 1) % RECENT_PROMPTS;
   return out;
 }

@@ -35,7 +35,16 @@ afterAll(async () => {
   await tmp.cleanup();
 });
 
-async function augment(name: string, args: string[]): Promise<{ out: string; manifest: Json; sft: Json[]; rejects: Json[] }> {
+type Run = { out: string; manifest: Json; sft: Json[]; rejects: Json[] };
+const runs = new Map<string, Promise<Run>>();
+
+/** One augment run per name (tests that read the same run share it). */
+function augment(name: string, args: string[]): Promise<Run> {
+  if (!runs.has(name)) runs.set(name, augmentOnce(name, args));
+  return runs.get(name)!;
+}
+
+async function augmentOnce(name: string, args: string[]): Promise<Run> {
   const out = path.join(tmp.dir, name);
   const r = await runHsaAsync(['augment', ...args, '--out', out, '-k', '8', '--stages', 'sft', '--quiet']);
   expect(r.stderr).toBe('');
@@ -154,7 +163,7 @@ describe('augment with 8 variants: 0 invalid calls, 0 leaks, nothing rejected', 
   });
 
   it('a prompt file ending with a newline gives variants ending with that newline; a log without it, variants without', async () => {
-    const { sft } = await augment('edges', ['--harness', ONE_FILE, '-t', log('matched')]);
+    const { sft } = await augment('one-file', ['--harness', ONE_FILE, '-t', log('matched'), '--system-prompt', 'locate']);
     const sources = byId(log('matched'));
     for (const r of sft) {
       const src = systemOf(sources.get(r.meta.source_id)!);
@@ -164,7 +173,7 @@ describe('augment with 8 variants: 0 invalid calls, 0 leaks, nothing rejected', 
   });
 
   it('located records keep their own text byte for byte around the state\'s sections', async () => {
-    const { sft } = await augment('located-bytes', ['--harness', HELPDESK, '-t', log('appended'), log('wrapped'), '--system-prompt', 'locate']);
+    const { sft } = await augment('located', ['--harness', HELPDESK, '-t', log('appended'), log('wrapped'), '--system-prompt', 'locate']);
     const sources = new Map([...byId(log('appended')), ...byId(log('wrapped'))]);
     const role = readFileSync(path.join(HELPDESK, 'prompt', 'role.md'), 'utf8').trim();
     const policy = readFileSync(path.join(HELPDESK, 'prompt', 'policy.md'), 'utf8').trim();

@@ -23,6 +23,7 @@
 //        --runs N          pass-through repetitions, best one reported (default 3)
 //        --augment-runs N  augment repetitions, fastest one reported, highest peak RSS (default 2)
 //        --seed S          generator seed (default hsa-bench-v1)
+//        --inline-records N  records of the per-record-tools input (default 2000; scripts/bench/inline-tools.mjs)
 //        --regen           regenerate data even when the params match
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -375,6 +376,7 @@ if (val.ok) {
 } else {
   row('validate --trajectories', 'FAILED (see below)', '', MISSED);
 }
+for (const r of await (await import('./bench/inline-tools.mjs')).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 2000)), log })) row(...r);
 
 const table = ['| measurement | result | target | |', '|---|---|---|---|', ...rows];
 const bigTable = [];

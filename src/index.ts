@@ -1,10 +1,11 @@
 /** The public API of hsa, for scripts and tests. */
 export { loadHarness, type LoadResult } from './harness/load.js';
-export { renderPrompt, renderSystemPrompt, renderTools, catalogText } from './harness/render.js';
+export { renderPrompt, renderSystemPrompt, renderTools, catalogText, renderRecordPrompt, renderedSections, promptLayout, type PromptLayout } from './harness/render.js';
 export { fillTemplate, templateSlots } from './harness/template.js';
 export type * from './harness/types.js';
 export { readTrajectories, parseTrajectoryLine, type ReadItem } from './trajectory/read.js';
-export { checkTrajectory } from './trajectory/check.js';
+export { checkTrajectory, type CheckContext, type SystemPromptMode, type PromptOutcome } from './trajectory/check.js';
+export { deriveInlineHarness, inlineHash, InlineHarnesses, type InlineHarness } from './ingest/inline-harness.js';
 export type * from './trajectory/types.js';
 export { formatProblem, problemKind, type Problem } from './problems.js';
 export { importTrajectories, type ImportOptions, type ImportResult } from './ingest/import.js';

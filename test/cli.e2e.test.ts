@@ -54,12 +54,13 @@ describe('hsa --version / --help', () => {
     const r = await hsa(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Usage: hsa \[options\] \[command\]/);
-    expect(r.stdout).toMatch(/^\s+validate \[options\] <harness>/m);
+    expect(r.stdout).toMatch(/^\s+validate \[options\] \[harness\]/m);
     expect(r.stdout).toMatch(/^\s+inspect \[options\] <harness>/m);
     expect(r.stderr).toBe('');
     const v = await hsa(['validate', '--help']);
     expect(v.code).toBe(0);
-    expect(v.stdout).toContain('Usage: hsa validate [options] <harness>');
+    expect(v.stdout).toContain('Usage: hsa validate [options] [harness]');
+    expect(v.stdout).toContain('--system-prompt <mode>');
     expect(v.stdout).toContain('-t, --trajectories <glob...>');
     expect(v.stdout).toContain('--json');
     const i = await hsa(['inspect', '--help']);
@@ -72,7 +73,7 @@ describe('hsa --version / --help', () => {
 describe('usage errors exit 2', () => {
   it.each([
     [[], 'Usage: hsa'],
-    [['validate'], "error: missing required argument 'harness'"],
+    [['validate'], 'validate: give a harness, or trajectories (-t)'],
     [['inspect'], "error: missing required argument 'harness'"],
     [['frobnicate'], "error: unknown command 'frobnicate'"],
     [['validate', 'x', '--bogus'], "error: unknown option '--bogus'"],
@@ -113,6 +114,8 @@ describe('live-commerce fixtures', () => {
       problems: [],
       truncated: 0,
       summary: [],
+      system_prompt: { mode: 'match', matched: n, located: 0, replaced: 0, chars_discarded: 0 },
+      reused_call_ids: 0,
     });
   });
 

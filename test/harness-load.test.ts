@@ -395,22 +395,19 @@ describe('hooks', () => {
 });
 
 describe('skills', () => {
-  it('keeps extra front-matter keys and reports each as a warning on its line', async () => {
+  it('keeps the Agent Skills keys silently and warns only about unknown front-matter keys', async () => {
     const dir = await harnessDir({
       'harness.yaml': 'name: s\nversion: "1"\nskills:\n  loader: { tool: load, argument: name }\n',
       'tools/load.json': JSON.stringify(openAiTool('load', { name: { type: 'string' } })),
-      'skills/pdf-tools/SKILL.md': '---\nname: pdf-tools\ndescription: Work with PDFs.\nlicense: Apache-2.0\nallowed-tools: Read Write\nmetadata:\n  author: someone\n---\n# PDF\nUse it.\n',
+      'skills/pdf-tools/SKILL.md':
+        '---\nname: pdf-tools\ndescription: Work with PDFs.\nlicense: Apache-2.0\nallowed-tools: Read Write\nmetadata:\n  author: someone\ncompatibility: needs poppler\nowner: team-a\n---\n# PDF\nUse it.\n',
     });
     const r = await loadHarness(dir);
     const h = loaded(r);
-    expect(h.skills[0]!.extra).toEqual({ license: 'Apache-2.0', 'allowed-tools': 'Read Write', metadata: { author: 'someone' } });
+    expect(h.skills[0]!.extra).toEqual({ license: 'Apache-2.0', 'allowed-tools': 'Read Write', metadata: { author: 'someone' }, compatibility: 'needs poppler', owner: 'team-a' });
     expect(h.skills[0]!.body).toBe('# PDF\nUse it.');
     const file = path.join(dir, 'skills/pdf-tools/SKILL.md');
-    expect(warningsOf(r)).toEqual([
-      { file, line: 4, path: 'license', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' },
-      { file, line: 5, path: 'allowed-tools', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' },
-      { file, line: 6, path: 'metadata', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' },
-    ]);
+    expect(warningsOf(r)).toEqual([{ file, line: 9, path: 'owner', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' }]);
     expect(errorsOf(r)).toEqual([]);
   });
 

@@ -44,6 +44,9 @@ export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<numbe
     io.err(
       `${summary.resumed ? 'resumed' : 'done'}: ${t.input_records} input records (${t.rejected_records} rejected), ${t.variants_written} of ${t.variants_expected} variants written (${t.variants_rejected} rejected)${t.kept_sources ? ` + ${t.kept_sources} sources kept` : ''}\n` +
         `  records: ${stages}\n` +
+        (t.prompts_located + t.prompts_replaced + t.reused_call_ids > 0
+          ? `  system prompts (${cfg.systemPrompt}): ${t.prompts_matched} matched, ${t.prompts_located} located, ${t.prompts_replaced} replaced${t.prompts_replaced ? ` (${t.prompt_chars_discarded} characters dropped)` : ''}; reused tool-call ids made unique: ${t.reused_call_ids}\n`
+          : '') +
         (cfg.teacher.mode === 'openai' ? `  teacher: ${counters.done} requests, ${counters.cacheHits} cache hits, ${counters.retries} retries, ${counters.tokensIn} tokens in / ${counters.tokensOut} out\n` : '') +
         (cfg.teacher.mode !== 'rewrite' ? `  recovery: ${recoveryLine(summary.teacher)}\n` : '') +
         (t.sft_without_assistant ? `  ${t.sft_without_assistant} SFT records without an assistant turn ${cfg.sft.skipWithoutAssistant ? 'skipped to rejects' : 'written (--skip-empty-sft skips them)'}\n` : '') +

@@ -11,6 +11,7 @@ import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
 import { importCommand, type ImportCommandOptions } from './import.js';
 import { initCommand, type InitCommandOptions } from './init.js';
+import type { SystemPromptMode } from '../trajectory/check.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -27,12 +28,15 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   program
     .command('validate')
     .description('check a harness snapshot and, optionally, trajectories against it (exit 0 valid, 1 problems, 2 unreadable input)')
-    .argument('<harness>', 'harness folder (with harness.yaml) or a single harness YAML file')
+    .argument('[harness]', 'harness folder (with harness.yaml) or a single harness YAML file; omitted or "inline": each record\'s own tools and system message')
     .option('-t, --trajectories <glob...>', 'trajectory JSONL files or globs (quote globs)')
+    .addOption(systemPromptOption())
+    .addOption(formatsOption())
     .option('--json', 'print a machine-readable report on stdout (with the summary of problem kinds)')
     .option('--summary', 'after the problems, a table of problem kinds with counts and one example each')
-    .action(async (harness: string, o: { trajectories?: string[]; json?: boolean; summary?: boolean }) => {
-      setCode(await validateCommand({ harness, ...o }, io));
+    .action(async (harness: string | undefined, o: { trajectories?: string[]; json?: boolean; summary?: boolean; systemPrompt?: SystemPromptMode; formats?: string }) => {
+      const { formats, ...rest } = o;
+      setCode(await validateCommand({ ...(harness !== undefined ? { harness } : {}), ...rest, ...(formats ? { formats: formats === 'assert' ? 'assertion' : 'annotation' } : {}) }, io));
     });
 
   program
@@ -130,7 +134,9 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
 function addAugmentOptions(cmd: Command): Command {
   return cmd
     .option('-c, --config <file>', 'hsa.yaml with every option (paths in it are relative to the file); flags override it')
-    .option('--harness <path>', 'harness folder or single harness YAML file')
+    .option('--harness <path>', 'harness folder or single harness YAML file (omitted or "inline": each record\'s own tools and system message)')
+    .addOption(systemPromptOption())
+    .addOption(formatsOption())
     .option('-t, --trajectories <glob...>', 'trajectory JSONL files or globs')
     .option('--general <file>', 'general prompts (JSONL) mixed into OPD')
     .option('-o, --out <dir>', 'output folder')
@@ -159,6 +165,14 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');
+}
+
+function systemPromptOption(): Option {
+  return new Option('--system-prompt <mode>', 'logged system message: match (the rendered harness), locate (harness sections inside it, the rest kept verbatim) or replace (by the rendered harness)').choices(['match', 'locate', 'replace']);
+}
+
+function formatsOption(): Option {
+  return new Option('--formats <mode>', 'JSON Schema format keyword: annotate (default, 2019-09+ meaning) or assert').choices(['annotate', 'assert']);
 }
 
 function parseCount(v: string): number {

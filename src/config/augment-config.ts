@@ -16,6 +16,13 @@ export class ConfigError extends HsaError {
 export const STAGES = ['sft', 'opd', 'rl'] as const;
 export type Stage = (typeof STAGES)[number];
 
+/** How a logged system message is taken (see docs/harness-format.md, "Logged system prompts"). */
+export const SYSTEM_PROMPT_MODES = ['match', 'locate', 'replace'] as const;
+export type SystemPromptMode = (typeof SYSTEM_PROMPT_MODES)[number];
+
+/** The `harness` value (or an omitted harness) that makes every record's own tools and system message its harness. */
+export const INLINE_HARNESS = 'inline';
+
 /** hsa.yaml, the augment config. Paths inside it are relative to the file. */
 export const augmentConfigSchema = z.strictObject({
   harness: z.string().min(1).optional(),
@@ -31,6 +38,8 @@ export const augmentConfigSchema = z.strictObject({
   on_error: z.enum(['fail', 'skip']).optional(),
   concurrency: z.number().int().min(1).max(1024).optional(),
   state_pool: z.number().int().min(0).max(65536).optional(),
+  system_prompt: z.enum(SYSTEM_PROMPT_MODES).optional(),
+  validation: z.strictObject({ formats: z.enum(['annotate', 'assert']).optional() }).optional(),
   teacher: z
     .union([
       z.enum(['rewrite', 'replay', 'openai']),
@@ -104,6 +113,8 @@ export interface AugmentFlags {
   onError?: string;
   concurrency?: number;
   statePool?: number;
+  systemPrompt?: string;
+  formats?: string;
   teacher?: string;
   teacherUrl?: string;
   teacherModel?: string;
@@ -163,6 +174,10 @@ export interface RunConfig {
   concurrency: number;
   /** Harness states shared across records (0: a state sampled per record and variant). */
   statePool: number;
+  /** match | locate | replace: how a record's logged system message is taken. */
+  systemPrompt: SystemPromptMode;
+  /** What JSON Schema `format` means when calls are validated (annotation unless asked). */
+  formats: 'annotation' | 'assertion';
   teacher: TeacherSettings;
   /** Teacher answer cache (not part of the output identity). */
   cache: string;
@@ -226,8 +241,13 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const base = flags.config ? path.dirname(flags.config) : '.';
   const rel = (p: string) => normalise(path.isAbsolute(p) ? p : path.join(base, p));
   const problems: string[] = [];
-  const harness = flags.harness ?? (file.harness !== undefined ? rel(file.harness) : undefined);
-  if (!harness) problems.push('harness: required (--harness or `harness:` in the config)');
+  // No harness (or `inline`): every record's own tools and system message are its harness.
+  const given = flags.harness ?? (file.harness !== undefined ? (file.harness === INLINE_HARNESS ? INLINE_HARNESS : rel(file.harness)) : undefined);
+  const harness = given === undefined || given === INLINE_HARNESS ? INLINE_HARNESS : given;
+  const systemPrompt = flags.systemPrompt ?? file.system_prompt ?? 'match';
+  if (!(SYSTEM_PROMPT_MODES as readonly string[]).includes(systemPrompt)) problems.push(`--system-prompt: must be match, locate or replace, not "${systemPrompt}"`);
+  const formats = flags.formats ?? file.validation?.formats ?? 'annotate';
+  if (formats !== 'annotate' && formats !== 'assert') problems.push(`--formats: must be annotate or assert, not "${formats}"`);
   const trajectories = flags.trajectories ?? (file.trajectories === undefined ? undefined : (Array.isArray(file.trajectories) ? file.trajectories : [file.trajectories]).map(rel));
   if (!trajectories?.length) problems.push('trajectories: required (--trajectories or `trajectories:` in the config)');
   const out = flags.out ?? (file.out !== undefined ? rel(file.out) : undefined);
@@ -261,7 +281,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   }
   const general = flags.general ?? (file.general ? rel(file.general) : null);
   return {
-    harness: normalise(harness!),
+    harness: harness === INLINE_HARNESS ? INLINE_HARNESS : normalise(harness),
     trajectories: trajectories!.map(normalise),
     general: general ? normalise(general) : null,
     out: normalise(out!),
@@ -274,6 +294,8 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     onError: onError as 'fail' | 'skip',
     concurrency: flags.concurrency ?? file.concurrency ?? DEFAULTS.concurrency,
     statePool: flags.statePool ?? file.state_pool ?? DEFAULTS.statePool,
+    systemPrompt: systemPrompt as SystemPromptMode,
+    formats: formats === 'assert' ? 'assertion' : 'annotation',
     teacher: {
       mode: mode as TeacherMode,
       baseUrl,

@@ -329,6 +329,9 @@ export interface SkillLines {
   toolLines?: (number | undefined)[];
 }
 
+/** Front-matter keys of the Agent Skills specification that hsa keeps without interpreting them. */
+const AGENT_SKILLS_KEYS: ReadonlySet<string> = new Set(['license', 'compatibility', 'metadata', 'allowed-tools']);
+
 /** Parse `SKILL.md`: YAML front matter between `---` lines, then the markdown body. */
 export function parseSkillFile(file: string, folderName: string, raw: string, problems: Problem[], where?: SkillLines): Skill | undefined {
   const text = normaliseNewlines(stripBom(raw));
@@ -360,6 +363,8 @@ export function parseSkillFile(file: string, folderName: string, raw: string, pr
   for (const [k, v] of Object.entries(fm)) {
     if ((skillFrontMatterKnown as readonly string[]).includes(k)) continue;
     extra[k] = v;
+    // Keys the Agent Skills specification defines are kept silently; only unknown keys warn.
+    if (AGENT_SKILLS_KEYS.has(k)) continue;
     problems.push({ file, line: lineOf([k]), path: k, message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' });
   }
   if (where) {

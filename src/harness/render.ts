@@ -38,6 +38,10 @@ interface Rendered {
   /** The same for the preamble. */
   preambleParts: Part[];
   sep: string;
+  /** The system prompt's sections (id and text), in order. */
+  sections: RenderedSection[];
+  /** The record-level text this prompt was composed with (see renderRecordPrompt). */
+  layout?: PromptLayout;
   /** The system prompt and the preamble as JSON string pieces, once asked for (null: not splittable). */
   json?: Pieces | null;
   preambleJson?: Pieces | null;
@@ -46,6 +50,12 @@ interface Rendered {
 interface Part {
   text: string;
   staticId: string | null;
+}
+
+/** A section's id and its rendered text, in prompt order. */
+export interface RenderedSection {
+  id: string;
+  text: string;
 }
 
 type Pieces = readonly (string | Uint8Array)[];
@@ -66,6 +76,7 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
   let preamble = '';
   const parts: Part[] = [];
   const preambleParts: Part[] = [];
+  const sections: RenderedSection[] = [];
   for (const s of h.sections) {
     const r = renderSection(h, s, context, key, defaults);
     if (r.text === '') continue;
@@ -76,16 +87,102 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
     } else {
       system = parts.length === 0 ? r.text : system + sep + r.text;
       parts.push(part);
+      sections.push({ id: s.id, text: r.text });
     }
   }
   const out: RenderedPrompt = { system, preamble };
-  const rendered: Rendered = { h, context, key, out, parts, preambleParts, sep };
+  const rendered: Rendered = { h, context, key, out, parts, preambleParts, sep, sections };
   // The prompt handed out knows its render (for promptMessage), however many renders follow.
   attach(out, RENDERED, rendered);
   return rendered;
 }
 
 const RENDERED = Symbol('hsa.rendered');
+
+/** The system prompt's sections (ids and rendered texts, in order) for a trajectory context. */
+export function renderedSections(h: Harness, context: unknown): readonly RenderedSection[] {
+  return attached<Rendered>(renderPrompt(h, context), RENDERED)!.sections;
+}
+
+/**
+ * Text of a logged system message that is the record's own, not the harness's (see
+ * docs/harness-format.md, "Logged system prompts"), kept on the system message:
+ * - `edges`: blank space before and after the rendered prompt (a prompt file's final newline);
+ * - `slots`: the harness's sections found in order inside the message (`--system-prompt locate`),
+ *   `outer[i]` the text before section `ids[i]` and `outer[ids.length]` the text after the last.
+ * Every render for the record keeps that text verbatim around the state's versions of the sections.
+ */
+export type PromptLayout = { kind: 'edges'; lead: string; tail: string } | { kind: 'slots'; ids: readonly string[]; outer: readonly string[] };
+
+const LAYOUT = Symbol('hsa.prompt-layout');
+
+/** Keep a record's prompt layout on its system message (every message rendered from it carries it on). */
+export function setPromptLayout(message: object, layout: PromptLayout): void {
+  attach(message, LAYOUT, layout);
+}
+
+/** The prompt layout kept on a system message, if any. */
+export function promptLayout(message: object | undefined): PromptLayout | undefined {
+  return message === undefined ? undefined : attached<PromptLayout>(message, LAYOUT);
+}
+
+/**
+ * What the model sees of a record's prompt under a harness state: `renderPrompt` for a record
+ * whose system message is the rendered harness; otherwise the record's own text (its layout) kept
+ * verbatim, with the state's render of each section in its place. In a `slots` layout each slot
+ * holds the state's version of the section it held in the log (sections keep their slots; with
+ * `--system-prompt locate` every section is pinned, so no transform moves or merges them).
+ */
+export function renderRecordPrompt(h: Harness, rec: { context?: unknown; messages: readonly object[] }): RenderedPrompt {
+  const context = rec.context ?? {};
+  const layout = promptLayout(rec.messages[0]);
+  if (layout === undefined) return renderPrompt(h, context);
+  // Keyed by the record's own context object (a missing one is `undefined`, not a fresh `{}`).
+  for (const r of recentLayouts) if (r.h === h && r.layout === layout && r.context === rec.context) return r.out;
+  const base = attached<Rendered>(renderPrompt(h, context), RENDERED)!;
+  let parts: Part[];
+  let preambleParts = interleave(base.preambleParts, base.sep);
+  let preamble = base.out.preamble;
+  if (layout.kind === 'edges') {
+    parts = [{ text: layout.lead, staticId: null }, ...interleave(base.parts, base.sep), { text: layout.tail, staticId: null }];
+  } else {
+    const defaults = variableDefaults(h);
+    parts = [{ text: layout.outer[0] ?? '', staticId: null }];
+    layout.ids.forEach((id, i) => {
+      const s = h.sections.find((x) => x.id === id);
+      const r = s ? renderSection(h, s, context, base.key, defaults) : { text: '', static: false };
+      parts.push({ text: r.text, staticId: r.static ? id : null }, { text: layout.outer[i + 1] ?? '', staticId: null });
+    });
+    preambleParts = [];
+    preamble = '';
+  }
+  let system = '';
+  for (const p of parts) system += p.text;
+  const out: RenderedPrompt = { system, preamble };
+  const rendered: Rendered = { h, context, key: base.key, out, parts, preambleParts, sep: '', sections: base.sections, layout };
+  attach(out, RENDERED, rendered);
+  recentLayouts[layoutNext] = { h, layout, context: rec.context, out };
+  layoutNext = (layoutNext + 1) % RECENT_PROMPTS;
+  return out;
+}
+
+/** The harness with every section pinned (`--system-prompt locate`: sections keep the slots they hold in the log). */
+export function withPinnedSections(h: Harness): Harness {
+  return { ...h, pinned: h.sections.map((s) => s.id) };
+}
+
+const recentLayouts: { h: Harness; layout: PromptLayout; context: unknown; out: RenderedPrompt }[] = [];
+let layoutNext = 0;
+
+/** Parts with the separator as parts of its own between them (for renders written with sep ''). */
+function interleave(parts: readonly Part[], sep: string): Part[] {
+  const out: Part[] = [];
+  parts.forEach((p, i) => {
+    if (i > 0) out.push({ text: sep, staticId: null });
+    out.push(p);
+  });
+  return out;
+}
 
 /**
  * Where a message's content came from, kept on the message (see attach.ts: a WeakMap or a ring of
@@ -108,6 +205,7 @@ function mark<M extends object>(message: M, source: ContentSource): M {
  */
 export function promptMessage<M extends object>(message: M, prompt: RenderedPrompt, preamble = false): M {
   const r = attached<Rendered>(prompt, RENDERED);
+  if (r?.layout && !preamble) attach(message, LAYOUT, r.layout);
   return r ? mark(message, { r, preamble }) : message;
 }
 
@@ -208,7 +306,7 @@ function renderSection(h: Harness, s: Section, context: unknown, contextKey: str
   const hit = cache?.get(s.id);
   if (hit !== undefined) return { text: hit, static: true };
   const text = s.kind === 'catalog' ? catalogText(h) : s.text;
-  if (!hasSlots(text)) {
+  if (h.literalPrompt || !hasSlots(text)) {
     const out = h.promptStyle ? restyleSection(text, h.promptStyle) : text;
     if (!cache) staticSections.set(h, (cache = new Map()));
     cache.set(s.id, out);

@@ -115,6 +115,8 @@ export interface Harness {
   hooks: Hook[];
   hookMessages: { namePrefix: string };
   promptStyle: PromptStyle | null;
+  /** Prompt text is literal, never a template (an inline harness: a record's system message as logged). */
+  literalPrompt?: boolean;
 }
 
 /** The tool list the model sees, in OpenAI Chat Completions shape. */

@@ -7,7 +7,8 @@ import { ReplayTeacher } from '../teacher/replay.js';
 import { runEpisode, type EpisodeOptions, type EpisodeResult } from '../teacher/runtime.js';
 import type { Teacher } from '../teacher/types.js';
 import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
-import { checkTrajectory } from '../trajectory/check.js';
+import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
+import { InlineHarnesses } from '../ingest/inline-harness.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
 import type { ResolvedTransform } from '../transform/variant.js';
@@ -45,6 +46,8 @@ export interface ProduceContext {
   words: WordLists;
   general: readonly GeneralPrompt[];
   pool: StatePool | undefined;
+  /** Inline harnesses (each record's own tools and system message), when the run has no harness folder. */
+  inline?: InlineHarnesses<StatePool | undefined>;
   teacher: Teacher | undefined;
   limit: LimitFunction | undefined;
   warn: (line: string) => void;
@@ -58,13 +61,23 @@ export interface ProduceContext {
  * re-run by the teacher. A pure function of the record, the run's inputs, config and seed (and
  * cached teacher answers), so it can run in any thread.
  */
-export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: number, partIndex: number, duplicateOf?: string): Promise<Output> {
-  const { cfg, harness, general } = ctx;
+export async function produceRecord(run: ProduceContext, item: InputItem, pos: number, partIndex: number, duplicateOf?: string): Promise<Output> {
+  const { cfg, general } = run;
   const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, recovery: {}, outputs: 0 };
   const count = (k: keyof PartCounts) => (out.counts[k] = (out.counts[k] ?? 0) + 1);
   const ordinalBase = (partIndex * cfg.partSize + pos) * (cfg.variants + 1);
   const parsed = parseTrajectoryLine(item.file, item.line, item.text);
-  let problems: Problem[] = parsed.ok ? checkTrajectory(parsed.record, harness, { file: item.file, line: item.line }) : parsed.problems;
+  const at: CheckContext = { file: item.file, line: item.line, systemPrompt: cfg.systemPrompt, outcome: {} };
+  // The record's harness: the run's, or (inline) the one its own tools and system message make.
+  let ctx = run;
+  let problems: Problem[];
+  if (!parsed.ok) problems = parsed.problems;
+  else if (run.inline) {
+    const { inline, extra } = run.inline.for(parsed.record, item);
+    if (inline.harness) ctx = { ...run, harness: inline.harness, pool: extra };
+    problems = inline.harness ? checkTrajectory(parsed.record, inline.harness, at) : inline.problems;
+  } else problems = checkTrajectory(parsed.record, run.harness, at);
+  const harness = ctx.harness;
   if (parsed.ok) {
     const dup = duplicateOf ?? (ctx.seenIds ? noteId(item, ctx.seenIds, parsed.record.id) : undefined);
     if (dup) problems = [...problems, { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' }];
@@ -80,6 +93,10 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   }
   const source = parsed.record;
   count('valid_records');
+  const prompt = at.outcome?.prompt;
+  if (prompt) count(prompt === 'matched' ? 'prompts_matched' : prompt === 'located' ? 'prompts_located' : 'prompts_replaced');
+  if (at.outcome?.discardedChars) out.counts.prompt_chars_discarded = at.outcome.discardedChars;
+  if (parsed.warnings.length > 0) out.counts.reused_call_ids = parsed.warnings.length;
   const sourceMessages = new Set<object>(source.messages);
   const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages.has(m)), meta: META };
   const emit = (x: StageInput) => {
@@ -142,6 +159,13 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
       emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason, teacher_reason_kind: episode.result.kind }), ordinal: ordinalBase + k });
       return;
     }
+    if (v.promptText.length > 0) {
+      // The record's own prompt text is kept verbatim: a variant that renames what it names would leak the old name.
+      count('variants_rejected');
+      out.reasons.push('check_record_prompt_text');
+      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: 'check_record_prompt_text', reason: `check failed: ${v.promptText[0]}`, problems: v.promptText, transforms: v.variant.applied })]);
+      return;
+    }
     if (!episode && v.failures.length > 0) {
       count('variants_rejected');
       // One kind per reject (the first failing check), so the kinds add up to the rejects.
@@ -185,6 +209,15 @@ export function variantOf(ctx: Pick<ProduceContext, 'cfg' | 'harness' | 'transfo
   // The openai teacher needs no rewritten reference unless a fallback may keep it.
   const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
   return (needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool);
+}
+
+/**
+ * The inline harnesses of a run, each with its own state pool seeded by (run seed, harness hash),
+ * then by slot as usual; at most 16 harnesses (and their pools) are kept at a time: logs mostly either
+ * repeat a few tool sets or give every record its own, and a pool holds up to state_pool states.
+ */
+export function inlineHarnessesFor(cfg: RunConfig, transforms: readonly ResolvedTransform[], words: WordLists): InlineHarnesses<StatePool | undefined> {
+  return new InlineHarnesses((h, hash) => statePoolFor({ ...cfg, seed: `${cfg.seed}:${hash}` }, h, transforms, words));
 }
 
 /** The run's shared harness states (`state_pool`), or undefined for a state per record and variant. */

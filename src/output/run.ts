@@ -6,7 +6,11 @@ import pLimit from 'p-limit';
 import { builtinWords } from '../../transforms/index.js';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { loadHarness } from '../harness/load.js';
+import { INLINE_HARNESS } from '../config/augment-config.js';
+import { loadHarness, type LoadResult } from '../harness/load.js';
+import { deriveInlineHarness } from '../ingest/inline-harness.js';
+import { withPinnedSections } from '../harness/render.js';
+import { setFormatMode } from '../util/json-schema.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
 import { TeacherCache } from '../teacher/cache.js';
 import { newCounters, type TeacherCounters } from '../teacher/errors.js';
@@ -21,7 +25,7 @@ import { expandInputs } from '../util/inputs.js';
 import { readJsonlLines } from '../util/jsonl.js';
 import { HSA_VERSION } from '../version.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
-import { produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
+import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
 import { IdIndex } from '../util/id-index.js';
 import { BadRecordError, emptyCounts, emptyTeacherTotals, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
@@ -84,11 +88,22 @@ export interface RunSummary {
 
 const META_DIR = '.hsa';
 
-/** What every run over the inputs needs: transforms, words, the valid harness, the input files. */
-export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => void) {
+/**
+ * What every run over the inputs needs: transforms, words, the valid harness, the input files. With
+ * an inline harness (`allowInline`; refused otherwise) `harness` is a placeholder with no sections
+ * or tools: each record's own is derived as it is read (see produce.ts).
+ */
+export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => void, allowInline = false) {
   const registry = await loadRegistry(cfg.plugins);
   const transforms = resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher');
   const words = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
+  setFormatMode(cfg.formats);
+  if (cfg.harness === INLINE_HARNESS) {
+    if (!allowInline) throw new HsaError('HSA_USAGE', 'this command needs a harness (--harness or `harness:` in the config); inline harnesses work with hsa augment and hsa validate', 2);
+    const files = await expandInputs(cfg.trajectories, 'trajectories');
+    const harness = deriveInlineHarness({ id: '', messages: [] }, { file: '', line: 0 }).harness!;
+    return { transforms, words, loaded: { harness, problems: [], files: [] } as LoadResult, harness, files };
+  }
   const loaded = await loadHarness(cfg.harness);
   for (const p of sortProblems(loaded.problems)) if (p.severity === 'warning') warn?.(formatProblem(p));
   if (!loaded.harness || hasErrors(loaded.problems)) {
@@ -96,7 +111,9 @@ export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => voi
     throw new HsaError('HSA_BAD_HARNESS', `${cfg.harness}: the harness has errors:\n${lines.join('\n')}`, 1);
   }
   const files = await expandInputs(cfg.trajectories, 'trajectories');
-  return { transforms, words, loaded, harness: loaded.harness, files };
+  // Located records keep their sections in the slots of their log: no transform moves or merges them.
+  const harness = cfg.systemPrompt === 'locate' ? withPinnedSections(loaded.harness) : loaded.harness;
+  return { transforms, words, loaded, harness, files };
 }
 
 /**
@@ -109,7 +126,8 @@ export async function runAugment(
   cfg: RunConfig,
   opts: { force?: boolean; onProgress?: (p: RunProgress) => void; warn?: (line: string) => void; signal?: AbortSignal; counters?: TeacherCounters },
 ): Promise<RunSummary> {
-  const { transforms, words, loaded, harness, files } = await loadRunInputs(cfg, opts.warn);
+  const { transforms, words, loaded, harness, files } = await loadRunInputs(cfg, opts.warn, true);
+  const inline = cfg.harness === INLINE_HARNESS;
   const inputs = await Promise.all(files.map(async (file) => ({ file, ...(await hashFile(file)) })));
   const general = cfg.general ? await loadGeneral(cfg.general) : null;
 
@@ -138,7 +156,7 @@ export async function runAugment(
 
   // Records are processed as they stream in: a part is open while its records arrive and is
   // committed when it holds partSize input records (or the input ends).
-  const pool = statePoolFor(cfg, harness, transforms, words);
+  const pool = inline ? undefined : statePoolFor(cfg, harness, transforms, words);
   if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
     opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);
   }
@@ -149,6 +167,7 @@ export async function runAugment(
     words,
     general: general?.prompts ?? [],
     pool,
+    ...(inline ? { inline: inlineHarnessesFor(cfg, transforms, words) } : {}),
     teacher,
     limit: teacher ? pLimit(Math.max(1, cfg.concurrency)) : undefined,
     warn: opts.warn ?? (() => undefined),
@@ -271,6 +290,8 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
     gzip: cfg.gzip,
     on_error: cfg.onError,
     state_pool: cfg.statePool,
+    system_prompt: cfg.systemPrompt,
+    validation: { formats: cfg.formats === 'assertion' ? 'assert' : 'annotate' },
     // The teacher's identity and sampling change output; its key, cache folder, rate limits,
     // timeouts and retries do not.
     teacher: {

@@ -26,10 +26,33 @@ export interface PartCounts {
   fallbacks: number;
   /** SFT records (variants, kept sources) without an assistant turn: written, or skipped to rejects with `sft.skip_without_assistant`. */
   sft_without_assistant: number;
+  /** Valid records by what became of their system message (--system-prompt); records without one count in none. */
+  prompts_matched: number;
+  prompts_located: number;
+  prompts_replaced: number;
+  /** Characters of logged system messages dropped by --system-prompt replace. */
+  prompt_chars_discarded: number;
+  /** Tool-call ids used again in a record and written unique (`ID~2`), over valid records. */
+  reused_call_ids: number;
 }
 
 export function emptyCounts(): PartCounts {
-  return { input_records: 0, valid_records: 0, rejected_records: 0, variants_expected: 0, variants_written: 0, variants_rejected: 0, kept_sources: 0, fallbacks: 0, sft_without_assistant: 0 };
+  return {
+    input_records: 0,
+    valid_records: 0,
+    rejected_records: 0,
+    variants_expected: 0,
+    variants_written: 0,
+    variants_rejected: 0,
+    kept_sources: 0,
+    fallbacks: 0,
+    sft_without_assistant: 0,
+    prompts_matched: 0,
+    prompts_located: 0,
+    prompts_replaced: 0,
+    prompt_chars_discarded: 0,
+    reused_call_ids: 0,
+  };
 }
 
 /**
@@ -77,6 +100,7 @@ export const REJECT_KINDS = {
   check_leak: 'a renamed identifier survives in what the model reads',
   check_round_trip: 'the inverse plan does not give the source back',
   check_rules: 'the prompt rules changed (semantic transforms)',
+  check_record_prompt_text: "the record's own prompt text (kept verbatim by --system-prompt locate) names an identifier the variant renames",
   check_skill_body: 'a skill body changed in a way the plan does not explain',
   check_other: 'another variant check failed',
   sft_no_assistant: 'an SFT record without an assistant turn (sft.skip_without_assistant)',

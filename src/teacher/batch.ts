@@ -40,7 +40,7 @@ export async function exportMissing(cfg: RunConfig, dir: string, warn?: (line: s
   for (const file of files) {
     for await (const { line, text } of readJsonlLines(file)) {
       const parsed = parseTrajectoryLine(file, line, text);
-      if (!parsed.ok || hasErrors(checkTrajectory(parsed.record, harness, { file, line }))) continue;
+      if (!parsed.ok || hasErrors(checkTrajectory(parsed.record, harness, { file, line, systemPrompt: cfg.systemPrompt }))) continue;
       for (const v of variantsOf(ctx, parsed.record)) {
         variants++;
         try {

@@ -1,4 +1,4 @@
-import { promptMessage, renderPrompt, renderTools } from '../harness/render.js';
+import { promptMessage, renderRecordPrompt, renderTools } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { checkCalls, checkLeaks } from '../trajectory/invariants.js';
 import { rewriteTrajectory } from '../trajectory/rewrite.js';
@@ -127,7 +127,7 @@ export async function runEpisode(
   const attempts = teacher.kind === 'replay' ? 1 : Math.max(1, opts.maxAttempts ?? 1);
   const inverse = invertPlan(plan);
   const tools = renderTools(to);
-  const rendered = renderPrompt(to, source.context ?? {});
+  const rendered = renderRecordPrompt(to, source);
   const turns = answeredTurns(source, from.hookMessages.namePrefix);
   let last: EpisodeResult | undefined;
   for (let sample = 0; sample < attempts; sample++) {

@@ -3,7 +3,8 @@ import { isIdentityPlan } from '../transform/plan.js';
 import { sampleVariant, type ResolvedTransform, type Variant } from '../transform/variant.js';
 import type { WordLists } from '../transform/words.js';
 import { createRng } from '../transform/rng.js';
-import { checkVariant, reportFailures, type CheckReport } from './invariants.js';
+import { promptLayout } from '../harness/render.js';
+import { checkVariant, leakFinder, reportFailures, type CheckReport } from './invariants.js';
 import { rewriteTrajectory } from './rewrite.js';
 import type { Trajectory } from './types.js';
 
@@ -68,6 +69,11 @@ export interface AugmentedVariant {
   failures: string[];
   /** The pool slot whose state was used, or null for a state sampled for this record. */
   slot: number | null;
+  /**
+   * Old names the record's own prompt text (around located sections, kept verbatim) mentions: such
+   * a variant would leak them, so it is rejected with its own reason.
+   */
+  promptText: string[];
 }
 
 /** The variant id of the K-th variant of a source record. */
@@ -86,7 +92,7 @@ export function variantId(sourceId: string, k: number): string {
 export function sampleOne(source: Trajectory, harness: Harness, transforms: readonly ResolvedTransform[], seed: string | number, k: number, words: WordLists, pool?: StatePool): AugmentedVariant {
   const slot = pool && pool.size > 0 ? pool.slotFor(source.id, k) : null;
   const variant = slot !== null ? pool!.get(slot) : sampleVariant(harness, source, transforms, seed, k, words);
-  return { id: variantId(source.id, k), index: k, record: source, variant, checks: { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] }, failures: [], slot };
+  return { id: variantId(source.id, k), index: k, record: source, variant, checks: { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] }, failures: [], slot, promptText: promptTextLeaks(source, variant, harness) };
 }
 
 export function augmentOne(
@@ -103,7 +109,7 @@ export function augmentOne(
     const pooled = finish(source, harness, pool.get(slot), k, slot);
     // A shared state cannot avoid words of this particular record; when it collides (a check
     // fails), the variant falls back to a state sampled for the record, deterministically.
-    if (pooled.failures.length === 0) return pooled;
+    if (pooled.failures.length === 0 && pooled.promptText.length === 0) return pooled;
   }
   return finish(source, harness, sampleVariant(harness, source, transforms, seed, k, words), k, null);
 }
@@ -116,5 +122,21 @@ function finish(source: Trajectory, harness: Harness, variant: Variant, k: numbe
   const checks = unchanged
     ? { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] }
     : checkVariant(source, record, variant.plan, harness, variant.state, { roundTrip: exactOnly, rules: semantic });
-  return { id: variantId(source.id, k), index: k, record, variant, checks, failures: reportFailures(checks), slot };
+  return { id: variantId(source.id, k), index: k, record, variant, checks, failures: reportFailures(checks), slot, promptText: promptTextLeaks(source, variant, harness) };
+}
+
+const NO_LEAKS: string[] = [];
+
+/** Old names mentioned in the record's own text of its system message (see AugmentedVariant.promptText). */
+function promptTextLeaks(source: Trajectory, variant: Variant, harness: Harness): string[] {
+  const layout = promptLayout(source.messages[0]);
+  if (layout?.kind !== 'slots' || variant.applied.length === 0) return NO_LEAKS;
+  const finder = leakFinder(variant.plan, harness, variant.state).text;
+  if (finder.size === 0) return NO_LEAKS;
+  const out: string[] = [];
+  layout.outer.forEach((text, i) => {
+    const where = i === 0 ? 'before the first section' : i === layout.ids.length ? 'after the last section' : `between sections "${layout.ids[i - 1]}" and "${layout.ids[i]}"`;
+    for (const name of finder.mentions(text, 'record')) out.push(`messages.0: the record's own prompt text ${where} mentions old name "${name}" (kept verbatim)`);
+  });
+  return out;
 }

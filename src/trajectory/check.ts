@@ -1,4 +1,4 @@
-import { renderSystemPrompt, renderTools } from '../harness/render.js';
+import { renderPrompt, renderedSections, renderTools, setPromptLayout } from '../harness/render.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import type { Problem } from '../problems.js';
 import { callArgs, jsonError, NOT_JSON } from '../util/call-args.js';
@@ -7,9 +7,19 @@ import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
 import { textOf, type Trajectory } from './types.js';
 
+/** How a logged system message is taken: as the rendered harness, with the harness's sections found inside it, or replaced. */
+export type SystemPromptMode = 'match' | 'locate' | 'replace';
+
+/** What became of a record's system message. */
+export type PromptOutcome = 'matched' | 'located' | 'replaced';
+
 export interface CheckContext {
   file: string;
   line: number;
+  /** Default `match`. */
+  systemPrompt?: SystemPromptMode;
+  /** Filled in by the check: what became of the system message (absent: the record has none). */
+  outcome?: { prompt?: PromptOutcome; discardedChars?: number };
 }
 
 /**
@@ -93,16 +103,60 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
   if (first && first.role === 'system') {
     let expected: string | undefined;
     try {
-      expected = renderSystemPrompt(h, rec.context ?? {});
+      expected = renderPrompt(h, rec.context ?? {}).system;
     } catch (e) {
       add('context', (e as Error).message);
     }
-    if (expected !== undefined) {
-      const actual = textOf(first.content);
-      if (actual !== expected) add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}`);
-    }
+    if (expected !== undefined) checkSystemMessage(rec, h, expected, at, add);
   }
   return problems;
+}
+
+/**
+ * The system message against the rendered harness (docs/harness-format.md, "Logged system
+ * prompts"). Blank space before and after the rendered prompt is the record's own in every mode (a
+ * prompt file's final newline, a log's trailing newline) and kept verbatim. Otherwise `locate`
+ * looks for the harness's sections in order and keeps the text around and between them as the
+ * record's; `replace` puts the rendered harness in place of the logged message (a warning says how
+ * much was dropped); `match` reports the first differing line.
+ */
+function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: CheckContext, add: (path: string, message: string, severity?: Problem['severity']) => void): void {
+  const first = rec.messages[0]!;
+  const actual = textOf(first.content);
+  const outcome = (prompt: PromptOutcome, discardedChars?: number) => {
+    if (at.outcome) at.outcome = { prompt, ...(discardedChars !== undefined ? { discardedChars } : {}) };
+  };
+  if (actual === expected) return outcome('matched');
+  const lead = /^\s*/.exec(actual)![0];
+  const tail = lead.length === actual.length ? '' : /\s*$/.exec(actual)![0];
+  if (actual.slice(lead.length, actual.length - tail.length) === expected) {
+    setPromptLayout(first, { kind: 'edges', lead, tail });
+    return outcome('matched');
+  }
+  const mode = at.systemPrompt ?? 'match';
+  if (mode === 'locate') {
+    const sections = renderedSections(h, rec.context ?? {});
+    const outer: string[] = [];
+    let pos = 0;
+    for (const s of sections) {
+      const i = actual.indexOf(s.text, pos);
+      if (i < 0) {
+        const near = pos === 0 ? '' : ` after section "${sections[outer.length - 1]!.id}"`;
+        return add('messages.0.content', `system message: section "${s.id}" of the harness is not in it${near} (--system-prompt locate looks for every section, in order): ${shortDiff(s.text, actual.slice(pos))}`);
+      }
+      outer.push(actual.slice(pos, i));
+      pos = i + s.text.length;
+    }
+    outer.push(actual.slice(pos));
+    setPromptLayout(first, { kind: 'slots', ids: sections.map((s) => s.id), outer });
+    return outcome('located');
+  }
+  if (mode === 'replace') {
+    rec.messages[0] = { ...first, content: expected };
+    add('messages.0.content', `system message replaced by the rendered harness (--system-prompt replace): the logged message's ${actual.length} characters are dropped`, 'warning');
+    return outcome('replaced', actual.length);
+  }
+  add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}`);
 }
 
 /** The first differing line of two texts, as `line N: expected "…", got "…"`. */

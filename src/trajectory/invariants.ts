@@ -246,7 +246,7 @@ interface LeakFinder {
 const finders = new WeakMap<RewritePlan, WeakMap<Harness, LeakFinder>>();
 
 /** Old identifiers that must not be mentioned any more (renamed, and not a current name again). */
-function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
+export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
   let byState = finders.get(plan);
   if (!byState) finders.set(plan, (byState = new WeakMap()));
   const hit = byState.get(to);

@@ -1,5 +1,5 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
-import { promptMessage, renderPrompt, renderTools, stateTextMessage } from '../harness/render.js';
+import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from '../harness/render.js';
 import type { Harness, Hook } from '../harness/types.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
@@ -26,7 +26,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
   const callTools = new Map<string, string>(); // call id → original tool name
   const hasSystem = rec.messages[0]?.role === 'system';
   // Only a record that shows a prompt gets one rendered (a bare call mapped on its own has none).
-  const rendered = hasSystem ? renderPrompt(to, rec.context ?? {}) : { system: '', preamble: '' };
+  const rendered = hasSystem ? renderRecordPrompt(to, rec) : { system: '', preamble: '' };
   const out: Message[] = [];
   let preambleDone = rendered.preamble === '';
 
@@ -74,6 +74,8 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       return;
     }
     if (m.role === 'tool') {
+      // A result that names its tool (as OpenAI logs do) names it in the new state.
+      if (m.name !== undefined) m = { ...m, name: mapId(plan.tools, m.name) };
       const skill = loaderCalls.get(m.tool_call_id);
       if (skill !== undefined) {
         const fromSkill = from.skills.find((s) => s.id === skill);

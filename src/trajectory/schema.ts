@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpToolSchema } from '../harness/schema.js';
 
 const textContent = z.union([
   z.string(),
@@ -19,11 +20,13 @@ export const messageSchema = z.discriminatedUnion('role', [
     role: z.literal('assistant'),
     content: textContent.nullable(),
     name: z.string().optional(),
-    tool_calls: z.array(toolCall).optional(),
+    // `null` tool calls and function_call are what SDKs dump for a text reply (read.ts drops them).
+    tool_calls: z.array(toolCall).nullable().optional(),
+    function_call: z.null().optional(),
     reasoning_content: z.string().optional(),
     refusal: z.string().nullable().optional(),
   }),
-  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: textContent }),
+  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: textContent, name: z.string().optional() }),
 ]);
 
 const openAiTool = z.strictObject({
@@ -41,7 +44,8 @@ export const trajectorySchema = z.strictObject({
   harness: z.strictObject({ name: z.string(), version: z.union([z.string(), z.number()]) }).optional(),
   context: z.record(z.string(), z.unknown()).optional(),
   messages: z.array(messageSchema).min(1),
-  tools: z.array(openAiTool).optional(),
+  // A record's own tools: OpenAI function tools or MCP tools (read.ts turns MCP ones into OpenAI shape).
+  tools: z.array(z.union([openAiTool, mcpToolSchema])).optional(),
   meta: z.record(z.string(), z.unknown()).optional(),
 });
 
@@ -70,8 +74,8 @@ function isTextContent(v: unknown): boolean {
 
 const TEXT_PART_KEYS = new Set(['type', 'text']);
 const PLAIN_KEYS = new Set(['role', 'content', 'name']);
-const ASSISTANT_KEYS = new Set(['role', 'content', 'name', 'tool_calls', 'reasoning_content', 'refusal']);
-const TOOL_MESSAGE_KEYS = new Set(['role', 'tool_call_id', 'content']);
+const ASSISTANT_KEYS = new Set(['role', 'content', 'name', 'tool_calls', 'function_call', 'reasoning_content', 'refusal']);
+const TOOL_MESSAGE_KEYS = new Set(['role', 'tool_call_id', 'content', 'name']);
 const CALL_KEYS = new Set(['id', 'type', 'function']);
 const CALL_FUNCTION_KEYS = new Set(['name', 'arguments']);
 const TOOL_KEYS = new Set(['type', 'function']);
@@ -91,7 +95,8 @@ function isMessage(m: unknown): boolean {
       if (m.name !== undefined && typeof m.name !== 'string') return false;
       if (m.reasoning_content !== undefined && typeof m.reasoning_content !== 'string') return false;
       if (m.refusal !== undefined && m.refusal !== null && typeof m.refusal !== 'string') return false;
-      if (m.tool_calls === undefined) return true;
+      if (m.function_call !== undefined && m.function_call !== null) return false;
+      if (m.tool_calls === undefined || m.tool_calls === null) return true;
       if (!Array.isArray(m.tool_calls)) return false;
       for (const c of m.tool_calls) {
         if (!isObj(c) || !onlyKeys(c, CALL_KEYS) || !isNonEmpty(c.id) || c.type !== 'function') return false;
@@ -101,19 +106,28 @@ function isMessage(m: unknown): boolean {
       return true;
     }
     case 'tool':
-      return onlyKeys(m, TOOL_MESSAGE_KEYS) && isNonEmpty(m.tool_call_id) && isTextContent(m.content);
+      return onlyKeys(m, TOOL_MESSAGE_KEYS) && isNonEmpty(m.tool_call_id) && isTextContent(m.content) && (m.name === undefined || typeof m.name === 'string');
     default:
       return false;
   }
 }
 
 function isTool(t: unknown): boolean {
+  if (isObj(t) && t.type === undefined && 'inputSchema' in t) return isMcpTool(t);
   if (!isObj(t) || !onlyKeys(t, TOOL_KEYS) || t.type !== 'function') return false;
   const f = t.function;
   if (!isObj(f) || !onlyKeys(f, TOOL_FUNCTION_KEYS) || !isNonEmpty(f.name)) return false;
   if (f.description !== undefined && typeof f.description !== 'string') return false;
   if (f.parameters !== undefined && !isObj(f.parameters)) return false;
   return f.strict === undefined || f.strict === null || typeof f.strict === 'boolean';
+}
+
+function isMcpTool(t: Obj): boolean {
+  if (!isNonEmpty(t.name) || !isObj(t.inputSchema)) return false;
+  if (t.title !== undefined && typeof t.title !== 'string') return false;
+  if (t.description !== undefined && typeof t.description !== 'string') return false;
+  if (t.outputSchema !== undefined && !isObj(t.outputSchema)) return false;
+  return t.annotations === undefined || isObj(t.annotations);
 }
 
 /** True when `trajectorySchema` certainly accepts `v` (false: ask the schema, which explains). */

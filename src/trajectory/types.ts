@@ -20,7 +20,7 @@ export type Message =
       reasoning_content?: string;
       refusal?: string | null;
     }
-  | { role: 'tool'; tool_call_id: string; content: TextContent };
+  | { role: 'tool'; tool_call_id: string; content: TextContent; name?: string };
 
 /** One trajectory record: an OpenAI Chat Completions conversation plus provenance. */
 export interface Trajectory {

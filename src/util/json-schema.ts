@@ -19,6 +19,31 @@ let draft2020 = new Ajv2020(AJV_OPTIONS);
 const cache = new Map<string, ValidateFunction | { error: string }>();
 const byObject = new WeakMap<object, ValidateFunction | { error: string }>();
 
+/**
+ * What the `format` keyword means to every validation tier: an annotation (the 2019-09 and later
+ * drafts' default, and hsa's) or an assertion (`validation.formats: assert`). The quick test, ajv
+ * and the interpreter then agree: as an annotation `format` is ignored by all three; as an
+ * assertion only the interpreter (which knows the formats) may call a schema with `format` valid.
+ */
+export type FormatMode = 'annotation' | 'assertion';
+let formatMode: FormatMode = 'annotation';
+
+/** Set what `format` means for the rest of the process (a run's or a validate's setting). */
+export function setFormatMode(mode: FormatMode): void {
+  if (mode === formatMode) return;
+  formatMode = mode;
+  // Verdicts cached under the other meaning must not be reused.
+  quickByObject = new WeakMap();
+  quickById.clear();
+  validators = new WeakMap();
+  validatorsById.clear();
+}
+
+/** The current meaning of `format` (see setFormatMode). */
+export function getFormatMode(): FormatMode {
+  return formatMode;
+}
+
 export function compileSchema(schema: unknown): ValidateFunction | { error: string } {
   // Harness states share schema objects, so identity is the fast path; canonical JSON the slow one.
   if (schema !== null && typeof schema === 'object') {
@@ -75,12 +100,12 @@ function computeErrors(schema: object, value: unknown): string[] {
   // "Valid" comes first from the quick test (quick-schema.ts) when the schema is in its subset,
   // then from ajv when it can say so: a compiled validator answers ten times faster than the
   // interpreter. Schemas ajv compiled at harness load are used as they are; any other schema (a
-  // state's renamed tool) is compiled once per validation meaning. ajv runs with formats off, so a
-  // schema with a `format` keyword always goes to the interpreter. Whenever neither says "valid",
-  // the interpreter decides and explains.
+  // state's renamed tool) is compiled once per validation meaning. ajv runs with formats off: that
+  // is the annotation meaning; when formats are assertions, a schema with a `format` keyword goes
+  // to the interpreter. Whenever neither says "valid", the interpreter decides and explains.
   const quick = quickFor(schema);
   if (quick !== null && quick(value)) return [];
-  if (!hasFormat(schema)) {
+  if (formatMode === 'annotation' || !hasFormat(schema)) {
     const compiled = byObject.get(schema) ?? fastValidator(schema);
     if (typeof compiled === 'function' && compiled(value)) return [];
   }
@@ -91,7 +116,7 @@ function computeErrors(schema: object, value: unknown): string[] {
   return readableErrors(r.errors, schema);
 }
 
-const quickByObject = new WeakMap<object, ((v: unknown) => boolean) | null>();
+let quickByObject = new WeakMap<object, ((v: unknown) => boolean) | null>();
 const quickById = new Map<number, ((v: unknown) => boolean) | null>();
 
 /** The quick test of a schema (shared by schemas of one validation meaning), or null. */
@@ -102,7 +127,7 @@ function quickFor(schema: object): ((v: unknown) => boolean) | null {
   q = quickById.get(id);
   if (q === undefined) {
     if (quickById.size >= 4_096) quickById.clear();
-    quickById.set(id, (q = quickCheck(schema)));
+    quickById.set(id, (q = quickCheck(schema, formatMode)));
   }
   quickByObject.set(schema, q);
   return q;
@@ -166,22 +191,27 @@ const NAME_MAPS = new Set(['properties', 'patternProperties', 'definitions', '$d
 
 /** A schema without its annotation keywords (property names and enum/const values kept as they are). */
 function validationShape(s: unknown): unknown {
-  if (Array.isArray(s)) return s.map(validationShape);
+  return withoutKeywords(s, (k) => ANNOTATIONS.has(k));
+}
+
+/** A schema without the keywords `drop` names, wherever they are keywords (not property names, not enum/const values). */
+function withoutKeywords(s: unknown, drop: (key: string, value: unknown) => boolean): unknown {
+  if (Array.isArray(s)) return s.map((x) => withoutKeywords(x, drop));
   if (s === null || typeof s !== 'object') return s;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(s)) {
-    if (ANNOTATIONS.has(k)) continue;
+    if (drop(k, v)) continue;
     if (k === 'enum' || k === 'const') out[k] = v;
     else if (NAME_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       const names: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) names[name] = validationShape(sub);
+      for (const [name, sub] of Object.entries(v)) names[name] = withoutKeywords(sub, drop);
       out[k] = names;
-    } else out[k] = validationShape(v);
+    } else out[k] = withoutKeywords(v, drop);
   }
   return out;
 }
 
-const validators = new WeakMap<object, Validator | string>();
+let validators = new WeakMap<object, Validator | string>();
 const formats = new WeakMap<object, boolean>();
 
 /** Whether a `format` key appears anywhere in the schema (conservatively: also a property named so). */
@@ -207,7 +237,9 @@ function validatorFor(schema: unknown): Validator | string {
   try {
     const s = schema as { $schema?: unknown };
     const draft = schemaDraft(s);
-    out = new Validator(schema as Schema, draft, false);
+    // The interpreter asserts formats: as annotations they are taken out first (keyword locations
+    // stay the same, so its messages still point into the schema as written).
+    out = new Validator((formatMode === 'annotation' ? withoutFormats(schema) : schema) as Schema, draft, false);
   } catch (e) {
     out = (e as Error).message;
   }
@@ -218,6 +250,11 @@ function validatorFor(schema: unknown): Validator | string {
 }
 
 const validatorsById = new Map<number, Validator | string>();
+
+/** A schema without its `format` keywords (property names and enum/const values kept as they are). */
+function withoutFormats(s: unknown): unknown {
+  return withoutKeywords(s, (k, v) => k === 'format' && typeof v === 'string');
+}
 
 const CONTAINERS = new Set(['properties', 'items', 'prefixItems', 'additionalItems', 'allOf', 'patternProperties', 'unevaluatedProperties', 'unevaluatedItems', 'dependentSchemas', 'if', 'then', 'else', '$ref']);
 

@@ -22,15 +22,23 @@ const TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolea
 
 class Unsupported extends Error {}
 
-/** The quick test of a schema, or null when the schema uses anything outside the subset. */
-export function quickCheck(schema: unknown): Check | null {
+/**
+ * The quick test of a schema, or null when the schema uses anything outside the subset. With
+ * `formats: 'annotation'` (the 2019-09+ meaning, hsa's default) `format` is an annotation like
+ * `title`; with `'assertion'` a schema using it is outside the subset.
+ */
+export function quickCheck(schema: unknown, formats: 'annotation' | 'assertion' = 'assertion'): Check | null {
   try {
+    formatIsAnnotation = formats === 'annotation';
     return build(schema, false);
   } catch (e) {
     if (e instanceof Unsupported) return null;
     throw e;
   }
 }
+
+/** Set by quickCheck for the schema being built (building is synchronous). */
+let formatIsAnnotation = false;
 
 const always: Check = () => true;
 const never: Check = () => false;
@@ -47,7 +55,7 @@ function build(s: unknown, exact: boolean): Check {
   const checks: Check[] = [];
   const obj = s as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (ANNOTATIONS.has(key)) continue;
+    if (ANNOTATIONS.has(key) || (key === 'format' && formatIsAnnotation)) continue;
     const v = obj[key];
     switch (key) {
       case 'type':

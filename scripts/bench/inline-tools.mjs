@@ -1,0 +1,103 @@
+// Per-record tools for scripts/bench.mjs: every record carries its own tool list (3–20 tools, no two
+// records alike) and its own system message, so `hsa augment` without --harness derives a harness
+// (and samples its states) for every record. Measures it against the pass-through on the same input.
+// Standalone: node scripts/bench/inline-tools.mjs [--records N] [--seed S]   (default 2,000 records)
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import seedrandom from 'seedrandom';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const WORDS = ['order', 'invoice', 'ticket', 'flight', 'seat', 'parcel', 'refund', 'account', 'device', 'room', 'claim', 'shift', 'meter', 'route', 'quote'];
+const VERBS = ['get', 'list', 'create', 'update', 'cancel', 'check', 'send', 'find', 'book', 'close'];
+const PARAMS = ['id', 'email', 'reason', 'count', 'date', 'amount', 'note', 'priority', 'channel', 'city'];
+
+/** A deterministic input of `records` lines, each with its own tools; returns its path and byte size. */
+export function writeInlineInput(file, records, seed) {
+  const rng = seedrandom(`${seed}/inline-tools`);
+  const int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
+  const pick = (a) => a[int(0, a.length - 1)];
+  const lines = [];
+  for (let i = 0; i < records; i++) {
+    const names = new Set();
+    const n = int(3, 20);
+    while (names.size < n) names.add(`${pick(VERBS)}_${pick(WORDS)}${rng() < 0.5 ? `_${int(2, 99)}` : ''}`);
+    const tools = [...names].map((name) => {
+      const props = {};
+      const keys = [...new Set(Array.from({ length: int(1, 5) }, () => pick(PARAMS)))];
+      for (const k of keys) props[k] = k === 'count' || k === 'priority' ? { type: 'integer', minimum: 0 } : { type: 'string', description: `The ${k}.` };
+      return { type: 'function', function: { name, description: `${name.replace(/_/g, ' ')} for the caller.`, parameters: { type: 'object', properties: props, required: keys.slice(0, 1) } } };
+    });
+    const messages = [{ role: 'system', content: `You are assistant #${i}. Use the tools listed; call ${tools[0].function.name} before anything else.\n\n- Be brief.\n- Confirm changes.` }];
+    for (let t = 0; t < int(1, 3); t++) {
+      messages.push({ role: 'user', content: `Request ${t} of customer ${int(1000, 9999)}: please help with my ${pick(WORDS)}.` });
+      const calls = Array.from({ length: int(1, 3) }, (_, k) => {
+        const tool = pick(tools).function;
+        const args = {};
+        for (const [k2, s] of Object.entries(tool.parameters.properties)) args[k2] = s.type === 'integer' ? int(0, 9) : `v-${int(1, 999)}`;
+        return { id: `call_${i}_${t}_${k}`, type: 'function', function: { name: tool.name, arguments: JSON.stringify(args) } };
+      });
+      messages.push({ role: 'assistant', content: '', tool_calls: calls });
+      for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify({ ok: true, ref: `R-${int(1, 99999)}` }) });
+      messages.push({ role: 'assistant', content: `Done with ${calls[0].function.name}: your request is handled.` });
+    }
+    lines.push(JSON.stringify({ id: `r${i}`, tools, messages }));
+  }
+  const text = `${lines.join('\n')}\n`;
+  writeFileSync(file, text);
+  return { file, bytes: Buffer.byteLength(text), records };
+}
+
+/** Run `node --import rss-preload bin/hsa …`: wall time, and CPU time from the preload's file. */
+function run(args, cpuFile) {
+  rmSync(cpuFile, { force: true });
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(process.execPath, ['--import', path.join(ROOT, 'scripts/bench/rss-preload.mjs'), ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HSA_BENCH_RSS_FILE: cpuFile } });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
+    child.on('close', (code) => {
+      let cpu = null;
+      try {
+        const u = JSON.parse(readFileSync(cpuFile, 'utf8'));
+        cpu = (u.user_us + u.system_us) / 1e6;
+      } catch {
+        /* reported without the CPU ratio */
+      }
+      resolve({ code, out, err, cpu, wall: Number(process.hrtime.bigint() - t0) / 1e9 });
+    });
+  });
+}
+
+/** Rows `[measurement, result, target, status]` for the report of scripts/bench.mjs. */
+export async function inlineToolsRows({ data, seed = 'hsa-bench-v1', records = 2000, log = () => {} }) {
+  mkdirSync(data, { recursive: true });
+  const input = writeInlineInput(path.join(data, 'input-inline-tools.jsonl'), records, seed);
+  log(`per-record tools: ${records} records, ${(input.bytes / 2 ** 20).toFixed(1)} MB …`);
+  const ptOut = path.join(data, 'passthrough-inline.jsonl');
+  const pt = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bench/passthrough.mjs'), input.file, ptOut], { encoding: 'utf8' });
+  rmSync(ptOut, { force: true });
+  if (pt.status !== 0) return [['per-record tools', `pass-through FAILED: ${pt.stderr.slice(-300)}`, '', 'MISSED']];
+  const p = JSON.parse(pt.stdout.trim().split('\n').pop());
+  const out = path.join(data, 'out-inline-tools');
+  const r = await run([path.join(ROOT, 'bin/hsa'), 'augment', '-t', input.file, '-o', out, '--force', '--stages', 'sft', '-q'], path.join(data, '.cpu-inline-tools.json'));
+  if (r.code !== 0) return [['per-record tools', `augment FAILED: ${r.err.slice(-300)}`, '', 'MISSED']];
+  const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+  const written = manifest.totals.variants_written;
+  const ratio = written / r.wall / (p.records / p.seconds);
+  return [
+    [`(per-record tools) pass-through, ${records} records with their own 3–20 tools`, `${Math.round(p.records / p.seconds)} records/s`, '', ''],
+    ['(per-record tools) augment, inline harnesses, defaults', `${Math.round(written / r.wall)} output records/s (${written} written, ${manifest.totals.variants_rejected} rejected; wall ${r.wall.toFixed(2)} s)`, '', ''],
+    ['(per-record tools) augment ÷ pass-through (records/s)', `${ratio.toFixed(2)}${r.cpu ? ` (per CPU-second: ${(written / r.cpu / (p.records / p.cpu_seconds)).toFixed(2)})` : ''}`, '≥ 0.3', ratio >= 0.3 ? 'ok' : 'MISSED'],
+  ];
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const argv = process.argv.slice(2);
+  const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
+  const rows = await inlineToolsRows({ data: path.join(ROOT, 'bench-data'), seed: opt('--seed', 'hsa-bench-v1'), records: Number(opt('--records', 2000)), log: (l) => process.stderr.write(`${l}\n`) });
+  for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
+}

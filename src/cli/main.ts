@@ -9,6 +9,7 @@ import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
+import { addReviewCommands } from './review-commands.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -91,6 +92,8 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .action(async (results: string[], o: { config?: string; cache?: string; json?: boolean }) => {
       setCode(await teacherImportCommand({ ...o, results }, io));
     });
+
+  addReviewCommands(program, io, setCode);
 
   return program;
 }

@@ -1,6 +1,7 @@
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Io } from './io.js';
 import { verifyCommand, type VerifyCommandOptions } from './verify.js';
+import { diffCommand, type DiffCommandOptions } from './diff.js';
 
 /** `verify`, `diff`, `show` and `stats`: the commands that read output folders (registered from main.ts). */
 export function addReviewCommands(program: Command, io: Io, setCode: (code: number) => void): void {
@@ -15,4 +16,25 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .action(async (out: string, o: Omit<VerifyCommandOptions, 'out'>) => {
       setCode(await verifyCommand({ out, ...o }, io));
     });
+
+  program
+    .command('diff')
+    .description('compare two output folders (or two part files) by record id: manifest first, then per stage only in A, only in B, changed (field by field), identical (exit 0 identical, 1 different, 2 error)')
+    .argument('<a>', 'output folder or part file')
+    .argument('<b>', 'output folder or part file')
+    .option('--limit <n>', 'changed records shown in full per stage (the rest are counted)', count, 10)
+    .option('--ignore <glob...>', 'key paths left out of the comparison: meta.source_file, meta.**, messages.*.content (dots separate keys; * one key, ** any depth)')
+    .option('--stage <stage...>', 'only these stages (sft, opd, rl, rejects)')
+    .option('--json', 'print one JSON document on stdout')
+    .option('--html <file>', 'also write the report as one self-contained HTML page')
+    .option('-q, --quiet', 'no progress on stderr')
+    .action(async (a: string, b: string, o: Omit<DiffCommandOptions, 'a' | 'b'>) => {
+      setCode(await diffCommand({ a, b, ...o }, io));
+    });
+}
+
+function count(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
 }

@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import type { Io } from './io.js';
 import { verifyCommand, type VerifyCommandOptions } from './verify.js';
 import { diffCommand, type DiffCommandOptions } from './diff.js';
+import { statsCommand, type StatsCommandOptions } from './stats.js';
 
 /** `verify`, `diff`, `show` and `stats`: the commands that read output folders (registered from main.ts). */
 export function addReviewCommands(program: Command, io: Io, setCode: (code: number) => void): void {
@@ -30,6 +31,17 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .option('-q, --quiet', 'no progress on stderr')
     .action(async (a: string, b: string, o: Omit<DiffCommandOptions, 'a' | 'b'>) => {
       setCode(await diffCommand({ a, b, ...o }, io));
+    });
+
+  program
+    .command('stats')
+    .description('what a reviewer looks at before signing off: records per stage and part, rejects, transforms and their parameters, name diversity, sizes, coverage')
+    .argument('<out>', 'output folder (with manifest.json)')
+    .option('--json', 'print one JSON document on stdout')
+    .option('--html <file>', 'also write the report as one self-contained HTML page with inline SVG charts')
+    .option('-q, --quiet', 'no progress on stderr')
+    .action(async (out: string, o: Omit<StatsCommandOptions, 'out'>) => {
+      setCode(await statsCommand({ out, ...o }, io));
     });
 }
 

@@ -15,10 +15,10 @@ h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bott
 .sub{color:var(--muted);margin-bottom:16px}table{border-collapse:collapse;margin:6px 0 12px}td,th{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
 th{background:var(--soft);font-weight:600}td.n{text-align:right;font-variant-numeric:tabular-nums}code,pre,.mono{font:12.5px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 pre{white-space:pre-wrap;word-break:break-word;margin:0}del{background:var(--del);color:var(--delfg);text-decoration:line-through}ins{background:var(--ins);color:var(--insfg);text-decoration:none}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(420px,1fr));gap:18px}.card{border:1px solid var(--line);border-radius:6px;padding:12px 14px;background:#fff}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:18px}.card{border:1px solid var(--line);border-radius:6px;padding:12px 14px;background:#fff}
 .card h3{margin-top:0}.side{display:grid;grid-template-columns:1fr 1fr;gap:0;border:1px solid var(--line);margin:6px 0}.side>div{padding:6px 8px;min-width:0}.side>div+div{border-left:1px solid var(--line)}
 .tag{display:inline-block;padding:0 6px;border-radius:3px;background:var(--soft);color:var(--muted);font-size:12px}.ok{color:var(--insfg)}.bad{color:var(--delfg)}
-svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+svg.chart{max-width:100%;height:auto;display:block;margin-bottom:8px}svg text{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 `;
 
 /** A whole page: title, optional subtitle, body HTML. */
@@ -51,13 +51,13 @@ const PALETTE = ['#2f6fdb', '#e07b39', '#3a9d5d', '#b04fc4', '#c9a227', '#d0455b
  * A horizontal bar chart as inline SVG: one labelled bar per item, values at the bar ends.
  * Sized from its data so long labels stay readable.
  */
-export function barChart(title: string, items: readonly { label: string; value: number }[], opts: { width?: number; color?: string; unit?: string } = {}): string {
+export function barChart(title: string, items: readonly { label: string; value: number }[], opts: { width?: number; color?: string; unit?: string; max?: number } = {}): string {
   const width = opts.width ?? 520;
   const rowH = 22;
   const labelW = Math.min(230, Math.max(60, Math.max(0, ...items.map((i) => i.label.length)) * 7 + 10));
   const top = 26;
   const height = top + Math.max(1, items.length) * rowH + 8;
-  const max = Math.max(1, ...items.map((i) => i.value));
+  const max = opts.max ?? Math.max(1, ...items.map((i) => i.value));
   const barMax = width - labelW - 70;
   const color = opts.color ?? PALETTE[0]!;
   const bars = items
@@ -78,9 +78,9 @@ export function barChart(title: string, items: readonly { label: string; value: 
  */
 export function histogram(title: string, buckets: readonly { from: number; to: number; count: number }[], opts: { width?: number; color?: string; unit?: string } = {}): string {
   const width = opts.width ?? 520;
-  const height = 220;
+  const height = 232;
   const left = 44;
-  const top = 28;
+  const top = 40;
   const bottom = 44;
   const plotH = height - top - bottom;
   const n = Math.max(1, buckets.length);
@@ -107,6 +107,6 @@ export function shareChart(title: string, items: readonly { label: string; share
   return barChart(
     title,
     items.map((i) => ({ label: i.label, value: Math.round(i.share * 1000) / 10 })),
-    { ...opts, color: PALETTE[1]!, unit: ' %' },
+    { ...opts, color: PALETTE[1]!, unit: ' %', max: 100 },
   );
 }

@@ -72,7 +72,8 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))
     .option('--force', 'start over in an out folder that holds another run')
-    .action(async (o: AugmentFlags) => {
+    .option('--check [out]', 'regenerate into a temporary folder and compare with OUT (default --out): exit 0 nothing drifted, 1 drifted; OUT is never modified')
+    .action(async (o: AugmentFlags & { check?: string | boolean }) => {
       setCode(await augmentCommand(o, io));
     });
 

@@ -3,6 +3,7 @@ import type { Io } from './io.js';
 import { verifyCommand, type VerifyCommandOptions } from './verify.js';
 import { diffCommand, type DiffCommandOptions } from './diff.js';
 import { statsCommand, type StatsCommandOptions } from './stats.js';
+import { showCommand, type ShowCommandOptions } from './show.js';
 
 /** `verify`, `diff`, `show` and `stats`: the commands that read output folders (registered from main.ts). */
 export function addReviewCommands(program: Command, io: Io, setCode: (code: number) => void): void {
@@ -42,6 +43,19 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .option('-q, --quiet', 'no progress on stderr')
     .action(async (out: string, o: Omit<StatsCommandOptions, 'out'>) => {
       setCode(await statsCommand({ out, ...o }, io));
+    });
+
+  program
+    .command('show')
+    .description('one output record as a reviewer reads it: rename tables, the system prompt by section against the source, the conversation beside the source, the checks')
+    .argument('<out>', 'output folder (with manifest.json)')
+    .requiredOption('--id <id>', 'record id: SOURCE~vK (SFT), SOURCE~vK#J (OPD), SOURCE~src, or an RL index')
+    .option('--sources <glob...>', 'the source trajectories (default: the kept source SOURCE~src in the folder, when the run kept sources)')
+    .option('--harness <path>', "the run's harness: rebuild the record's state and run the engine's leak check and round trip")
+    .option('--html <file>', 'also write the view as one self-contained HTML page')
+    .option('--json', 'print the view as JSON on stdout')
+    .action(async (out: string, o: Omit<ShowCommandOptions, 'out'>) => {
+      setCode(await showCommand({ out, ...o }, io));
     });
 }
 

@@ -15,7 +15,7 @@ export async function augmentCommand(flags: AugmentFlags & { check?: string | bo
     const target = typeof flags.check === 'string' ? flags.check : cfg.out;
     const report = await runCheck(cfg, target, { warn: (line) => void (flags.quiet ? undefined : io.err(`${line}\n`)) });
     if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else if (!report.identical || !flags.quiet) io.out(report.identical ? `${target}: up to date (a fresh run gives the same manifest and records)\n` : `${target}: drifted from what the inputs, config, seed and code give now:\n${formatDiff(report)}`);
+    else io.out(report.identical ? `${target}: up to date (a fresh run gives the same manifest and records)\n` : `${target}: drifted from what the inputs, config, seed and code give now:\n${formatDiff(report)}`);
     return report.identical ? 0 : 1;
   }
   const counters = newCounters();

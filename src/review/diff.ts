@@ -194,7 +194,8 @@ export async function runDiff(opts: DiffOptions): Promise<DiffReport> {
     if (common.length === 0) throw new ReviewInputError(`${opts.a} holds ${sa.join(', ') || 'no'} records, ${opts.b} holds ${sb.join(', ') || 'no'} records: two different stages cannot be compared`);
     stages = common;
   } else {
-    const common = stages.filter((s) => A.parts[s] && B.parts[s]);
+    // Both always have rejects; what matters is whether they share a training stage.
+    const common = stages.filter((s) => A.parts[s] && B.parts[s] && s !== 'rejects');
     if (common.length === 0) throw new ReviewInputError(`${opts.a} (stages ${Object.keys(A.parts).join(', ')}) and ${opts.b} (stages ${Object.keys(B.parts).join(', ')}) share no stage: nothing to compare`);
   }
   if (opts.stages?.length) stages = stages.filter((s) => opts.stages!.includes(s));

@@ -4,7 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHsa, STACK_LINE } from '../helpers/hsa.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
-import { smallRun, snapshotTree } from './setup.js';
+import { smallRun, snapshotTree, type SmallRun } from './setup.js';
 
 interface StageDiff {
   stage: string;
@@ -22,9 +22,9 @@ interface StageDiff {
 const ESC = '\x1b';
 
 describe('review commands on real output folders', () => {
-  let base: ReturnType<typeof smallRun>;
-  beforeAll(() => {
-    base = smallRun({ records: 24 });
+  let base: SmallRun;
+  beforeAll(async () => {
+    base = await smallRun({ records: 16 });
   });
   afterAll(removeTempDirs);
 
@@ -56,13 +56,13 @@ describe('review commands on real output folders', () => {
     const opd = path.join(out, 'opd', 'part-00000.jsonl');
     const o = readFileSync(opd);
     writeFileSync(opd, o.subarray(0, o.length - 200));
-    rmSync(path.join(out, 'sft', 'part-00002.jsonl'));
+    rmSync(path.join(out, 'sft', 'part-00001.jsonl'));
     writeFileSync(path.join(out, 'sft', 'part-00009.jsonl'), '');
     const r = runHsa(['verify', out, '-q']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(new RegExp(`${escape(rl)}: \\(file\\): sha256 .* does not match`));
     expect(r.stdout).toMatch(new RegExp(`${escape(opd)}:\\d+: \\(file\\): truncated`));
-    expect(r.stdout).toContain(`${path.join(out, 'sft', 'part-00002.jsonl')}: (file): missing`);
+    expect(r.stdout).toContain(`${path.join(out, 'sft', 'part-00001.jsonl')}: (file): missing`);
     expect(r.stdout).toContain(`${path.join(out, 'sft', 'part-00009.jsonl')}: (file): not listed in manifest.json`);
     // Only the damaged parts are named.
     expect(r.stdout).not.toContain('sft/part-00000.jsonl');
@@ -99,16 +99,16 @@ describe('review commands on real output folders', () => {
     expect(r.stdout).toMatch(/is not in the record's tools/);
   });
 
-  it('diff: two runs with the same seed are identical (exit 0); different seeds differ and the counts add up', () => {
+  it('diff: two runs with the same seed are identical (exit 0); different seeds differ and the counts add up', async () => {
     const same = path.join(base.dir, 'same');
-    expect(base.augment(same).code).toBe(0);
+    await base.make(same);
     const r = runHsa(['diff', base.out, same]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('manifest: no differences');
     expect(r.stdout.trim().endsWith('identical')).toBe(true);
 
     const other = path.join(base.dir, 'seed2');
-    expect(base.augment(other, ['--seed', '2']).code).toBe(0);
+    await base.make(other, ['--seed', '2']);
     const d = runHsa(['diff', base.out, other, '--json']);
     expect(d.code).toBe(1);
     const doc = JSON.parse(d.stdout);
@@ -125,8 +125,8 @@ describe('review commands on real output folders', () => {
     expect((doc.stages as StageDiff[]).find((s) => s.stage === 'sft')!.changed).toBeGreaterThan(0);
   });
 
-  it('diff after editing one input record: exactly that source\'s records change', () => {
-    const run = smallRun({ records: 16 });
+  it('diff after editing one input record: exactly that source\'s records change', async () => {
+    const run = await smallRun({ records: 10 });
     const lines = readFileSync(run.traj, 'utf8').split('\n');
     const rec = JSON.parse(lines[5]!);
     const user = rec.messages.find((m: { role: string }) => m.role === 'user');
@@ -134,7 +134,7 @@ describe('review commands on real output folders', () => {
     lines[5] = JSON.stringify(rec);
     writeFileSync(run.traj, lines.join('\n'));
     const edited = path.join(run.dir, 'edited');
-    expect(run.augment(edited).code).toBe(0);
+    await run.make(edited);
     const d = runHsa(['diff', run.out, edited, '--json', '--limit', '1000']);
     expect(d.code).toBe(1);
     const doc = JSON.parse(d.stdout);
@@ -171,7 +171,8 @@ describe('review commands on real output folders', () => {
   it('show: a variant with its rename tables beside its source; piped output has no escape codes', () => {
     const sft = readFileSync(path.join(base.out, 'sft', 'part-00000.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
     const v = sft.find((r) => r.meta.transforms.some((t: { id: string }) => t.id === 'tools.rename' || t.id === 'skills.rename'))!;
-    const r = runHsa(['show', base.out, '--id', v.id, '--harness', base.harness, '--sources', base.traj]);
+    const html = path.join(base.dir, 'show.html');
+    const r = runHsa(['show', base.out, '--id', v.id, '--harness', base.harness, '--sources', base.traj, '--html', html]);
     expect(r.code).toBe(0);
     expect(r.stdout).not.toContain(ESC);
     expect(r.stdout).toContain(`record ${v.id}`);
@@ -191,17 +192,16 @@ describe('review commands on real output folders', () => {
     const byIndex = runHsa(['show', base.out, '--id', String(rl.extra_info.index)]);
     expect(byIndex.code).toBe(0);
     expect(byIndex.stdout).toContain(`record ${rl.extra_info.id}`);
-    const html = path.join(base.dir, 'show.html');
-    expect(runHsa(['show', base.out, '--id', v.id, '--html', html]).code).toBe(0);
     expect(readFileSync(html, 'utf8')).toContain('<del>');
   });
 
   it('augment --check: exit 0 on an unchanged dataset, 1 after a seed change; OUT never modified', () => {
     const before = snapshotTree(base.out);
-    const same = base.augment('', ['--check', base.out, '--out', path.join(base.dir, 'unused')]);
+    // --force is passed too (by the helper): --check must still leave OUT alone.
+    const same = base.augment(path.join(base.dir, 'unused'), ['--check', base.out]);
     expect(same.code).toBe(0);
     expect(same.stdout).toContain('up to date');
-    const drift = base.augment('', ['--check', base.out, '--seed', '99']);
+    const drift = base.augment(base.out, ['--check', '--seed', '99']);
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain('seed: "');
     expect(drift.stdout).toContain('drifted');
@@ -209,8 +209,8 @@ describe('review commands on real output folders', () => {
     expect(existsSync(path.join(base.dir, 'unused'))).toBe(false);
   });
 
-  it('gzip parts: verify reads them, and names a truncated one', () => {
-    const run = smallRun({ records: 8, extra: ['--gzip', '--stages', 'sft,rl'] });
+  it('gzip parts: verify reads them, and names a truncated one', async () => {
+    const run = await smallRun({ records: 8, extra: ['--gzip', '--stages', 'sft,rl'] });
     expect(runHsa(['verify', run.out]).code).toBe(0);
     const part = path.join(run.out, 'sft', readdirSync(path.join(run.out, 'sft')).find((f) => f.endsWith('.gz'))!);
     const gz = readFileSync(part);
@@ -221,7 +221,7 @@ describe('review commands on real output folders', () => {
     expect(r.stdout).toContain(`${part}: (file): truncated or corrupt`);
   });
 
-  it('bad inputs: no manifest, an unknown id, a part that is not JSONL, different stages — clear errors, nothing written', () => {
+  it('bad inputs: no manifest, an unknown id, a part that is not JSONL, different stages — clear errors, nothing written', async () => {
     const empty = tempDir('hsa-review-empty-');
     writeFileSync(path.join(empty, 'notes.txt'), 'hello');
     const snap = snapshotTree(empty);
@@ -244,10 +244,8 @@ describe('review commands on real output folders', () => {
     expect(nj.code).toBe(2);
     expect(nj.stderr).toContain(`${junk}:1: not JSONL`);
 
-    const sftOnly = path.join(base.dir, 'sft-only');
-    const rlOnly = path.join(base.dir, 'rl-only');
-    expect(base.augment(sftOnly, ['--stages', 'sft']).code).toBe(0);
-    expect(base.augment(rlOnly, ['--stages', 'rl']).code).toBe(0);
+    const sftOnly = (await smallRun({ records: 3, extra: ['--stages', 'sft'] })).out;
+    const rlOnly = (await smallRun({ records: 3, extra: ['--stages', 'rl'] })).out;
     const stages = runHsa(['diff', sftOnly, rlOnly]);
     expect(stages.code).toBe(2);
     expect(stages.stderr).toContain('share no stage');

@@ -5,14 +5,14 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, runHsa } from '../helpers/hsa.js';
 import { removeTempDirs } from '../helpers/tmp.js';
-import { smallRun } from './setup.js';
+import { smallRun, type SmallRun } from './setup.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
 describe('hsa stats', () => {
-  let run: ReturnType<typeof smallRun>;
-  beforeAll(() => {
-    run = smallRun({ records: 24 });
+  let run: SmallRun;
+  beforeAll(async () => {
+    run = await smallRun({ records: 24 });
   });
   afterAll(removeTempDirs);
 

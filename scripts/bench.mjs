@@ -376,6 +376,7 @@ if (val.ok) {
   row('validate --trajectories', 'FAILED (see below)', '', MISSED);
 }
 
+await (await import('./bench/review.mjs')).benchReview({ runHsa, row, rel, fmtNum, log, errors, aug, big, outDir: path.join(DATA, 'out'), bigOutDir: big && big.file !== mainFile ? path.join(DATA, 'out-big') : path.join(DATA, 'out') });
 const table = ['| measurement | result | target | |', '|---|---|---|---|', ...rows];
 const bigTable = [];
 if (big) {

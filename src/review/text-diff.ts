@@ -16,6 +16,13 @@ const TOKEN = /\s+|[\p{L}\p{N}_-]+|[^\s\p{L}\p{N}_-]/gu;
 export function wordDiff(a: string, b: string, budget = 4_000_000): { left: Segment[]; right: Segment[] } {
   if (a === b) return { left: [{ text: a, changed: false }], right: [{ text: b, changed: false }] };
   const s = changedSpan(a, b);
+  // Widen the span to whole words, so a changed word is never split into a kept and a changed part.
+  const word = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}_-]/u.test(c);
+  while (s.start > 0 && word(a[s.start - 1]) && (word(a[s.start]) || word(b[s.start]))) s.start--;
+  while (s.endA < a.length && word(a[s.endA]) && (word(a[s.endA - 1]) || word(b[s.endB - 1]))) {
+    s.endA++;
+    s.endB++;
+  }
   const pre = a.slice(0, s.start);
   const sufA = a.slice(s.endA);
   const midA = a.slice(s.start, s.endA);

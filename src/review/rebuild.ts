@@ -26,6 +26,9 @@ import { readPartLines, newTally } from './part-reader.js';
  * `meta.harness.state_hash`, which proves the rebuild.
  */
 export class StateRebuilder {
+  /** Records whose state could not be rebuilt (sampled for the record, and no --sources): judged by their meta instead. */
+  unrebuilt = 0;
+
   private constructor(
     readonly harness: Harness,
     private readonly transforms: ResolvedTransform[],

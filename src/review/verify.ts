@@ -157,6 +157,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
     const b = f.split(path.sep)[0] as ReviewBucket;
     parts.push({ file: path.join(opts.out, f), stage: b, status: 'unlisted', records: 0, listed: null });
   }
+  if (rebuilder?.unrebuilt) warnings.push(`${rebuilder.unrebuilt} records had a state sampled for them (no pool slot): without --sources their states were not rebuilt, and their leaks were judged by the rename tables in their meta`);
   return {
     ok: problems.length === 0 && more === 0,
     out: opts.out,
@@ -225,6 +226,7 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   // RL rows name their state by hash only; SFT/OPD meta carries the pool slot.
   const variant = stage === 'rl' ? undefined : rebuilder.variantFor(provenance, source?.record);
   if (!variant) {
+    if (stage !== 'rl') rebuilder.unrebuilt++;
     out.push(...metaLeaks(rec, renameTables(applied), hookPrefix));
     return out.map(fix);
   }

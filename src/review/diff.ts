@@ -4,7 +4,7 @@ import { cmp } from '../problems.js';
 import { BUCKETS, openSource, ReviewInputError, stageOfRecord, type Manifest, type ReviewBucket, type ReviewSource } from './folder.js';
 import { diffValues, expandJsonStrings, pathMatcher, withoutIgnored, type FieldChange } from './field-diff.js';
 import { newTally, readLinesAt, readPartLines } from './part-reader.js';
-import { quickId } from './rebuild.js';
+import { ownString, quickId } from './rebuild.js';
 import type { ReviewProgress } from './verify.js';
 
 export interface DiffOptions {
@@ -129,7 +129,7 @@ function lineId(stage: ReviewBucket, text: string, parsed?: unknown): string | u
       if (id !== undefined) return id;
     } else if (stage === 'rl') {
       const m = RL_ID.exec(text);
-      if (m) return m[1]!.includes('\\') ? (JSON.parse(`"${m[1]}"`) as string) : m[1];
+      if (m) return ownString(m[1]!.includes('\\') ? (JSON.parse(`"${m[1]}"`) as string) : m[1]!);
     }
   }
   const v = parsed ?? JSON.parse(text);

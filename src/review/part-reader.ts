@@ -44,18 +44,31 @@ export async function* readPartLines(file: string, tally: PartTally): AsyncGener
   } catch (e) {
     throw new UnreadableInputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((e as NodeJS.ErrnoException).code ?? 'error')})`);
   }
-  raw.on('data', (chunk) => {
-    hash.update(chunk as Buffer);
-    bytes += (chunk as Buffer).length;
-  });
-  const source: AsyncIterable<Buffer> = file.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
-  if (file.endsWith('.gz')) raw.on('error', (e) => (source as ReturnType<typeof createGunzip>).destroy(e));
+  const gz = file.endsWith('.gz');
+  // A plain part is hashed as its chunks are consumed. A .gz part is piped into gunzip, which
+  // already reads it by 'data' events with backpressure, so a second listener sees the same chunks
+  // at the same pace (on a plain stream a 'data' listener would switch it to flowing mode and
+  // the iterator would buffer the whole file).
+  let source: AsyncIterable<Buffer> = raw;
+  if (gz) {
+    raw.on('data', (chunk) => {
+      hash.update(chunk as Buffer);
+      bytes += (chunk as Buffer).length;
+    });
+    const gunzip = createGunzip();
+    raw.on('error', (e) => gunzip.destroy(e));
+    source = raw.pipe(gunzip);
+  }
   let rest: Buffer = Buffer.alloc(0);
   let base = 0; // offset of rest[0] in the (decompressed) stream
   let lineNo = 0;
   let last = 10;
   try {
     for await (const chunk of source) {
+      if (!gz) {
+        hash.update(chunk);
+        bytes += chunk.length;
+      }
       if (chunk.length === 0) continue;
       last = chunk[chunk.length - 1]!;
       const buf = rest.length ? Buffer.concat([rest, chunk]) : chunk;

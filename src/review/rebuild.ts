@@ -1,6 +1,5 @@
 import { open } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { builtinWords } from '../../transforms/index.js';
 import { HsaError } from '../errors.js';
@@ -131,7 +130,7 @@ export class SourceIndex {
 /** A record's id without parsing all of it when the line starts with it (output records do). */
 export function quickId(text: string): string | undefined {
   const m = /^\s*\{"id":"((?:[^"\\]|\\.)*)"/.exec(text);
-  if (m) return m[1]!.includes('\\') ? (JSON.parse(`"${m[1]}"`) as string) : m[1];
+  if (m) return ownString(m[1]!.includes('\\') ? (JSON.parse(`"${m[1]}"`) as string) : m[1]!);
   try {
     const v = JSON.parse(text) as { id?: unknown };
     return typeof v.id === 'string' ? v.id : undefined;
@@ -140,11 +139,11 @@ export function quickId(text: string): string | undefined {
   }
 }
 
-/** Read a small JSON file, or undefined. */
-export async function readJson(file: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8'));
-  } catch {
-    return undefined;
-  }
+/**
+ * A copy of a string that does not share the memory of the text it was cut from. V8 keeps a
+ * substring as a slice of its parent, so an id cut from a 45 KB line and kept in an index would
+ * keep the whole line alive (an index of ids would hold the dataset).
+ */
+export function ownString(s: string): string {
+  return Buffer.from(s, 'utf8').toString('utf8');
 }

@@ -48,16 +48,36 @@ function paint(pieces: Piece[], color: boolean, side: 'left' | 'right'): string 
   return pieces.map((p) => (color && p.changed ? `${side === 'left' ? C.del : C.ins}${p.text}${C.reset}` : p.text)).join('');
 }
 
-/** Two columns side by side (source | variant), padded by display width. */
+/** Segments cut into rows at newlines. */
+function rows(segs: Segment[]): Segment[][] {
+  const out: Segment[][] = [[]];
+  for (const s of segs) {
+    const parts = s.text.split('\n');
+    parts.forEach((p, k) => {
+      if (k > 0) out.push([]);
+      if (p !== '') out[out.length - 1]!.push({ text: p, changed: s.changed });
+    });
+  }
+  return out;
+}
+
+/**
+ * Two columns side by side (source | variant), padded by display width. Row k of one side stands
+ * beside row k of the other, each wrapped on its own, so paired lines stay level however they wrap.
+ */
 export function sideBySide(left: Segment[], right: Segment[], style: TextStyle, indent = '  '): string[] {
   const col = Math.max(20, Math.floor((style.width - indent.length - 3) / 2));
-  const l = wrap(left, col, style.color, 'left');
-  const r = wrap(right, col, style.color, 'right');
+  const lr = rows(left);
+  const rr = rows(right);
   const out: string[] = [];
-  for (let k = 0; k < Math.max(l.length, r.length); k++) {
-    const a = l[k] ?? { pieces: [], w: 0 };
-    const b = r[k] ?? { pieces: [], w: 0 };
-    out.push(`${indent}${paint(a.pieces, style.color, 'left')}${' '.repeat(Math.max(0, col - a.w))} │ ${paint(b.pieces, style.color, 'right')}`.trimEnd());
+  for (let k = 0; k < Math.max(lr.length, rr.length); k++) {
+    const l = wrap(lr[k] ?? [], col, style.color, 'left');
+    const r = wrap(rr[k] ?? [], col, style.color, 'right');
+    for (let n = 0; n < Math.max(l.length, r.length); n++) {
+      const a = l[n] ?? { pieces: [], w: 0 };
+      const b = r[n] ?? { pieces: [], w: 0 };
+      out.push(`${indent}${paint(a.pieces, style.color, 'left')}${' '.repeat(Math.max(0, col - a.w))} │ ${paint(b.pieces, style.color, 'right')}`.trimEnd());
+    }
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { HsaError } from '../errors.js';
+import { TextRewriter } from '../transform/identifiers.js';
 import { trainerMessages } from '../output/stages.js';
 import { BUCKETS, readManifest, type ReviewBucket } from './folder.js';
 import { newTally, readPartLines } from './part-reader.js';
@@ -157,7 +158,10 @@ export async function buildShow(opts: ShowOptions): Promise<ShowView> {
   if (src) {
     const sys = (ms: Obj[]) => (ms[0]?.role === 'system' ? String(ms[0].content ?? '') : '');
     const preamble = messages.find((m) => m.role === 'user' && m.name === 'harness:preamble');
-    view.prompt = sectionDiff(sys(src), sys(messages), preamble ? String(preamble.content ?? '') : '');
+    // Catalog and rule lines are paired through the rename tables (new names mapped back).
+    const t = renameTables(applied);
+    const back = new TextRewriter(Object.fromEntries(Object.values(t).flatMap((m) => Object.entries(m as Record<string, string>).map(([a, b]) => [b, a]))));
+    view.prompt = sectionDiff(sys(src), sys(messages), preamble ? String(preamble.content ?? '') : '', (l) => back.rewrite(l, 'record'));
   }
   view.messages = alignMessages(src ?? [], messages, src !== undefined);
   if (stage === 'rl') {

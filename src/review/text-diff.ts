@@ -149,7 +149,7 @@ export interface SectionChange {
  * each judged same, restyled (only markers, spacing or rule order differ), changed (word diff), moved
  * (position or into the preamble), added or removed.
  */
-export function sectionDiff(source: string, system: string, preamble = ''): SectionChange[] {
+export function sectionDiff(source: string, system: string, preamble = '', canon?: (line: string) => string): SectionChange[] {
   const a = splitSections(source);
   const b = [...splitSections(system).map((s) => ({ ...s, where: 'system' as const })), ...splitSections(preamble).map((s) => ({ ...s, where: 'preamble' as const }))];
   const used = new Set<number>();
@@ -163,7 +163,7 @@ export function sectionDiff(source: string, system: string, preamble = ''): Sect
     const base = { title: s.title, sourceTitle: x.title, from: i, to: j, where: s.where };
     if (x.body === s.body) out.push({ status: x.title === s.title ? 'same' : 'restyled', ...base });
     else if (unitsOf(x.body) === unitsOf(s.body)) out.push({ status: 'restyled', ...base });
-    else out.push({ status: 'changed', ...base, ...wordDiff(x.body, s.body) });
+    else out.push({ status: 'changed', ...base, ...lineDiff(x.body, s.body, canon) });
   });
   a.forEach((x, i) => {
     if (!used.has(i)) out.push({ status: 'removed', title: x.title, from: i, left: [{ text: x.body, changed: true }] });
@@ -171,3 +171,75 @@ export function sectionDiff(source: string, system: string, preamble = ''): Sect
   return out;
 }
 
+
+/**
+ * Two section bodies compared line by line. A line found on the other side (in any position, list
+ * marker and spacing aside; with `canon`, after mapping the variant's names back to the source's)
+ * is paired with it, so reordered rules do not read as changes and a renamed skill's catalog line
+ * sits beside its old line; pairs that differ are word-diffed, the remaining lines paired in order,
+ * and unpaired ones marked whole.
+ */
+export function lineDiff(a: string, b: string, canon: (line: string) => string = (l) => l): { left: Segment[]; right: Segment[] } {
+  const norm = (l: string) => l.replace(/^\s*([-*+•]|\d+[.)])\s+/, '').replace(/\s+/g, ' ').trim();
+  const la = a.split('\n');
+  const lb = b.split('\n');
+  const free = new Map<string, number[]>();
+  la.forEach((l, i) => {
+    const k = norm(l);
+    if (!free.has(k)) free.set(k, []);
+    free.get(k)!.push(i);
+  });
+  const partnerOfB = lb.map((l) => free.get(norm(canon(l)))?.shift());
+  const partnerOfA = new Map<number, number>();
+  partnerOfB.forEach((i, j) => i !== undefined && partnerOfA.set(i, j));
+  const restA = la.map((_, i) => i).filter((i) => !partnerOfA.has(i));
+  const restB = lb.map((_, j) => j).filter((j) => partnerOfB[j] === undefined);
+  // The rest pair with their most similar free line (half their words shared, at least).
+  const words = (l: string) => new Set(norm(canon(l)).toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w !== ''));
+  const wa = new Map(restA.map((i) => [i, words(la[i]!)]));
+  for (const j of restB) {
+    const w = words(lb[j]!);
+    let best: number | undefined;
+    let score = 0.5;
+    for (const [i, x] of wa) {
+      let common = 0;
+      for (const t of w) if (x.has(t)) common++;
+      const jac = common / Math.max(1, w.size + x.size - common);
+      if (jac >= score) {
+        score = jac;
+        best = i;
+      }
+    }
+    if (best !== undefined) {
+      partnerOfB[j] = best;
+      partnerOfA.set(best, j);
+      wa.delete(best);
+    }
+  }
+  const diffs = new Map<number, { left: Segment[]; right: Segment[] }>();
+  partnerOfB.forEach((i, j) => {
+    if (i === undefined) return;
+    diffs.set(j, norm(la[i]!) === norm(lb[j]!) ? { left: [{ text: la[i]!, changed: false }], right: [{ text: lb[j]!, changed: false }] } : wordDiff(la[i]!, lb[j]!));
+  });
+  // Rows in the variant's order, each beside its partner; source lines without one come last.
+  const left: Segment[] = [];
+  const right: Segment[] = [];
+  const row = (l: Segment[], r: Segment[]) => {
+    if (left.length || right.length) {
+      left.push({ text: '\n', changed: false });
+      right.push({ text: '\n', changed: false });
+    }
+    // Both sides get the same number of display lines per row only when neither wraps; a blank
+    // segment keeps an empty side in step.
+    left.push(...(l.length ? l : [{ text: '', changed: false }]));
+    right.push(...(r.length ? r : [{ text: '', changed: false }]));
+  };
+  lb.forEach((l, j) => {
+    const i = partnerOfB[j];
+    row(i === undefined ? [] : diffs.get(j)!.left, i === undefined ? [{ text: l, changed: true }] : diffs.get(j)!.right);
+  });
+  la.forEach((l, i) => {
+    if (!partnerOfA.has(i)) row([{ text: l, changed: true }], []);
+  });
+  return { left: joinChanged(left), right: joinChanged(right) };
+}

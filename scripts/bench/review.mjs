@@ -13,29 +13,21 @@ import path from 'node:path';
 const VERIFY_RATIO = 0.5;
 const RSS_LIMIT_MB = 300;
 
-function records(out) {
+/** Records and bytes over every stage of an output folder, from its manifest. */
+function sizeOf(out) {
   try {
-    const m = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
-    return Object.values(m.stages ?? {}).reduce((n, s) => n + (s.records ?? 0), 0);
+    const stages = Object.values(JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')).stages ?? {});
+    return { records: stages.reduce((n, s) => n + (s.records ?? 0), 0), bytes: stages.reduce((n, s) => n + (s.bytes ?? 0), 0) };
   } catch {
-    return 0;
-  }
-}
-
-function bytesOf(out) {
-  try {
-    const m = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
-    return Object.values(m.stages ?? {}).reduce((n, s) => n + (s.bytes ?? 0), 0);
-  } catch {
-    return 0;
+    return { records: 0, bytes: 0 };
   }
 }
 
 async function measure(ctx, label, out, augRate) {
   const { runHsa, row, rel, fmtNum, errors } = ctx;
   if (!existsSync(path.join(out, 'manifest.json'))) return;
-  const n = records(out);
-  const mb = bytesOf(out) / 2 ** 20;
+  const { records: n, bytes } = sizeOf(out);
+  const mb = bytes / 2 ** 20;
   const v = await runHsa(['verify', rel(out), '-q'], `verify${label}`);
   if (v.code !== 0) errors.push(`hsa verify ${rel(out)} exited ${v.code}:\n${v.out.slice(-2000)}${v.err.slice(-2000)}`);
   else {

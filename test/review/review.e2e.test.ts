@@ -5,19 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runHsa, STACK_LINE } from '../helpers/hsa.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { smallRun, snapshotTree, type SmallRun } from './setup.js';
+import type { StageDiff } from '../../src/review/diff.js';
 
-interface StageDiff {
-  stage: string;
-  records_a: number;
-  records_b: number;
-  only_a: number;
-  only_b: number;
-  changed: number;
-  identical: number;
-  only_a_ids: string[];
-  only_b_ids: string[];
-  changed_records: { id: string; changes: { path: string }[] }[];
-}
 
 const ESC = '\x1b';
 

@@ -139,6 +139,16 @@ export async function runStats(opts: StatsOptions): Promise<StatsReport> {
       let t = transforms.get(a.id);
       if (!t) transforms.set(a.id, (t = { applied: 0, params: new Map() }));
       t.applied++;
+      // The style of each rename, recognised from the names (the params keep only old → new).
+      if (isObj(a.params) && isObj(a.params.renamed)) {
+        let m = t.params.get('style (recognised)');
+        if (!m) t.params.set('style (recognised)', (m = new Map()));
+        for (const [old, now] of Object.entries(a.params.renamed)) {
+          if (typeof now !== 'string') continue;
+          const st = renameStyle(old, now);
+          m.set(st, (m.get(st) ?? 0) + 1);
+        }
+      }
       for (const [k, v] of Object.entries(isObj(a.params) ? a.params : {})) {
         let m = t.params.get(k);
         if (!m) t.params.set(k, (m = new Map()));
@@ -268,6 +278,22 @@ export async function runStats(opts: StatsOptions): Promise<StatsReport> {
     coverage: { intents: coverage(intents), skills: coverage(skills) },
     warnings,
   };
+}
+
+/**
+ * Which naming style a rename looks like: `case` (same words, other case or separators), `mcp`
+ * (`server__name`), `opaque` (a prefix and hex digits), `affix` (the old words kept, a word added),
+ * else `synonym` (words replaced).
+ */
+export function renameStyle(old: string, now: string): string {
+  const words = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
+  const a = words(old).join(' ');
+  const b = words(now).join(' ');
+  if (a === b) return 'case';
+  if (/^[A-Za-z0-9]+__/.test(now) && b.endsWith(a)) return 'mcp';
+  if (/^[a-z]+_[0-9a-f]{4,}$/.test(now)) return 'opaque';
+  if (b.includes(a)) return 'affix';
+  return 'synonym';
 }
 
 function round3(x: number): number {

@@ -3,6 +3,7 @@ import { diffValues, markChange, pathMatcher, formatChange } from '../../src/rev
 import { metaLeaks, renameTables, shapeProblems } from '../../src/review/record-checks.js';
 import { sectionDiff, splitSections, wordDiff } from '../../src/review/text-diff.js';
 import type { Trajectory } from '../../src/trajectory/types.js';
+import { renameStyle } from '../../src/review/stats.js';
 
 describe('--ignore path globs', () => {
   const ig = pathMatcher(['meta.source_file', 'messages.*.content', 'extra_info.**']);
@@ -108,4 +109,14 @@ describe('prompt sections', () => {
     expect(left.filter((s) => s.changed).map((s) => s.text)).toEqual(['get_item_detail']);
     expect(right.filter((s) => s.changed).map((s) => s.text)).toEqual(['lookup']);
   });
+});
+
+describe('rename styles recognised by stats', () => {
+  it.each([
+    ['get_item_detail', 'getItemDetail', 'case'],
+    ['get_item_detail', 'shop__get_item_detail', 'mcp'],
+    ['switch_presentation_order', 'tool_86c9', 'opaque'],
+    ['lookup_faq', 'lookup_faq_fn', 'affix'],
+    ['refusal', 'decline', 'synonym'],
+  ])('%s → %s is %s', (a, b, want) => expect(renameStyle(a, b)).toBe(want));
 });

@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { HsaError } from '../errors.js';
 import { HSA_VERSION } from '../version.js';
+import { addReviewCommands } from './review-commands.js';
 import { inspectCommand } from './inspect.js';
 import { augmentCommand } from './augment.js';
 import { teacherExportCommand, teacherImportCommand } from './teacher.js';
@@ -9,7 +10,6 @@ import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
-import { addReviewCommands } from './review-commands.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores

@@ -95,6 +95,14 @@ export async function findRecord(out: string, id: string): Promise<{ stage: Revi
       }
     }
   }
+  // A bare source id means its kept source, when the run kept sources.
+  if (!id.includes('~') && !/^\d+$/.test(id) && manifest.stages?.sft) {
+    try {
+      return await findRecord(out, `${id}~src`);
+    } catch (e) {
+      if (!(e instanceof RecordNotFoundError)) throw e;
+    }
+  }
   const forms = 'SOURCE~vK (SFT), SOURCE~vK#J (OPD), SOURCE~src, or an RL index';
   throw new RecordNotFoundError(`${out}: no record with id "${id}" in ${BUCKETS.filter((b) => manifest.stages?.[b]).join(', ')} (ids look like ${forms})`);
 }

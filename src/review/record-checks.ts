@@ -203,13 +203,14 @@ export function metaLeaks(rec: Trajectory, tables: RenameTables, hookPrefix = 'h
   const all = new Map<string, string>();
   for (const set of [oldTools, oldParams, oldSkills, oldHooks]) for (const n of set) all.set(n, '');
   const finder = new TextRewriter(all);
-  const scan = (path: string, text: unknown) => {
+  // Tool descriptions repeat across the records of a state: their tokens are cached by text.
+  const scan = (path: string, text: unknown, scope: 'state' | 'record' = 'record') => {
     if (typeof text !== 'string' || finder.size === 0) return;
-    for (const name of finder.mentions(text, 'record')) out.push({ path, message: `mentions old name "${name}"` });
+    for (const name of finder.mentions(text, scope)) out.push({ path, message: `mentions old name "${name}"` });
   };
   tools.forEach((t, i) => {
-    scan(`tools.${i}.function.description`, t.function.description);
-    scan(`tools.${i}.function.parameters`, descriptions(t.function.parameters).join('\n'));
+    scan(`tools.${i}.function.description`, t.function.description, 'state');
+    scan(`tools.${i}.function.parameters`, descriptions(t.function.parameters).join('\n'), 'state');
   });
   rec.messages.forEach((m, i) => {
     const content = typeof m.content === 'string' ? m.content : '';

@@ -378,6 +378,7 @@ if (val.ok) {
 }
 for (const r of await (await import('./bench/inline-tools.mjs')).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 2000)), log })) row(...r);
 
+await (await import('./bench/review.mjs')).benchReview({ runHsa, row, rel, fmtNum, log, errors, aug, big, outDir: path.join(DATA, 'out'), bigOutDir: big && big.file !== mainFile ? path.join(DATA, 'out-big') : path.join(DATA, 'out') });
 const table = ['| measurement | result | target | |', '|---|---|---|---|', ...rows];
 const bigTable = [];
 if (big) {

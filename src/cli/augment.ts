@@ -4,10 +4,20 @@ import { runAugment } from '../output/run.js';
 import type { Io } from './io.js';
 import { progressReporter } from './progress.js';
 import { newCounters } from '../teacher/errors.js';
+import { runCheck } from '../review/check.js';
+import { formatDiff } from '../review/diff-report.js';
 
 /** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
-export async function augmentCommand(flags: AugmentFlags, io: Io): Promise<number> {
+export async function augmentCommand(flags: AugmentFlags & { check?: string | boolean }, io: Io): Promise<number> {
   const cfg = await resolveRunConfig(flags);
+  if (flags.check) {
+    // CI: regenerate into a temporary folder and compare; exit 0 nothing drifted, 1 something did.
+    const target = typeof flags.check === 'string' ? flags.check : cfg.out;
+    const report = await runCheck(cfg, target, { warn: (line) => void (flags.quiet ? undefined : io.err(`${line}\n`)) });
+    if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
+    else io.out(report.identical ? `${target}: up to date (a fresh run gives the same manifest and records)\n` : `${target}: drifted from what the inputs, config, seed and code give now:\n${formatDiff(report)}`);
+    return report.identical ? 0 : 1;
+  }
   const counters = newCounters();
   const progress = progressReporter(io, flags.quiet === true || flags.json === true, cfg.teacher.mode === 'openai' ? counters : undefined);
   const started = Date.now();

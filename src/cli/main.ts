@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { HsaError } from '../errors.js';
 import { HSA_VERSION } from '../version.js';
+import { addReviewCommands } from './review-commands.js';
 import { inspectCommand } from './inspect.js';
 import { augmentCommand } from './augment.js';
 import { teacherExportCommand, teacherImportCommand } from './teacher.js';
@@ -106,7 +107,8 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))
     .option('--force', 'start over in an out folder that holds another run')
-    .action(async (o: AugmentFlags) => {
+    .option('--check [out]', 'regenerate into a temporary folder and compare with OUT (default --out): exit 0 nothing drifted, 1 drifted; OUT is never modified')
+    .action(async (o: AugmentFlags & { check?: string | boolean }) => {
       setCode(await augmentCommand(o, io));
     });
 
@@ -126,6 +128,8 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .action(async (results: string[], o: { config?: string; cache?: string; json?: boolean }) => {
       setCode(await teacherImportCommand({ ...o, results }, io));
     });
+
+  addReviewCommands(program, io, setCode);
 
   return program;
 }

@@ -9,6 +9,8 @@ import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
+import { envServeCommand, type EnvServeOptions } from './env.js';
+import { rewardCommand, type RewardOptions } from './reward.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -92,6 +94,39 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
       setCode(await teacherImportCommand({ ...o, results }, io));
     });
 
+  const env = program.command('env').description('the harness runtime as an RL environment');
+  env
+    .command('serve')
+    .description('serve episodes of RL rows over HTTP (Open Reward Standard; 127.0.0.1 by default)')
+    .requiredOption('--rows <glob...>', 'RL parts (rl/part-*.jsonl[.gz]; quote globs)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1: this machine only)')
+    .option('--port <n>', 'port (default 8808; 0 picks a free one and prints it)', parsePort)
+    .option('--ttl <s>', 'seconds a session lives without a request (default 900)', parseCount)
+    .option('--max-sessions <n>', 'open sessions at most (default 4096)', parseCount)
+    .option('--idle-exit <s>', 'stop after this many seconds without a request', parseCount)
+    .option('--split <name>', 'the ORS split holding the rows (default train)')
+    .option('--reward-config <file>', 'reward weights and penalties (YAML/JSON, docs/reward.md)')
+    .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
+    .option('--json', 'print the server address as one JSON line on stdout')
+    .option('-q, --quiet', 'no messages on stderr')
+    .action(async (o: EnvServeOptions) => {
+      setCode(await envServeCommand(o, io));
+    });
+
+  program
+    .command('reward')
+    .description('score finished rollouts offline with the environment\'s episode core (one JSON line per rollout)')
+    .requiredOption('--rows <glob...>', 'RL parts the rollouts name rows of')
+    .requiredOption('--rollouts <file>', 'JSONL: {"index"|"id"|"position"|"row", "messages"} per line')
+    .option('--reward-config <file>', 'reward weights and penalties (YAML/JSON, docs/reward.md)')
+    .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
+    .option('--invalid-arguments <mode>', 'tool-call arguments that are not JSON: error (a bad rollout, default) or tool_error (the policy\'s mistake)')
+    .option('--json', 'end stdout with a {"summary": …} line')
+    .option('-q, --quiet', 'no progress or summary on stderr')
+    .action(async (o: RewardOptions) => {
+      setCode(await rewardCommand(o, io));
+    });
+
   return program;
 }
 
@@ -132,6 +167,12 @@ function addAugmentOptions(cmd: Command): Command {
 function parseCount(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number 0..65535');
   return n;
 }
 

@@ -68,11 +68,11 @@ export async function envServeCommand(o: EnvServeOptions, io: Io, signals: NodeJ
   });
   armIdle();
   const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
-  if (o.json) io.out(`${JSON.stringify({ url: server.url, host: server.host, port: server.port, protocol: 'ors', env: 'hsa', rows: rows.size, files: files.length, tokenizer: counter.name })}\n`);
   if (!o.quiet) {
     io.err(`hsa env: ${rows.size} rows from ${files.length} file${files.length === 1 ? '' : 's'}; Open Reward Standard on ${server.url} (environment "hsa")\n`);
     io.err(loopback ? `hsa env: bound to ${server.host} only (this machine); --host 0.0.0.0 to serve others\n` : `hsa env: bound to ${server.host}: reachable from other machines, with no authentication\n`);
   }
+  if (o.json) io.out(`${JSON.stringify({ url: server.url, host: server.host, port: server.port, protocol: 'ors', env: 'hsa', rows: rows.size, files: files.length, tokenizer: counter.name })}\n`);
   const onSignal = () => stop();
   signals.on('SIGINT', onSignal);
   signals.on('SIGTERM', onSignal);

@@ -1,4 +1,5 @@
 import { canonicalJson } from '../util/canonical-json.js';
+import { getPath } from '../util/path.js';
 import type { CallRecord, Episode } from './episode.js';
 import type { TokenCounter, TokenizerName } from './tokens.js';
 
@@ -120,7 +121,7 @@ function round(x: number): number {
 
 function skillOf(c: CallRecord, argument: string): string | undefined {
   try {
-    const v = (JSON.parse(c.args) as Record<string, unknown> | null)?.[argument];
+    const v = getPath(JSON.parse(c.args), argument);
     return typeof v === 'string' ? v : undefined;
   } catch {
     return undefined;

@@ -23,6 +23,7 @@
 //        --runs N          pass-through repetitions, best one reported (default 3)
 //        --augment-runs N  augment repetitions, fastest one reported, highest peak RSS (default 2)
 //        --seed S          generator seed (default hsa-bench-v1)
+//        --env-episodes N  RL environment episodes (scripts/bench/env.mjs; default 2000)
 //        --regen           regenerate data even when the params match
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -376,6 +377,7 @@ if (val.ok) {
   row('validate --trajectories', 'FAILED (see below)', '', MISSED);
 }
 
+for (const r of await (await import('./bench/env.mjs')).envBench({ data: DATA, episodes: Number(opt('--env-episodes', 2000)), log }).catch((e) => (errors.push(`env bench: ${e.stack}`), []))) row(...r);
 const table = ['| measurement | result | target | |', '|---|---|---|---|', ...rows];
 const bigTable = [];
 if (big) {

@@ -73,6 +73,15 @@ export async function envServeCommand(o: EnvServeOptions, io: Io, signals: NodeJ
     io.err(loopback ? `hsa env: bound to ${server.host} only (this machine); --host 0.0.0.0 to serve others\n` : `hsa env: bound to ${server.host}: reachable from other machines, with no authentication\n`);
   }
   if (o.json) io.out(`${JSON.stringify({ url: server.url, host: server.host, port: server.port, protocol: 'ors', env: 'hsa', rows: rows.size, files: files.length, tokenizer: counter.name })}\n`);
+  // A status line now and then while sessions come and go (none when nothing changed).
+  let shown = 'hsa env: 0 sessions open, 0 started, 0 finished';
+  const status = setInterval(() => {
+    store.sweep();
+    const line = `hsa env: ${store.active} sessions open, ${store.started} started, ${store.finished} finished`;
+    if (line !== shown && !o.quiet) io.err(`${line}\n`);
+    shown = line;
+  }, 10_000);
+  status.unref();
   const onSignal = () => stop();
   signals.on('SIGINT', onSignal);
   signals.on('SIGTERM', onSignal);
@@ -80,6 +89,7 @@ export async function envServeCommand(o: EnvServeOptions, io: Io, signals: NodeJ
   signals.off('SIGINT', onSignal);
   signals.off('SIGTERM', onSignal);
   if (idle) clearTimeout(idle);
+  clearInterval(status);
   await server.close();
   store.clear();
   if (!o.quiet) io.err(`hsa env: stopped; ${store.started} sessions started, ${store.finished} finished\n`);

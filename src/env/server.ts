@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EnvRequest, EnvResponse, Protocol } from './protocol.js';
+import { UsageError } from '../errors.js';
 import { EnvError, type SessionStore } from './sessions.js';
 
 export interface EnvServerOptions {
@@ -106,7 +107,10 @@ export function startEnvServer(o: EnvServerOptions): Promise<RunningServer> {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\n\r\n');
   });
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e: NodeJS.ErrnoException) => {
+      const why = e.code === 'EADDRINUSE' ? 'is in use' : e.code === 'EACCES' ? 'needs privileges' : `cannot be bound (${e.code ?? e.message})`;
+      reject(new UsageError(`--host/--port: ${o.host}:${o.port} ${why}`));
+    });
     server.listen(o.port, o.host, () => {
       const addr = server.address() as AddressInfo;
       const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;

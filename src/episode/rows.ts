@@ -3,6 +3,9 @@ import { gunzipSync } from 'node:zlib';
 import { UnreadableInputError } from '../errors.js';
 import { BadRowError, parseRow, type EpisodeRow } from './row.js';
 
+/** Parsed rows kept (most recently used). */
+const PARSED_ROWS = 256;
+
 /** Which row an episode runs: its `extra_info.index`, its id, its position in the loaded order, or the row itself. */
 export type RowRef = { index: number } | { id: string } | { position: number } | { row: unknown };
 
@@ -27,6 +30,7 @@ export class RowSet {
   private readonly lines: { file: string; line: number; text: string; index: number; id: string }[] = [];
   private readonly byIndex = new Map<number, number>();
   private readonly byId = new Map<string, number>();
+  private readonly parsed = new Map<number, EpisodeRow>();
 
   get size(): number {
     return this.lines.length;
@@ -74,10 +78,24 @@ export class RowSet {
     if (!this.byId.has(row.id)) this.byId.set(row.id, position);
   }
 
-  /** The row at a position of the loaded order (0-based). */
+  /**
+   * The row at a position of the loaded order (0-based). Recently used rows are kept parsed: a
+   * GRPO group runs one row many times at once, and its sessions can share one (read-only) row,
+   * and with it the validators cached on its schema objects.
+   */
   at(position: number): EpisodeRow | undefined {
+    const hit = this.parsed.get(position);
+    if (hit) {
+      this.parsed.delete(position);
+      this.parsed.set(position, hit);
+      return hit;
+    }
     const l = this.lines[position];
-    return l ? parseRow(JSON.parse(l.text), position) : undefined;
+    if (!l) return undefined;
+    const row = parseRow(JSON.parse(l.text), position);
+    if (this.parsed.size >= PARSED_ROWS) this.parsed.delete(this.parsed.keys().next().value!);
+    this.parsed.set(position, row);
+    return row;
   }
 
   /** The row whose `extra_info.index` is `index`. */

@@ -2,9 +2,10 @@
 // `node scripts/bench/env.mjs [--episodes N] [--concurrency C]`). It writes RL rows from the
 // live-commerce fixtures with `hsa augment --stages rl`, starts the environment server in this
 // process (dist/), and replays row references over HTTP (Open Reward Standard): every call is one
-// assistant message, so a step is one request. Reported: episodes/s over the run, and the p50/p95
-// of the server's own work per step (handler start to response written, from the server's
-// onRequest hook) next to what the client saw. Reports, never asserts.
+// assistant message, so a step is one request. Reported: episodes/s over the run, the p50/p95 of
+// the server's own work per step (request body read to response written, from the server's
+// onRequest hook), the process CPU per step, and what the client saw. On a busy machine the wall
+// times include time the process was not running; the CPU figure does not. Reports, never asserts.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -91,8 +92,11 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
   next = 0;
   episodes = warm;
   const t0 = performance.now();
+  const cpu0 = process.cpuUsage();
   await Promise.all(Array.from({ length: concurrency }, worker));
   const wall = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const cpuMsPerStep = (cpu.user + cpu.system) / 1000 / steps;
   await server.close();
   const p95 = quantile(serverMs, 0.95);
   const f = (x, d = 2) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
@@ -100,6 +104,7 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
     [`env: episodes/s (${episodes} episodes, ${concurrency} concurrent clients, server and client in one process)`, f(episodes / wall, 0), '', ''],
     ['env: steps/s', `${f(steps / wall, 0)} (${steps} steps)`, '', ''],
     ['env: server work per step p50 / p95', `${f(quantile(serverMs, 0.5))} / ${f(p95)} ms`, '< 2 ms (p95)', p95 < 2 ? 'ok' : 'MISSED'],
+    ['(info) env: CPU per step, client and server together (an upper bound of the server\'s share)', `${f(cpuMsPerStep)} ms`, '', ''],
     ['(info) env: step latency seen by the client p50 / p95', `${f(quantile(clientMs, 0.5))} / ${f(quantile(clientMs, 0.95))} ms`, '', ''],
   ];
 }

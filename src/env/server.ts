@@ -13,7 +13,7 @@ export interface EnvServerOptions {
   maxBodyBytes: number;
   /** Lines for the operator (never request bodies). */
   log: (line: string) => void;
-  /** Called for every request after it is answered (for idle timers and step timing). */
+  /** Called for every request after it is answered, with the time from its body read to its answer written. */
   onRequest?: (path: string, status: number, ms: number) => void;
 }
 
@@ -70,11 +70,13 @@ function errorResponse(e: EnvError): EnvResponse {
  */
 export function startEnvServer(o: EnvServerOptions): Promise<RunningServer> {
   const server = createServer(async (req, res) => {
-    const start = performance.now();
+    let start = performance.now();
     const url = new URL(req.url ?? '/', 'http://localhost');
     let r: EnvResponse;
     try {
       const raw = req.method === 'GET' || req.method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, o.maxBodyBytes);
+      // The server's own work is timed from here: waiting for the body is the client's time.
+      start = performance.now();
       let body: unknown;
       if (raw.length > 0) {
         try {

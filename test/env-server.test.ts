@@ -55,6 +55,8 @@ describe('hsa env serve (Open Reward Standard)', () => {
     const sid = s.body.task_id as string;
     expect((await request(env.url, 'POST', '/create', { split: 'train', index: 3 }, sid)).status).toBe(200);
     const tools = await request(env.url, 'GET', '/hsa/task_tools', undefined, sid);
+    expect((await request(env.url, 'GET', '/hsa/tools', undefined, sid)).body).toEqual(tools.body);
+    expect((await request(env.url, 'GET', '/hsa/tools')).body).toEqual({ tools: [] });
     expect(tools.body.tools.map((t: { name: string }) => t.name)).toEqual(envOf(lcRows[3]!).tools.map((t: any) => t.function.name));
     const prompt = await request(env.url, 'GET', '/hsa/prompt', undefined, sid);
     expect(prompt.body.map((b: any) => b.text)).toEqual(lcRows[3]!.prompt.map((m) => m.content));

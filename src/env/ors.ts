@@ -141,7 +141,8 @@ export function createOrsProtocol(split = 'train'): Protocol {
       }
       return undefined;
     }
-    if (method === 'GET' && envPath === '/tools') return { status: 200, json: { tools: [] } };
+    // Every tool is the row's: /tools lists a session's tools when given one (ORS allows that), none otherwise.
+    if (method === 'GET' && envPath === '/tools' && !req.headers['x-session-id']) return { status: 200, json: { tools: [] } };
     if (method === 'GET' && envPath === '/splits') return { status: 200, json: [{ name: split, type: split === 'train' || split === 'validation' || split === 'test' ? split : 'validation' }] };
     if (method === 'POST' && envPath === '/tasks') {
       checkSplit(body(req));
@@ -170,7 +171,7 @@ export function createOrsProtocol(split = 'train'): Protocol {
       };
       return { status: 200, json: { tasks: store.rows.summaries(norm(o.start, 0, 'start'), norm(o.stop, n, 'stop')) } };
     }
-    if (method === 'GET' && envPath === '/task_tools') {
+    if (method === 'GET' && (envPath === '/task_tools' || envPath === '/tools')) {
       const s = store.get(sid(req));
       return { status: 200, json: { tools: s.episode.row.tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters })) } };
     }

@@ -224,7 +224,7 @@ export class Episode {
 
   private startTurn(user: string): void {
     this.turnIndex++;
-    this.turn = { user, called: [], toolRounds: 0 };
+    this.turn = { user, called: [], toolRounds: 0, ...(this.row.intent !== undefined ? { intent: this.row.intent } : {}) };
     this.turns.push({ user, reply: null, feedbackRounds: 0, forced: false, forcedViolations: 0, exhausted: false, blocked: 0, otherFeedback: 0, ended: false });
     this.steps = 0;
     this.forceReply = false;

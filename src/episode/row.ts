@@ -18,6 +18,8 @@ export interface EpisodeRow {
   hookPrefix: string;
   skillLoader: { tool: string; argument: string } | null;
   userTurns: string[];
+  /** `extra_info.env.intent` (the record's `meta.intent`), for `require_tool` checks with `intents`. */
+  intent?: string;
   replay: ReplayEntry[];
   truth: GroundTruth;
   /** Old → new tool names of the row's state (from `extra_info.transforms`), for diagnostics. */
@@ -170,6 +172,7 @@ export function parseRow(value: unknown, position: number): EpisodeRow {
     hookPrefix: typeof env.hook_message_prefix === 'string' ? env.hook_message_prefix : 'hook:',
     skillLoader,
     userTurns: strings(env.user_turns, 'extra_info.env.user_turns'),
+    ...(typeof env.intent === 'string' ? { intent: env.intent } : {}),
     replay,
     truth: {
       expectedCalls: calls(gt.expected_calls ?? [], 'reward_model.ground_truth.expected_calls'),

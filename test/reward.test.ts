@@ -1,7 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readRewardConfig } from '../src/episode/reward-config.js';
+import { removeTempDirs, tempDir } from './helpers/tmp.js';
 import { Episode } from '../src/episode/episode.js';
 import { readPolicyMessage } from '../src/episode/message.js';
-import { DEFAULT_REWARD_CONFIG, reasoningQ, replyF1, scoreEpisode } from '../src/episode/reward.js';
+import { DEFAULT_REWARD_CONFIG, reasoningQ, replyF1, scoreEpisode, type RewardConfig } from '../src/episode/reward.js';
 import { parseRow } from '../src/episode/row.js';
 import { estimateCounter, splitReasoning, tokenCounter } from '../src/episode/tokens.js';
 
@@ -68,7 +72,7 @@ const row = () => parseRow(JSON.parse(JSON.stringify(clinicRow)), 0);
 const msg = (m: Record<string, unknown>) => readPolicyMessage(m, 'message', 'tool_error');
 const calls = (...cs: [string, unknown][]) => ({ role: 'assistant', content: '', tool_calls: cs.map(([name, args], i) => ({ id: `k${i}`, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } })) });
 
-async function run(messages: Record<string, unknown>[], cfg = { ...DEFAULT_REWARD_CONFIG, tokenizer: 'estimate' as const }) {
+async function run(messages: Record<string, unknown>[], cfg: RewardConfig = { ...DEFAULT_REWARD_CONFIG, tokenizer: 'estimate' }) {
   const ep = new Episode(row());
   const answers = messages.map((m) => ep.step(msg(m)));
   return { ep, answers, reward: await scoreEpisode(ep, cfg, estimateCounter) };
@@ -186,5 +190,32 @@ describe('reward components', () => {
     expect(seen).toEqual(['明天上午九点和十点半还有空位。']);
     expect(r.components.reply_quality).toBe(0.4);
     expect(r.detail.reply.source).toBe('judge:fixed');
+  });
+});
+
+describe('reward configuration', () => {
+  afterAll(() => removeTempDirs());
+
+  it('reads weights and penalties, and reports every bad key with file and line', async () => {
+    const dir = tempDir('hsa-reward-cfg-');
+    const good = path.join(dir, 'good.yaml');
+    writeFileSync(good, 'weights:\n  reply_quality: 0.5\nreasoning:\n  aggregate: sum\ntokenizer: estimate\n');
+    const cfg = await readRewardConfig(good);
+    expect(cfg.weights).toEqual({ skill: 0.25, tool: 0.25, hook: 0.25, reply: 0.5 });
+    expect(cfg.reasoning.aggregate).toBe('sum');
+    expect(cfg.tokenizer).toBe('estimate');
+    const { reward } = await run(reference, cfg);
+    expect(reward.reward).toBe(1.25);
+    const bad = path.join(dir, 'bad.yaml');
+    writeFileSync(bad, 'weights:\n  reply_quality: -1\n  style: 2\nreasoning:\n  aggregate: max\n');
+    const message = await readRewardConfig(bad).then(
+      () => '',
+      (e: Error) => e.message,
+    );
+    expect(message.split('\n')).toEqual([
+      `${bad}:2: weights.reply_quality: Too small: expected number to be >=0`,
+      `${bad}:3: weights: unknown key: style`,
+      `${bad}:5: reasoning.aggregate: Invalid option: expected one of "mean"|"sum"`,
+    ]);
   });
 });

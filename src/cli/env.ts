@@ -39,6 +39,8 @@ export async function envServeCommand(o: EnvServeOptions, io: Io, signals: NodeJ
   const host = o.host ?? '127.0.0.1';
   const port = o.port ?? 8808;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: must be 0..65535, not ${o.port}`);
+  if (o.ttl !== undefined && o.ttl < 1) throw new UsageError('--ttl: must be at least 1 second');
+  if (o.maxSessions !== undefined && o.maxSessions < 1) throw new UsageError('--max-sessions: must be at least 1');
   const files = await expandInputs(o.rows, '--rows');
   const rewardCfg = await readRewardConfig(o.rewardConfig);
   const counter = await resolveCounter(o.tokenizer, rewardCfg.tokenizer, io);

@@ -1,4 +1,4 @@
-import { HsaError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { BadMessageError } from '../episode/message.js';
 import { scoreEpisode, type RewardResult } from '../episode/reward.js';
 import { readRewardConfig } from '../episode/reward-config.js';
@@ -31,7 +31,7 @@ const COMPONENTS = ['skill_selection', 'tool_rationality', 'hook_compliance', 'r
  */
 export async function rewardCommand(o: RewardOptions, io: Io): Promise<number> {
   const badJson = o.invalidArguments ?? 'error';
-  if (badJson !== 'error' && badJson !== 'tool_error') throw new HsaError('HSA_USAGE', `--invalid-arguments: must be error or tool_error, not "${badJson}"`, 2);
+  if (badJson !== 'error' && badJson !== 'tool_error') throw new UsageError(`--invalid-arguments: must be error or tool_error, not "${badJson}"`);
   const files = await expandInputs(o.rows, '--rows');
   const cfg = await readRewardConfig(o.rewardConfig);
   const counter = await resolveCounter(o.tokenizer, cfg.tokenizer, io);

@@ -58,12 +58,14 @@ describe('hsa reward on the command line', () => {
       JSON.stringify({ index: 999_999, messages: ref }),
       JSON.stringify({ id: rows[1]!.extra_info.id, messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'x', arguments: '{nope' } }] }] }),
       JSON.stringify({ position: 1, messages: [] }),
+      JSON.stringify({ extra_info: { index: rows[0]!.extra_info.index }, messages: ref }),
     ];
     writeFileSync(file, `${lines.join('\n')}\n`);
     const r = await runHsaAsync(['reward', '--rows', rowsGlob, '--rollouts', file, '--tokenizer', 'estimate']);
     expect(r.code).toBe(1);
     const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(out.map((o) => o.rollout)).toEqual([1, 2, 3, 4, 5]);
+    expect(out.map((o) => o.rollout)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(out[5]).toMatchObject({ index: rows[0]!.extra_info.index, reward: out[0].reward });
     expect(out[0]).toMatchObject({ index: rows[0]!.extra_info.index, finished: true, components: { tool_rationality: 1, skill_selection: 1 } });
     expect(Object.keys(out[0].components).sort()).toEqual(['hook_compliance', 'reasoning_penalty', 'reply_quality', 'skill_selection', 'tool_rationality']);
     expect(out[1].error).toMatch(/^not valid JSON/);
@@ -72,11 +74,11 @@ describe('hsa reward on the command line', () => {
     // An empty rollout is scored as an episode that never started its turns.
     expect(out[4]).toMatchObject({ finished: false, components: { reply_quality: 0, hook_compliance: 0 } });
     expect(r.stderr).toContain(`${file}:2: not valid JSON`);
-    expect(r.stderr).toContain('hsa reward: 2 of 5 rollouts scored, 3 bad');
+    expect(r.stderr).toContain('hsa reward: 3 of 6 rollouts scored, 3 bad');
     // With the policy's bad JSON counted as its mistake, line 4 is scored too.
     const lenient = await runHsaAsync(['reward', '--rows', rowsGlob, '--rollouts', file, '--tokenizer', 'estimate', '--invalid-arguments', 'tool_error', '--json']);
     const lo = lenient.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lo[3].detail.tools.invalid).toBe(1);
-    expect(lo.at(-1).summary).toMatchObject({ rollouts: 5, scored: 3, bad: 2 });
+    expect(lo.at(-1).summary).toMatchObject({ rollouts: 6, scored: 4, bad: 2 });
   });
 });

@@ -24,8 +24,8 @@ const COMPONENTS = ['skill_selection', 'tool_rationality', 'hook_compliance', 'r
 
 /**
  * `hsa reward`: score finished rollouts offline with the environment's own episode core and
- * reward. Each rollout line names its row (`index` = `extra_info.index`, `id`, `position`, or the
- * `row` itself) and holds the conversation in `messages`. Stdout gets one JSON line per rollout
+ * reward. Each rollout line names its row (`index` = `extra_info.index`, `id`, `position`, the
+ * `row` itself, or an `extra_info` holding `index` or `id`) and holds the conversation in `messages`. Stdout gets one JSON line per rollout
  * (every component, or the error that kept it from being scored); the summary goes to stderr, or
  * as a last `{"summary": …}` line with `--json`. Exit 1 when any rollout could not be scored.
  */
@@ -49,7 +49,14 @@ export async function rewardCommand(o: RewardOptions, io: Io): Promise<number> {
         throw new LineError(`not valid JSON (${(e as Error).message})`);
       }
       if (r === null || typeof r !== 'object' || Array.isArray(r)) throw new LineError('expected an object {"index"|"id"|"position"|"row", "messages"}');
-      const rec = r as Record<string, unknown>;
+      const rec = { ...(r as Record<string, unknown>) };
+      // A verl-style rollout names its row in extra_info (index, else id).
+      const extra = rec.extra_info;
+      if (rec.index === undefined && rec.id === undefined && rec.position === undefined && rec.row === undefined && extra !== null && typeof extra === 'object') {
+        const e = extra as Record<string, unknown>;
+        if (e.index !== undefined) rec.index = e.index;
+        else if (e.id !== undefined) rec.id = e.id;
+      }
       const keys = ['index', 'id', 'position', 'row'].filter((k) => rec[k] !== undefined);
       if (keys.length !== 1) throw new LineError('give exactly one of index (extra_info.index), id, position or row');
       const row = rows.resolve({ [keys[0]!]: rec[keys[0]!] } as RowRef);

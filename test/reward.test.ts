@@ -173,6 +173,37 @@ describe('reward components', () => {
     expect(never.reward.components.hook_compliance).toBe(0);
   });
 
+  it('a tool round over max_tool_rounds is not run: its calls are answered, the feedback goes in, the reply is forced', async () => {
+    const raw = JSON.parse(JSON.stringify(clinicRow));
+    const env = JSON.parse(raw.extra_info.env);
+    env.hooks.push(
+      { id: 'loop', event: 'pre_inference', checks: [{ type: 'max_tool_rounds', value: 1 }], action: 'force_reply', channel: 'system', feedback: '[loop] {{rounds}} rounds, limit {{max_tool_rounds}}', maxRounds: 3 },
+      { id: 'rude', event: 'pre_inference', checks: [{ type: 'forbid', phrases: ['stupid'], regex: [], target: 'user' }], action: 'force_reply', channel: 'system', feedback: '[rude] reply briefly', maxRounds: 3 },
+    );
+    raw.extra_info.env = JSON.stringify(env);
+    const ep = new Episode(parseRow(raw, 0));
+    ep.step(msg(calls(['open_guide', { guide: 'booking' }])));
+    const over = ep.step(msg(calls(['slots_v2', { dept: 'dental', day: 'tomorrow' }])));
+    expect(over.messages).toEqual([
+      { role: 'tool', tool_call_id: 'k0', content: 'not run: loop limits tool rounds for this turn; reply now' },
+      { role: 'system', name: 'hook:loop', content: '[loop] 1 rounds, limit 1' },
+    ]);
+    expect(over.forceReply).toBe(true);
+    ep.step(msg(reference[1]!));
+    const r = await scoreEpisode(ep, DEFAULT_REWARD_CONFIG, estimateCounter);
+    expect(r.detail.hooks).toMatchObject({ forced: 1, forced_violations: 0 });
+    expect(r.detail.tools).toMatchObject({ made: 1, not_run: 1 });
+    expect(r.components.hook_compliance).toBe(0.5);
+    // A reply forced by a hook on the viewer's message is not the policy's doing.
+    env.user_turns = ['you are stupid'];
+    raw.extra_info.env = JSON.stringify(env);
+    const rude = new Episode(parseRow(raw, 0));
+    expect(rude.initialMessages.at(-1)).toEqual({ role: 'system', name: 'hook:rude', content: '[rude] reply briefly' });
+    expect(rude.forcedReply).toBe(true);
+    rude.step(msg({ role: 'assistant', content: '好的。' }));
+    expect((await scoreEpisode(rude, DEFAULT_REWARD_CONFIG, estimateCounter)).detail.hooks.forced).toBe(0);
+  });
+
   it('reply quality is a token F1 that works for Chinese and English', () => {
     expect(replyF1('明天上午九点和十点半还有空位。', '明天上午九点和十点半还有空位')).toBe(1);
     expect(replyF1('明天上午有空位', '明天上午九点和十点半还有空位')).toBeCloseTo((2 * 1 * (7 / 14)) / (1 + 7 / 14), 6);

@@ -55,7 +55,7 @@ export interface TurnRecord {
   reply: string | null;
   /** Stop-gate failures answered with feedback in this turn. */
   feedbackRounds: number;
-  /** The turn's reply was forced by a tool-round limit. */
+  /** The turn's reply was forced by a tool-round limit (not by a hook on the viewer's message). */
   forced: boolean;
   /** Tool calls made while a reply was forced. */
   forcedViolations: number;
@@ -125,6 +125,8 @@ export class Episode {
   private turnIndex = -1;
   private steps = 0;
   private forceReply = false;
+  /** The reply is forced because the policy ran into a tool-round limit. */
+  private limitForced = false;
   private hookRounds = new Map<string, number>();
 
   constructor(row: EpisodeRow, options: EpisodeOptions = DEFAULT_EPISODE_OPTIONS) {
@@ -177,7 +179,10 @@ export class Episode {
           this.calls.push({ turn: this.turnIndex, name: c.name, args: c.args === BAD_JSON ? c.argumentsText : canonicalJson(c.args), outcome: 'not_run' });
         }
         if (this.forceReply) turn.forcedViolations += m.calls.length;
-        if (limit) out.push(this.feedbackMessage(limit));
+        if (limit) {
+          out.push(this.feedbackMessage(limit));
+          this.limitForced = true;
+        }
         this.forceReply = true;
       } else {
         this.turn.toolRounds++;
@@ -186,7 +191,7 @@ export class Episode {
     } else {
       this.modelMessages.push({ turn: this.turnIndex, kind: 'reply', reasoning });
       turn.reply = text;
-      if (this.forceReply) turn.forced = true;
+      if (this.limitForced) turn.forced = true;
       const failure = stopHooks(this.harness, text, this.turn)[0];
       let ends = true;
       if (failure) {
@@ -228,6 +233,7 @@ export class Episode {
     this.turns.push({ user, reply: null, feedbackRounds: 0, forced: false, forcedViolations: 0, exhausted: false, blocked: 0, otherFeedback: 0, ended: false });
     this.steps = 0;
     this.forceReply = false;
+    this.limitForced = false;
     this.hookRounds = new Map();
   }
 

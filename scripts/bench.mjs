@@ -24,6 +24,7 @@
 //        --augment-runs N  augment repetitions, fastest one reported, highest peak RSS (default 2)
 //        --seed S          generator seed (default hsa-bench-v1)
 //        --inline-records N  records of the per-record-tools input (default 2000; scripts/bench/inline-tools.mjs)
+//        --env-episodes N  RL environment episodes (scripts/bench/env.mjs; default 2000)
 //        --regen           regenerate data even when the params match
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -379,6 +380,7 @@ if (val.ok) {
 for (const r of await (await import('./bench/inline-tools.mjs')).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 2000)), log })) row(...r);
 
 await (await import('./bench/review.mjs')).benchReview({ runHsa, row, rel, fmtNum, log, errors, aug, big, outDir: path.join(DATA, 'out'), bigOutDir: big && big.file !== mainFile ? path.join(DATA, 'out-big') : path.join(DATA, 'out') });
+for (const r of await (await import('./bench/env.mjs')).envBench({ data: DATA, episodes: Number(opt('--env-episodes', 2000)), log }).catch((e) => (errors.push(`env bench: ${e.stack}`), []))) row(...r);
 const table = ['| measurement | result | target | |', '|---|---|---|---|', ...rows];
 const bigTable = [];
 if (big) {

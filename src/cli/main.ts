@@ -14,6 +14,9 @@ import { importCommand, type ImportCommandOptions } from './import.js';
 import { initCommand, type InitCommandOptions } from './init.js';
 import type { SystemPromptMode } from '../trajectory/check.js';
 
+import { envServeCommand, type EnvServeOptions } from './env.js';
+import { rewardCommand, type RewardOptions } from './reward.js';
+
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
  * its exit code; `run` is the one place that turns errors into messages and exit codes.
@@ -131,6 +134,39 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   addReviewCommands(program, io, setCode);
 
+  const env = program.command('env').description('the harness runtime as an RL environment');
+  env
+    .command('serve')
+    .description('serve episodes of RL rows over HTTP (Open Reward Standard; 127.0.0.1 by default)')
+    .requiredOption('--rows <glob...>', 'RL parts (rl/part-*.jsonl[.gz]; quote globs)')
+    .option('--host <host>', 'address to bind (default 127.0.0.1: this machine only)')
+    .option('--port <n>', 'port (default 8808; 0 picks a free one and prints it)', parsePort)
+    .option('--ttl <s>', 'seconds a session lives without a request (default 900)', parseCount)
+    .option('--max-sessions <n>', 'open sessions at most (default 4096)', parseCount)
+    .option('--idle-exit <s>', 'stop after this many seconds without a request', parseCount)
+    .option('--split <name>', 'the ORS split holding the rows (default train)')
+    .option('--reward-config <file>', 'reward weights and penalties (YAML/JSON, docs/reward.md)')
+    .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
+    .option('--json', 'print the server address as one JSON line on stdout')
+    .option('-q, --quiet', 'no messages on stderr')
+    .action(async (o: EnvServeOptions) => {
+      setCode(await envServeCommand(o, io));
+    });
+
+  program
+    .command('reward')
+    .description('score finished rollouts offline with the environment\'s episode core (one JSON line per rollout)')
+    .requiredOption('--rows <glob...>', 'RL parts the rollouts name rows of')
+    .requiredOption('--rollouts <file>', 'JSONL: {"index"|"id"|"position"|"row", "messages"} per line')
+    .option('--reward-config <file>', 'reward weights and penalties (YAML/JSON, docs/reward.md)')
+    .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
+    .option('--invalid-arguments <mode>', 'tool-call arguments that are not JSON: error (a bad rollout, default) or tool_error (the policy\'s mistake)')
+    .option('--json', 'end stdout with a {"summary": …} line')
+    .option('-q, --quiet', 'no progress or summary on stderr')
+    .action(async (o: RewardOptions) => {
+      setCode(await rewardCommand(o, io));
+    });
+
   return program;
 }
 
@@ -182,6 +218,12 @@ function formatsOption(): Option {
 function parseCount(v: string): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a non-negative integer');
+  return n;
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('must be a port number 0..65535');
   return n;
 }
 

@@ -181,6 +181,9 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
     hooks: x.state.hooks,
     hook_message_prefix: prefix,
     skill_loader: loader,
+    // The record's intent, only where a hook's `require_tool … intents` reads it (the episode
+    // runtime needs it to run that check; rows of other harnesses stay as they were).
+    ...(typeof x.record.meta?.intent === 'string' && x.state.hooks.some((h) => h.checks.some((c) => c.type === 'require_tool' && c.intents)) ? { intent: x.record.meta.intent } : {}),
   };
   return {
     data_source: cfg.rl.dataSource || `hsa/${x.state.name}`,

@@ -1,0 +1,143 @@
+// The RL environment's benchmark (called from scripts/bench.mjs; also runs alone:
+// `node scripts/bench/env.mjs [--episodes N] [--concurrency C]`). It writes RL rows from the
+// live-commerce fixtures with `hsa augment --stages rl`, starts the environment server in this
+// process (dist/) and a client in a child process, which replays row references over HTTP (Open
+// Reward Standard) with reasoning in every message; every call is one assistant message, so a step
+// is one request. Reported: episodes/s, the p50/p95 of the server's own work per step (request
+// body read to response written, from the server's onRequest hook), the server process's CPU per
+// step (the client runs elsewhere, so this is the server's alone), and what the client saw. On a
+// busy machine wall times include time the process was not running; the CPU figure does not.
+// Reports, never asserts.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SELF = fileURLToPath(import.meta.url);
+
+function quantile(xs, q) {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+function sseJson(text) {
+  let d = '';
+  for (const block of text.split('\n\n')) {
+    const lines = block.split('\n');
+    const ev = lines.find((l) => l.startsWith('event: '))?.slice(7);
+    if (ev === 'chunk' || ev === 'end') d += lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+  }
+  return d ? JSON.parse(d) : undefined;
+}
+
+const rowFiles = (dir) => readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(dir, f));
+
+/** The client (a child process): warm up, say `start`, run the episodes, print its numbers as JSON. */
+async function client(url, dir, episodes, concurrency) {
+  const plans = rowFiles(dir).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean)).map((t) => {
+    const r = JSON.parse(t);
+    const gt = JSON.parse(r.reward_model.ground_truth);
+    const msgs = gt.turns.flatMap((turn, ti) => [
+      ...turn.calls.map((c, i) => ({ role: 'assistant', content: '', reasoning_content: 'checking the tools first '.repeat(8), tool_calls: [{ id: `c${ti}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } }] })),
+      { role: 'assistant', content: `<think>${'the viewer asks about this '.repeat(10)}</think>${turn.reply}` },
+    ]);
+    return { index: r.extra_info.index, msgs };
+  });
+  const latencies = [];
+  let steps = 0;
+  let next = 0;
+  let total = 0;
+  const post = async (p, body, sid) => {
+    const t0 = performance.now();
+    const res = await fetch(`${url}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-session-id': sid }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${text}`);
+    if (p === '/hsa/call') latencies.push(performance.now() - t0);
+    return res.headers.get('content-type').startsWith('text/event-stream') ? sseJson(text) : JSON.parse(text);
+  };
+  const worker = async () => {
+    for (let e = next++; e < total; e = next++) {
+      const plan = plans[e % plans.length];
+      const sid = `bench-${total}-${e}`;
+      await post('/create', { task_spec: { index: plan.index } }, sid);
+      for (const m of plan.msgs) {
+        steps++;
+        if ((await post('/hsa/call', { name: 'hsa.message', input: { message: m } }, sid)).output.finished) break;
+      }
+      await post('/delete', {}, sid);
+    }
+  };
+  const round = async (n) => {
+    total = n;
+    next = 0;
+    steps = 0;
+    latencies.length = 0;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: Math.min(concurrency, n) }, worker));
+    return (performance.now() - t0) / 1000;
+  };
+  await round(Math.min(64, episodes)); // warm-up: JIT, tokenizer, parsed rows
+  process.stdout.write('start\n');
+  const wall = await round(episodes);
+  process.stdout.write(`${JSON.stringify({ wall, steps, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) })}\n`);
+}
+
+/** Run the benchmark; returns report rows [measurement, result, target, status]. */
+export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes = 2000, concurrency = 32, log = (s) => process.stderr.write(`${s}\n`) } = {}) {
+  const out = path.join(data, 'env-rl');
+  if (!existsSync(path.join(out, 'manifest.json'))) {
+    log('env bench: writing RL rows from fixtures/live-commerce …');
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/hsa'), 'augment', '--config', path.join(ROOT, 'fixtures/live-commerce/hsa.yaml'), '--out', out, '--stages', 'rl', '--force', '-q'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`hsa augment for the env bench failed: ${r.stderr}`);
+  }
+  const dist = (p) => import(pathToFileURL(path.join(ROOT, 'dist/src', p)).href);
+  const [{ RowSet }, { SessionStore }, { createOrsProtocol }, { startEnvServer }, { tokenCounter }, { DEFAULT_REWARD_CONFIG }] = await Promise.all([
+    dist('episode/rows.js'), dist('env/sessions.js'), dist('env/ors.js'), dist('env/server.js'), dist('episode/tokens.js'), dist('episode/reward.js'),
+  ]);
+  const dir = path.join(out, 'rl');
+  const rows = await RowSet.load(rowFiles(dir));
+  const counter = await tokenCounter('qwen3');
+  const store = new SessionStore(rows, { ttlMs: 600_000, maxSessions: 100_000, reward: DEFAULT_REWARD_CONFIG, counter });
+  const serverMs = [];
+  const server = await startEnvServer({ host: '127.0.0.1', port: 0, protocols: [createOrsProtocol()], store, maxBodyBytes: 16 << 20, log, onRequest: (p, _s, ms) => p === '/hsa/call' && serverMs.push(ms) });
+  log(`env bench: ${episodes} episodes over ${concurrency} concurrent clients (rows: ${rows.size}, tokenizer ${counter.name}) …`);
+  const child = spawn(process.execPath, [SELF, '--client', server.url, '--rows-dir', dir, '--episodes', String(episodes), '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let cpu0;
+  let result;
+  let cpu;
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (line === 'start') {
+      serverMs.length = 0;
+      cpu0 = process.cpuUsage();
+    } else if (line.startsWith('{')) {
+      cpu = process.cpuUsage(cpu0);
+      result = JSON.parse(line);
+    }
+  }
+  await server.close();
+  if (!result) throw new Error('the env bench client did not finish');
+  const cpuMsPerStep = (cpu.user + cpu.system) / 1000 / result.steps;
+  const p95 = quantile(serverMs, 0.95);
+  const f = (x, d = 2) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
+  return [
+    [`env: episodes/s (${episodes} episodes, ${concurrency} concurrent clients in another process)`, f(episodes / result.wall, 0), '', ''],
+    ['env: steps/s', `${f(result.steps / result.wall, 0)} (${result.steps} steps)`, '', ''],
+    ['env: server work per step p50 / p95 (wall)', `${f(quantile(serverMs, 0.5))} / ${f(p95)} ms`, '< 2 ms (p95)', p95 < 2 ? 'ok' : 'MISSED'],
+    ['(info) env: server CPU per step (HTTP, JSON, episode, reward)', `${f(cpuMsPerStep)} ms`, '', ''],
+    ['(info) env: step latency seen by the client p50 / p95', `${f(result.p50)} / ${f(result.p95)} ms`, '', ''],
+  ];
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const argv = process.argv.slice(2);
+  const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
+  if (argv.includes('--client')) {
+    await client(opt('--client'), opt('--rows-dir'), Number(opt('--episodes', 2000)), Number(opt('--concurrency', 32)));
+  } else {
+    const rows = await envBench({ episodes: Number(opt('--episodes', 2000)), concurrency: Number(opt('--concurrency', 32)) });
+    process.stdout.write(['| measurement | result | target | |', '|---|---|---|---|', ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n') + '\n');
+  }
+}

@@ -1,0 +1,163 @@
+import { readFile } from 'node:fs/promises';
+import { gunzipSync } from 'node:zlib';
+import { UnreadableInputError } from '../errors.js';
+import { BadRowError, parseRow, type EpisodeRow } from './row.js';
+
+/** Parsed rows kept (most recently used). */
+const PARSED_ROWS = 256;
+
+/** Which row an episode runs: its `extra_info.index`, its id, its position in the loaded order, or the row itself. */
+export type RowRef = { index: number } | { id: string } | { position: number } | { row: unknown };
+
+/** A row reference that is malformed, or names no loaded row (`missing`). */
+export class RowRefError extends Error {
+  constructor(
+    readonly field: string,
+    message: string,
+    readonly missing: boolean,
+  ) {
+    super(message);
+    this.name = 'RowRefError';
+  }
+}
+
+/**
+ * RL rows loaded from `rl/` parts (`.jsonl` or `.jsonl.gz`), in file order then line order. Each
+ * row is checked once at load (a bad row names file, line and field) and kept as its line of text;
+ * it is parsed again when an episode starts, so memory holds the text, not a tree per row.
+ */
+export class RowSet {
+  private readonly lines: { file: string; line: number; text: string; index: number; id: string }[] = [];
+  private readonly byIndex = new Map<number, number>();
+  private readonly byId = new Map<string, number>();
+  private readonly parsed = new Map<number, EpisodeRow>();
+
+  get size(): number {
+    return this.lines.length;
+  }
+
+  /** Load every row of these files (already expanded and sorted). */
+  static async load(files: readonly string[]): Promise<RowSet> {
+    const set = new RowSet();
+    for (const file of files) {
+      let buf: Buffer;
+      try {
+        buf = await readFile(file);
+        if (file.endsWith('.gz')) buf = gunzipSync(buf);
+      } catch (e) {
+        throw new UnreadableInputError(`${file}: ${(e as Error).message}`);
+      }
+      const text = buf.toString('utf8');
+      let lineNo = 0;
+      for (const raw of text.split('\n')) {
+        lineNo++;
+        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+        if (line.trim() === '') continue;
+        set.add(file, lineNo, line);
+      }
+    }
+    return set;
+  }
+
+  private add(file: string, line: number, text: string): void {
+    const position = this.lines.length;
+    let row: EpisodeRow;
+    try {
+      row = parseRow(JSON.parse(text), position);
+    } catch (e) {
+      const why = e instanceof BadRowError ? e.message : `not valid JSON (${(e as Error).message})`;
+      throw new BadRowError(`${file}:${line}`, why);
+    }
+    const seen = this.byIndex.get(row.index);
+    if (seen !== undefined) {
+      const first = this.lines[seen]!;
+      throw new BadRowError(`${file}:${line}`, `extra_info.index ${row.index} is used by ${first.file}:${first.line} too`);
+    }
+    this.lines.push({ file, line, text, index: row.index, id: row.id });
+    this.byIndex.set(row.index, position);
+    if (!this.byId.has(row.id)) this.byId.set(row.id, position);
+  }
+
+  /**
+   * The row at a position of the loaded order (0-based). Recently used rows are kept parsed: a
+   * GRPO group runs one row many times at once, and its sessions can share one (read-only) row,
+   * and with it the validators cached on its schema objects.
+   */
+  at(position: number): EpisodeRow | undefined {
+    const hit = this.parsed.get(position);
+    if (hit) {
+      this.parsed.delete(position);
+      this.parsed.set(position, hit);
+      return hit;
+    }
+    const l = this.lines[position];
+    if (!l) return undefined;
+    const row = parseRow(JSON.parse(l.text), position);
+    if (this.parsed.size >= PARSED_ROWS) this.parsed.delete(this.parsed.keys().next().value!);
+    this.parsed.set(position, row);
+    return row;
+  }
+
+  /** The row whose `extra_info.index` is `index`. */
+  withIndex(index: number): EpisodeRow | undefined {
+    const p = this.byIndex.get(index);
+    return p === undefined ? undefined : this.at(p);
+  }
+
+  withId(id: string): EpisodeRow | undefined {
+    const p = this.byId.get(id);
+    return p === undefined ? undefined : this.at(p);
+  }
+
+  /** `{index, id}` of each row in loaded order (the task list a protocol can show). */
+  summaries(start = 0, stop = this.lines.length): { index: number; id: string }[] {
+    return this.lines.slice(Math.max(0, start), Math.max(0, stop)).map((l) => ({ index: l.index, id: l.id }));
+  }
+
+  /** The row a reference names; `field` prefixes the field in errors. */
+  resolve(ref: RowRef, field = ''): EpisodeRow {
+    const at = (k: string) => (field ? `${field}.${k}` : k);
+    if ('row' in ref) {
+      try {
+        return parseRow(ref.row, 0);
+      } catch (e) {
+        if (e instanceof BadRowError) throw new RowRefError(at(`row.${e.field}`), at(`row.${e.message}`), false);
+        throw e;
+      }
+    }
+    const bad = (k: string, what: string) => new RowRefError(at(k), `${at(k)}: expected ${what}`, false);
+    let row: EpisodeRow | undefined;
+    if ('index' in ref) {
+      if (!Number.isInteger(ref.index)) throw bad('index', 'an integer');
+      row = this.withIndex(ref.index);
+      if (!row) throw new RowRefError(at('index'), `${at('index')}: no row has index ${ref.index} (${this.indexRange()})`, true);
+    } else if ('position' in ref) {
+      if (!Number.isInteger(ref.position)) throw bad('position', 'an integer');
+      row = this.at(ref.position);
+      if (!row) throw new RowRefError(at('position'), `${at('position')}: ${ref.position} is out of range (0..${this.size - 1})`, true);
+    } else {
+      if (typeof ref.id !== 'string') throw bad('id', 'a string');
+      row = this.withId(ref.id);
+      if (!row) throw new RowRefError(at('id'), `${at('id')}: no row has id ${JSON.stringify(ref.id)}`, true);
+    }
+    return row;
+  }
+
+  /** Where a row came from, for messages. */
+  where(position: number): string {
+    const l = this.lines[position];
+    return l ? `${l.file}:${l.line}` : `row ${position}`;
+  }
+
+  /** The index range, for messages about an index that is not there. */
+  indexRange(): string {
+    if (this.lines.length === 0) return 'no rows are loaded';
+    let lo = Infinity;
+    let hi = -Infinity;
+    for (const l of this.lines) {
+      lo = Math.min(lo, l.index);
+      hi = Math.max(hi, l.index);
+    }
+    return `indices ${lo}..${hi}, ${this.lines.length} rows`;
+  }
+}

@@ -125,6 +125,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
+    .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs (built-in: default, live-commerce, travel, software; or YAML files)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');
 }

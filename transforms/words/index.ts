@@ -1,16 +1,8 @@
+import { builtinWordLists } from '../../src/transform/word-packs.js';
 import type { WordLists } from '../../src/transform/words.js';
-import { distractorSkills, distractorTools } from './distractors.js';
-import { descriptionFrames, feedbackFrames, prefixes, servers, suffixes } from './frames.js';
-import { synonyms } from './synonyms.js';
 
-/** The built-in word lists. A config extends them with `words:`. */
-export const builtinWords: WordLists = {
-  synonyms,
-  prefixes,
-  suffixes,
-  servers,
-  distractorTools,
-  distractorSkills,
-  descriptionFrames,
-  feedbackFrames,
-};
+/**
+ * The default word lists: the domain-neutral pack `words/default.yaml`. A run's lists come from
+ * the packs its config selects (`words:` in hsa.yaml, `--words`); this is what it gets without.
+ */
+export const builtinWords: WordLists = builtinWordLists('default');

@@ -114,7 +114,13 @@ export function parseDescription(text: string): Parsed | null {
   if (foreign >= 2 && foreign > tokens.filter((t) => ENGLISH.has(t)).length) return null;
   const { first, terminal, rest } = splitFirst(text, 'en');
   if (terminal === '?' || terminal === '!' || first.trim() === '' || first !== first.trim()) return null;
-  const en = (shape: DescriptionShape, core: string): Parsed | null => (core.trim() === '' ? null : { shape, core, terminal, rest, lang: 'en' });
+  const en = (shape: DescriptionShape, core: string): Parsed | null => {
+    if (core.trim() === '') return null;
+    // After a lead-in "… to", the core must start with a verb we know: "Use this to guidance for …"
+    // (an original that is already broken) is left alone rather than spread to more frames.
+    if (shape === 'verb' && !BASE.has(core.split(/\s+/)[0]!.toLowerCase())) return null;
+    return { shape, core, terminal, rest, lang: 'en' };
+  };
   let m: RegExpExecArray | null;
   if ((m = new RegExp(`^(?:use|call) (?:this|it)(?: ${THING})? (to|for) (.+)$`, 'i').exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
   if ((m = new RegExp(`^(?:use|call) (?:this|it)(?: ${THING})? ((?:only )?${WHEN} .+)$`, 'i').exec(first))) return en('when', m[1]!);

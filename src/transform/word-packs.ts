@@ -192,6 +192,8 @@ export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], 
   return issues
     .map((issue) => {
       const d = describeIssue(issue);
+      // A bad record key: zod reports "Invalid key in record"; the key schema's own message says why.
+      if (issue.code === 'invalid_key' && issue.issues[0]) d.message = issue.issues[0].message;
       const at = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...d.path, issue.keys[0]] : d.path;
       const full = [...prefix, ...d.path];
       const line = lineOf([...prefix, ...at]);

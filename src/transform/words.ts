@@ -192,7 +192,8 @@ export function chooseSense(entry: SynonymEntry, ctx: WordContext): SynonymSense
   let bestScore = 0;
   let tie = false;
   for (const sense of entry.senses) {
-    const score = sense.cues.filter((c) => cueMatches(c, ctx)).length;
+    // Distinct cues by stem: "flight" and "flights" are one piece of evidence.
+    const score = new Set(sense.cues.filter((c) => cueMatches(c, ctx)).map((c) => stem(c))).size;
     if (score > bestScore) {
       best = sense;
       bestScore = score;

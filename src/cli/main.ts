@@ -9,6 +9,7 @@ import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
+import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -90,6 +91,22 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--json', 'print JSON on stdout')
     .action(async (results: string[], o: { config?: string; cache?: string; json?: boolean }) => {
       setCode(await teacherImportCommand({ ...o, results }, io));
+    });
+
+  const words = program.command('words').description('word packs: vocabulary for renames, distractors and rewording (docs/words.md)');
+  words
+    .command('suggest')
+    .description('ask an OpenAI-compatible model for domain synonyms and distractor tools/skills of a harness; writes a pack for review (cached)')
+    .requiredOption('--harness <path>', 'harness folder or single harness YAML file')
+    .requiredOption('--model-url <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
+    .requiredOption('--model <name>', 'model name')
+    .option('-o, --out <file>', 'pack file to write (default: stdout)')
+    .option('--key-env <name>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--cache <dir>', 'answer cache (default $HSA_CACHE_DIR/words, else ~/.cache/hsa/words)')
+    .option('--require-cache', 'fail on a request missing from the cache')
+    .option('--attempts <n>', 'requests at most: the first answer and corrections of invalid ones (default 3)', parseCount)
+    .action(async (o: WordsSuggestOptions) => {
+      setCode(await wordsSuggestCommand(o, io));
     });
 
   return program;

@@ -23,6 +23,8 @@ const DESCRIPTIONS: string[] = [
   'Find hotels near a landmark, sorted by distance.',
   'Send a one-time passcode to the phone number on file.',
   'Generate an invoice PDF for a completed purchase.',
+  'Book a reservation.',
+  'Return some items of a delivered order.',
   // third person
   'Returns the status of an order.',
   "Gets the user's profile by id.",
@@ -34,6 +36,8 @@ const DESCRIPTIONS: string[] = [
   'Handles greetings from viewers.',
   'Extracts text and tables from PDF files, fills forms, merges documents. Use when working with PDF files.',
   'Greets.',
+  'Performs exact string replacements in files.',
+  'Allows the assistant to search the web and use the results in its answers.',
   // noun phrase (or a verb we cannot tell from a noun)
   'The current weather conditions for a location.',
   'Order lookup by id.',
@@ -51,6 +55,8 @@ const DESCRIPTIONS: string[] = [
   'Reply skill for thank-you messages.',
   'Strategy for comparing two products side by side.',
   'Creates, updates and deletes calendar events.',
+  'Exchange items in a delivered order to new items of the same product type.',
+  'A powerful search tool built on ripgrep',
   // "This tool …"
   'This tool returns the baggage allowance for a fare class.',
   'This tool belongs to the billing team and issues refunds.',
@@ -83,7 +89,7 @@ const DESCRIPTIONS: string[] = [
 ];
 
 /** Descriptions left alone: a question, another language, an original that is already broken. */
-const LEFT_ALONE = ["What's the weather like?", 'Obtiene el estado de un pedido del cliente.', 'Use this to guidance for writing replies.', 'ユーザーの注文を検索します。', ''];
+const LEFT_ALONE = ["What's the weather like?", '- Fast file pattern matching\n- Supports glob patterns', '## Search\nFind documents.', 'Obtiene el estado de un pedido del cliente.', 'Use this to guidance for writing replies.', 'ユーザーの注文を検索します。', ''];
 
 const STOP = new Set('this tool function skill use used can may should will the and for when that which with you lets its into from only'.split(' '));
 const contentStems = (s: string) => new Set((s.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => !STOP.has(w)).map(stem));

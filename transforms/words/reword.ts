@@ -29,12 +29,14 @@ validate generate summarize summarise explain recommend add provide handle look 
 reschedule rebook apply compare describe identify determine extract parse analyze analyse evaluate detect classify approve reject
 confirm save insert append publish greet thank apologize apologise suggest propose predict enumerate browse inspect execute invoke
 authenticate authorize authorise deliver redirect manage keep make render fill gather collect write compose modify rename merge
-tell ask give enable disable begin accept deny decline respond show lookup`;
+tell ask give enable disable begin accept deny decline respond show perform allow think use take replace install deploy scan
+print navigate scroll click lookup`;
 const AMBIGUOUS = `order record search list book check return update change request report review transfer refund query track schedule
 message note call rank sort filter estimate quote file log post answer reply test plan process issue alert ping help sign match set
 reset run start stop view design control access display contact rate charge ship bill invoice close complete register launch trigger
 monitor forecast upgrade share mark flag count sum total build produce clear wait dispatch route forward support email text resume
-upload download store welcome offer fix pause finish pay draft edit read move copy measure tag label split open`;
+upload download store welcome offer fix pause finish pay draft edit read move copy measure tag label split open exchange
+work type play capture`;
 const BASE = new Set([...VERBS.split(/\s+/), ...AMBIGUOUS.split(/\s+/)].filter((w) => w !== 'lookup'));
 const AMBIGUOUS_SET = new Set(AMBIGUOUS.split(/\s+/));
 const IRREGULAR: Record<string, string> = { have: 'has', be: 'is', do: 'does', go: 'goes' };
@@ -114,6 +116,8 @@ export function parseDescription(text: string): Parsed | null {
   if (foreign >= 2 && foreign > tokens.filter((t) => ENGLISH.has(t)).length) return null;
   const { first, terminal, rest } = splitFirst(text, 'en');
   if (terminal === '?' || terminal === '!' || first.trim() === '' || first !== first.trim()) return null;
+  // Markup first (a list item, a heading, a quote, a table): a frame in front would break it.
+  if (/^(?:[-*+#>|]|\d+[.)]\s)/.test(first)) return null;
   const en = (shape: DescriptionShape, core: string): Parsed | null => {
     if (core.trim() === '') return null;
     // After a lead-in "… to", the core must start with a verb we know: "Use this to guidance for …"

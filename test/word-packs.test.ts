@@ -131,6 +131,17 @@ describe('selections', () => {
     expect(lists.descriptionFrames).toEqual(builtinWords.descriptionFrames);
   });
 
+  it('records a pack file the same however its path was spelled', () => {
+    const spellings = [
+      resolveWordsConfig({ file: './words/travel.yaml' }, '.', where),
+      resolveWordsConfig({ file: 'travel.yaml' }, 'words', where),
+      resolveWordsConfig({ packs: [path.join(REPO, 'words', '..', 'words', 'travel.yaml')] }, '/', where),
+    ].map((s) => s.sources);
+    expect(path.resolve('.')).toBe(REPO);
+    for (const s of spellings) expect(s).toEqual(spellings[0]);
+    expect(spellings[0]![0]).toMatchObject({ file: 'words/travel.yaml' });
+  });
+
   it('refuses a pack whose bytes changed after it was selected', () => {
     const dir = tmp();
     const file = path.join(dir, 'p.yaml');

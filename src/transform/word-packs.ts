@@ -264,7 +264,11 @@ export function packSource(ref: string, base: string, where: string, mode?: Mode
     const name = ref as BuiltinPack;
     return { pack: name, sha256: readPackFile(builtinPackFile(name), `words/${name}.yaml`).sha256, ...(mode !== undefined ? { mode } : {}) };
   }
-  const file = normalise(path.isAbsolute(ref) ? ref : path.join(base, ref));
+  // Relative to the working folder (absolute outside it) however the config or the flag spelled it
+  // (`./p.yaml`, `dir/../p.yaml`, an absolute path): the manifest does not depend on the spelling.
+  const abs = path.resolve(base, ref);
+  const rel = path.relative(process.cwd(), abs);
+  const file = normalise(rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel);
   if (!existsSync(file)) throw new WordPackError(`${where}: word pack file ${file} does not exist`);
   return { file, sha256: readPackFile(file).sha256, ...(mode !== undefined ? { mode } : {}) };
 }

@@ -184,6 +184,16 @@ describe('synonym senses', () => {
     expect(synonymsFor(builtinWords, 'item', ctx('Add a product item to the cart.'))).toEqual(['entry', 'element', 'product', 'article']);
   });
 
+  it.each([
+    ['gate', 'Return the departure gate and terminal of a flight.', 'get_flight_gate', []],
+    ['gate', 'Final-reply gate: keeps replies short.', 'stop_gate', ['check', 'guard', 'filter']],
+    ['log', 'Log in with the account password.', 'log_in', []],
+    ['stop', 'Number of stops on the flight route.', 'stop_count', []],
+    ['schedule', 'The departure timetable of a flight.', 'get_schedule', ['timetable']],
+  ])('%s in %j (%s) → %j', (word, text, name, expected) => {
+    expect(synonymsFor(builtinWords, word, ctx(text, name))).toEqual(expected);
+  });
+
   it('a sense with no words blocks renaming in that sense (check in a passenger)', () => {
     expect(synonymsFor(builtinWords, 'check', ctx('Check in a passenger for their flight.', 'check_in_passenger'))).toEqual([]);
     expect(synonymsFor(builtinWords, 'check', ctx('Check whether a seat is available.'))).toEqual(['verify', 'inspect']);

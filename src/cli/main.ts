@@ -16,6 +16,7 @@ import type { SystemPromptMode } from '../trajectory/check.js';
 
 import { envServeCommand, type EnvServeOptions } from './env.js';
 import { rewardCommand, type RewardOptions } from './reward.js';
+import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -167,6 +168,22 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
       setCode(await rewardCommand(o, io));
     });
 
+  const words = program.command('words').description('word packs: vocabulary for renames, distractors and rewording (docs/words.md)');
+  words
+    .command('suggest')
+    .description('ask an OpenAI-compatible model for domain synonyms and distractor tools/skills of a harness; writes a pack for review (cached)')
+    .requiredOption('--harness <path>', 'harness folder or single harness YAML file')
+    .requiredOption('--model-url <url>', 'OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1')
+    .requiredOption('--model <name>', 'model name')
+    .option('-o, --out <file>', 'pack file to write (default: stdout)')
+    .option('--key-env <name>', 'environment variable holding the API key (default OPENAI_API_KEY)')
+    .option('--cache <dir>', 'answer cache (default $HSA_CACHE_DIR/words, else ~/.cache/hsa/words)')
+    .option('--require-cache', 'fail on a request missing from the cache')
+    .option('--attempts <n>', 'requests at most: the first answer and corrections of invalid ones (default 3)', parseCount)
+    .action(async (o: WordsSuggestOptions) => {
+      setCode(await wordsSuggestCommand(o, io));
+    });
+
   return program;
 }
 
@@ -203,6 +220,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
     .option('--skip-empty-sft', 'SFT records without an assistant turn go to rejects (reason sft_no_assistant) instead of sft/')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
+    .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs (built-in: default, live-commerce, travel, software; or YAML files)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');
 }

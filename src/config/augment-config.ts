@@ -5,6 +5,7 @@ import { HsaError, UnreadableInputError } from '../errors.js';
 import { isParseFailure, parseLocated } from '../util/located.js';
 import { describeIssue } from '../harness/schema.js';
 import { defaultCacheDir } from '../teacher/cache.js';
+import { defaultSelection, resolveWordsConfig, WordPackError, wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
 
 export class ConfigError extends HsaError {
   constructor(message: string) {
@@ -83,18 +84,11 @@ export const augmentConfigSchema = z.strictObject({
   sft: z.strictObject({ skip_without_assistant: z.boolean().optional() }).optional(),
   rl: z.strictObject({ data_source: z.string().min(1).optional(), ability: z.string().min(1).optional() }).optional(),
   transforms: z.record(z.string(), z.union([z.boolean(), z.record(z.string(), z.unknown()), z.null()])).optional(),
-  words: z
-    .strictObject({
-      synonyms: z.record(z.string(), z.array(z.string())).optional(),
-      prefixes: z.array(z.string()).optional(),
-      suffixes: z.array(z.string()).optional(),
-      servers: z.array(z.string()).optional(),
-      descriptionFrames: z.array(z.string()).optional(),
-      feedbackFrames: z.array(z.string()).optional(),
-    })
-    .optional(),
+  /** Word packs and lists (docs/words.md); resolved to a selection by readConfigFile. */
+  words: wordsConfigSchema.optional(),
 });
-export type AugmentConfigFile = z.infer<typeof augmentConfigSchema>;
+/** hsa.yaml as read: `words:` resolved to the packs it selects (paths relative to the file, sha256 of each). */
+export type AugmentConfigFile = Omit<z.infer<typeof augmentConfigSchema>, 'words'> & { words?: WordsSelection };
 
 /** Flags of `hsa augment`; each overrides the config key of the same meaning. */
 export interface AugmentFlags {
@@ -128,6 +122,8 @@ export interface AugmentFlags {
   toolsFormat?: string;
   skipEmptySft?: boolean;
   plugin?: string[];
+  /** Word packs (built-in names or files) instead of the config's `words.packs` / `words.file`. */
+  words?: string[];
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -191,7 +187,8 @@ export interface RunConfig {
   rl: { dataSource: string; ability: string };
   /** Transform selection (id → options); undefined = every exact and semantic transform with defaults. */
   transforms: Record<string, unknown> | undefined;
-  words: AugmentConfigFile['words'];
+  /** The word packs and lists, each pack with its sha256 (recorded in the manifest). */
+  words: WordsSelection;
   plugins: string[];
 }
 
@@ -232,7 +229,15 @@ export async function readConfigFile(file: string): Promise<AugmentConfigFile> {
     });
     throw new ConfigError(lines.join('\n'));
   }
-  return r.data;
+  const { words, ...rest } = r.data;
+  if (words === undefined) return rest;
+  try {
+    const where = (key: (string | number)[]) => `${file}${doc.lineOf(key) ? `:${doc.lineOf(key)}` : ''}: ${key.join('.')}`;
+    return { ...rest, words: resolveWordsConfig(words, path.dirname(file), where) };
+  } catch (e) {
+    if (e instanceof WordPackError) throw new ConfigError(e.message);
+    throw e;
+  }
 }
 
 /** Merge config file and flags (flags win) into a RunConfig. */
@@ -324,9 +329,22 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     sft: { skipWithoutAssistant: flags.skipEmptySft ?? file.sft?.skip_without_assistant ?? false },
     rl: { dataSource: file.rl?.data_source ?? '', ability: file.rl?.ability ?? 'agent' },
     transforms,
-    words: file.words,
+    words: wordsFor(flags.words, file.words),
     plugins: (flags.plugin ?? []).map(normalise),
   };
+}
+
+/** `--words` replaces the config's packs and files; the config's own lists still apply after them. */
+function wordsFor(refs: string[] | undefined, selection: WordsSelection | undefined): WordsSelection {
+  const list = refs?.flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean);
+  try {
+    if (!list?.length) return selection ?? defaultSelection();
+    const picked = resolveWordsConfig(undefined, '.', () => '--words', list);
+    return { sources: [...picked.sources, ...(selection?.sources.filter((s) => 'inline' in s) ?? [])] };
+  } catch (e) {
+    if (e instanceof WordPackError) throw new ConfigError(e.message);
+    throw e;
+  }
 }
 
 function parseStages(v: string, problems: string[]): Stage[] {

@@ -1,6 +1,6 @@
 import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifiers.js';
 import type { Rng } from './rng.js';
-import type { WordLists } from './words.js';
+import { synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
 
 export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;
 export type NameStyle = (typeof NAME_STYLES)[number];
@@ -17,6 +17,8 @@ export interface NamingRules {
 /**
  * Propose a new name for `old` in one of `styles`, valid for the namespace and not taken.
  * Styles are tried in random order; returns `null` when no style gives a fresh valid name.
+ * `context` (the element's description, see `namingContext`) decides which sense of a word's
+ * synonyms fit: with no cue of a sense in it, only sense-neutral synonyms are used.
  */
 export function proposeName(
   old: string,
@@ -25,13 +27,15 @@ export function proposeName(
   rng: Rng,
   words: WordLists,
   taken: (name: string) => boolean,
+  context?: WordContext,
 ): { name: string; style: NameStyle } | null {
   const base = splitWords(old);
+  const ctx = context ?? wordContext([], base);
   const current = caseStyleOf(old);
   const style0: CaseStyle = rules.cases.includes(current) ? current : rules.cases[0]!;
   for (const style of rng.shuffle(styles)) {
     for (let attempt = 0; attempt < 4; attempt++) {
-      const name = candidate(style, base, style0, current, rules, rng, words);
+      const name = candidate(style, base, style0, current, rules, rng, words, ctx);
       if (name !== null && name !== old && rules.valid(name) && !taken(name)) return { name, style };
     }
   }
@@ -46,10 +50,11 @@ function candidate(
   rules: NamingRules,
   rng: Rng,
   words: WordLists,
+  ctx: WordContext,
 ): string | null {
   switch (style) {
     case 'synonym': {
-      const options = base.map((w) => words.synonyms[w] ?? []);
+      const options = base.map((w) => synonymsFor(words, w, ctx));
       const replaceable = options.map((o, i) => (o.length ? i : -1)).filter((i) => i >= 0);
       if (replaceable.length === 0) return null;
       const must = rng.pick(replaceable);
@@ -62,19 +67,41 @@ function candidate(
       return joinWords(base, rng.pick(others));
     }
     case 'affix': {
-      const pre = rng.chance(0.5);
+      const pre = words.suffixes.length === 0 || (words.prefixes.length > 0 && rng.chance(0.5));
+      if ((pre ? words.prefixes : words.suffixes).length === 0) return null;
       const word = pre ? rng.pick(words.prefixes) : rng.pick(words.suffixes);
       return joinWords(pre ? [word, ...base] : [...base, word], caseStyle);
     }
     case 'opaque': {
-      const hex = Math.floor(rng.next() * 0xffff).toString(16).padStart(4, '0');
-      return joinWords([rules.opaquePrefix, hex], caseStyle === 'camel' || caseStyle === 'pascal' ? 'snake' : caseStyle);
+      if (words.idStyles.length === 0) return null;
+      const raw = fillIdStyle(rng.pick(words.idStyles), rules.opaquePrefix, rng);
+      return joinWords(splitWords(raw), caseStyle === 'camel' || caseStyle === 'pascal' ? 'snake' : caseStyle);
     }
     case 'mcp': {
+      if (words.servers.length === 0) return null;
       const server = rng.pick(words.servers);
       return `${server}__${joinWords(base, caseStyle)}`;
     }
   }
+}
+
+const HEX = '0123456789abcdef';
+const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
+
+/** An opaque id from a template: `{prefix}` the namespace's prefix, `{hex:N}`, `{digits:N}`, `{letters:N}` random characters. */
+export function fillIdStyle(template: string, prefix: string, rng: Rng): string {
+  return template.replace(/\{(prefix|hex|digits|letters)(?::(\d))?\}/g, (_, kind: string, n?: string) => {
+    if (kind === 'prefix') return prefix;
+    const chars = kind === 'hex' ? HEX : kind === 'digits' ? HEX.slice(0, 10) : LETTERS;
+    let out = '';
+    for (let i = 0; i < Number(n ?? 4); i++) out += chars[rng.int(chars.length)];
+    return out;
+  });
+}
+
+/** The context that decides synonym senses for an element: its descriptions and its name's words. */
+export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {
+  return wordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
 }
 
 /**
@@ -87,13 +114,14 @@ export function renameSome(
   rules: NamingRules,
   ctx: { rng: Rng; words: WordLists; isTaken(name: string): boolean },
   alsoTaken: (name: string) => boolean = () => false,
+  contextOf?: (name: string) => WordContext,
 ): Record<string, string> {
   const map: Record<string, string> = {};
   if (candidates.length === 0) return map;
   const chosen = ctx.rng.sample(candidates, Math.max(1, Math.round(candidates.length * options.intensity))).sort();
   const used = new Set<string>();
   for (const old of chosen) {
-    const next = proposeName(old, options.styles, rules, ctx.rng, ctx.words, (n) => ctx.isTaken(n) || used.has(n) || alsoTaken(n));
+    const next = proposeName(old, options.styles, rules, ctx.rng, ctx.words, (n) => ctx.isTaken(n) || used.has(n) || alsoTaken(n), contextOf?.(old));
     if (!next) continue;
     map[old] = next.name;
     used.add(next.name);

@@ -14,7 +14,8 @@ import { rewriteTrajectory } from '../../src/trajectory/rewrite.js';
 import type { Trajectory } from '../../src/trajectory/types.js';
 import bodyLayout, { bodyStyle, restyleBody, type LayoutChoice } from '../../transforms/skills/body-layout.js';
 import catalogOrder from '../../transforms/skills/catalog-order.js';
-import describeSkills, { fillDescriptionFrame, lowerFirst } from '../../transforms/skills/describe.js';
+import describeSkills, { lowerFirst } from '../../transforms/skills/describe.js';
+import { rewordings } from '../../transforms/words/reword.js';
 import distractors from '../../transforms/skills/distractors.js';
 import rename from '../../transforms/skills/rename.js';
 import { builtinWords } from '../../transforms/words/index.js';
@@ -132,7 +133,7 @@ describe('skills.rename', () => {
     const r = run(rename, state, { p: 1, intensity: 1, styles: ['opaque'] }, 3)!;
     const map = r.plan!.skills!;
     expect(Object.keys(map).sort()).toEqual(['item_qa', 'switch']);
-    expect(map.item_qa).toMatch(/^skill[_-][0-9a-f]{4}$/);
+    expect(map.item_qa).toMatch(/^skill(?:[_-][0-9a-f]{4}|[_-][0-9]{3}|[a-z]{2}[0-9]{2})$/);
     expect(r.state.skills.find((s) => s.id === map.switch)!.body).toBe(`Then load \`${map.item_qa}\` to answer.`);
     expect(r.state.sections[0]!.text).toContain(`\`${map.item_qa}\``);
   });
@@ -216,10 +217,10 @@ describe('skills.distractors', () => {
     expect(counts).toEqual(new Set([1, 2, 3, 4]));
   });
 
-  it('converts names to the naming rule: size_advice under agent-skills is size-advice', () => {
+  it('converts names to the naming rule: unit_conversion under agent-skills is unit-conversion', () => {
     const names = new Set<string>();
     for (let seed = 0; seed < 40; seed++) for (const s of run(distractors, harness({ skillNaming: 'agent-skills', skills: [skill('item-qa')] }), { p: 1, max: 9 }, seed)!.state.skills) names.add(s.id);
-    expect(names).toContain('size-advice');
+    expect(names).toContain('unit-conversion');
     expect([...names].every((n) => !n.includes('_'))).toBe(true);
   });
 
@@ -255,11 +256,12 @@ describe('skills.describe', () => {
     ['', ''],
   ])('lowerFirst(%j) = %j', (input, expected) => expect(lowerFirst(input)).toBe(expected));
 
+  // Frames follow the shape of the sentence (the full table is test/words-reword.test.ts).
   it.each([
-    ['Use this to {lower}', 'Answers product questions.', 'Use this to answers product questions.'],
-    ['Purpose: {text}', 'Answers $1 questions.', 'Purpose: Answers $1 questions.'],
-    ['{text} Call it only when it is needed.', 'Greets.', 'Greets. Call it only when it is needed.'],
-  ])('fills %j', (frame, text, expected) => expect(fillDescriptionFrame(frame, text)).toBe(expected));
+    ['Recommends a size from height and weight.', 'This skill recommends a size from height and weight.'],
+    ['Answers $1 questions.', 'Purpose: Answers $1 questions.'],
+    ['Greets.', 'When called, it greets.'],
+  ])('rewords %j grammatically, e.g. %j', (text, expected) => expect(rewordings(text, builtinWords.descriptionFrames, 'skill').map((r) => r.text)).toContain(expected));
 
   it('rewords a share of descriptions, keeping the original words inside', () => {
     const ids = ['item_qa', 'greet', 'thanks', 'refusal'];
@@ -272,8 +274,8 @@ describe('skills.describe', () => {
         const old = state.skills.find((x) => x.id === s.id)!.description;
         if (s.id in frames) {
           expect(s.description).not.toBe(old);
-          expect(s.description).toBe(fillDescriptionFrame(frames[s.id]!, old));
-          expect(s.description.toLowerCase()).toContain(old.toLowerCase());
+          expect(rewordings(old, builtinWords.descriptionFrames, 'skill').find((r) => r.frame === frames[s.id])?.text).toBe(s.description);
+          expect(s.description).toContain(old.split(' ').slice(1).join(' '));
         } else expect(s.description).toBe(old);
       }
       expect(r.plan).toBeUndefined();

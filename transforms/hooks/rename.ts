@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Harness } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { isDistinctive } from '../../src/transform/identifiers.js';
-import { renameSome, type NamingRules } from '../../src/transform/naming.js';
+import { namingContext, renameSome, type NamingRules } from '../../src/transform/naming.js';
 import { renameInState } from '../../src/transform/state.js';
 
 export const HOOK_ID = /^[A-Za-z][A-Za-z0-9_.-]*$/;
@@ -51,7 +51,7 @@ export default defineTransform({
   id: 'hooks.rename',
   family: 'hooks',
   class: 'exact',
-  version: 1,
+  version: 2,
   description: 'Rename hooks (synonyms, case, prefix/suffix, opaque ids); hook feedback names ("hook:<id>"), feedback tags and prompt mentions follow.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant renames hooks'),
@@ -59,7 +59,8 @@ export default defineTransform({
     styles: z.array(z.enum(HOOK_NAME_STYLES)).min(1).default([...HOOK_NAME_STYLES]).describe('naming styles to draw from'),
   }),
   apply(state, ctx) {
-    const map = renameSome(state.hooks.map((h) => h.id), ctx.options, HOOK_RULES, ctx);
+    const byId = new Map(state.hooks.map((h) => [h.id, h]));
+    const map = renameSome(state.hooks.map((h) => h.id), ctx.options, HOOK_RULES, ctx, undefined, (id) => namingContext(id, byId.get(id)?.description, byId.get(id)?.feedback));
     if (Object.keys(map).length === 0) return null;
     return { state: renameHooks(state, map), plan: { hooks: map }, params: { renamed: map } };
   },

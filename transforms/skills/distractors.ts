@@ -10,7 +10,7 @@ export default defineTransform({
   id: 'skills.distractors',
   family: 'skills',
   class: 'exact',
-  version: 1,
+  version: 2,
   description: 'Add 1..max plausible distractor skills to the catalog (never loaded), named in the harness naming convention.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant adds distractor skills'),

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type SkillNaming } from '../../src/harness/types.js';
 import type { CaseStyle } from '../../src/transform/identifiers.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { renameSome, type NamingRules } from '../../src/transform/naming.js';
+import { namingContext, renameSome, type NamingRules } from '../../src/transform/naming.js';
 import { renameInState } from '../../src/transform/state.js';
 
 /** Naming styles that make sense for skill ids (MCP `server__name` is a tool convention). */
@@ -31,7 +31,7 @@ export default defineTransform({
   id: 'skills.rename',
   family: 'skills',
   class: 'exact',
-  version: 1,
+  version: 2,
   description:
     'Rename skills (synonyms, case, prefix/suffix, opaque ids) within the harness naming convention; the catalog, loader calls, skill bodies and prompt mentions follow.',
   options: z.strictObject({
@@ -42,7 +42,8 @@ export default defineTransform({
   apply(state, ctx) {
     // Distractors are never loaded: renaming them changes nothing a trajectory shows.
     const candidates = state.skills.filter((s) => !s.distractor).map((s) => s.id);
-    const map = renameSome(candidates, ctx.options, skillNamingRules(state.skillNaming), ctx);
+    const byId = new Map(state.skills.map((s) => [s.id, s]));
+    const map = renameSome(candidates, ctx.options, skillNamingRules(state.skillNaming), ctx, undefined, (id) => namingContext(id, byId.get(id)?.description));
     if (Object.keys(map).length === 0) return null;
     return { state: renameInState(state, { skills: map }), plan: { skills: map }, params: { renamed: map } };
   },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { cloneState } from '../../src/transform/state.js';
+import { reword } from '../words/reword.js';
 
 /**
  * Reword tool descriptions with sentence frames. Semantic, and a separate knob from renames:
@@ -10,8 +11,8 @@ export default defineTransform({
   id: 'tools.describe',
   family: 'tools',
   class: 'semantic',
-  version: 1,
-  description: 'Reword tool descriptions with sentence frames from the word lists (meaning kept).',
+  version: 2,
+  description: 'Reword tool descriptions with grammatical sentence frames chosen by the shape of the first sentence (verb, "This tool …", noun phrase, "Use this when …", Chinese); meaning and the rest of the text kept.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.3).describe('probability that a variant rewords tool descriptions'),
     intensity: z.number().min(0).max(1).default(0.5).describe('share of tools whose description is reworded'),
@@ -24,12 +25,12 @@ export default defineTransform({
     const frames: Record<string, string> = {};
     for (const t of out.tools) {
       if (!chosen.has(t.name)) continue;
-      const frame = ctx.rng.pick(ctx.words.descriptionFrames.filter((f) => f !== '{text}'));
-      const text = t.description.trim();
-      const lower = /^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text;
-      t.description = frame.replace('{text}', text).replace('{lower}', lower);
-      frames[t.name] = frame;
+      const next = reword(t.description.trim(), ctx.words, 'tool', ctx.rng);
+      if (!next) continue;
+      t.description = next.text;
+      frames[t.name] = next.frame;
     }
+    if (Object.keys(frames).length === 0) return null;
     return { state: out, params: { frames } };
   },
 });

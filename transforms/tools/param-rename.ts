@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
-import { proposeName } from '../../src/transform/naming.js';
+import { splitWords } from '../../src/transform/identifiers.js';
+import { namingContext, proposeName } from '../../src/transform/naming.js';
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
 import { cloneState, renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
@@ -24,10 +25,15 @@ export default defineTransform({
     // Every property path per tool, and the sibling names at each path's level.
     const perTool = new Map<string, { path: string; leaf: string; siblings: string[] }[]>();
     const names = new Set<string>();
+    // Synonym senses of a parameter are read from its descriptions and its tools' names and descriptions.
+    const contexts = new Map<string, string[]>();
     for (const t of state.tools) {
       const list: { path: string; leaf: string; siblings: string[] }[] = [];
-      walkProperties(t.parameters, (path, _prop, parent) => {
+      walkProperties(t.parameters, (path, prop, parent) => {
         const leaf = path.split('.').pop()!;
+        const texts = contexts.get(leaf) ?? [];
+        texts.push(splitWords(t.name).join(' '), t.description, typeof prop.description === 'string' ? prop.description : '');
+        contexts.set(leaf, texts);
         list.push({ path, leaf, siblings: Object.keys((parent.properties as Record<string, unknown>) ?? {}) });
         names.add(leaf);
       });
@@ -46,6 +52,7 @@ export default defineTransform({
         ctx.rng,
         ctx.words,
         (n) => ctx.isTaken(n) || used.has(n) || names.has(n),
+        namingContext(old, ...(contexts.get(old) ?? [])),
       );
       if (!next) continue;
       map[old] = next.name;

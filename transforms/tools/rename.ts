@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { OPENAI_TOOL_NAME } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { NAME_STYLES, renameSome, type NamingRules } from '../../src/transform/naming.js';
+import { NAME_STYLES, namingContext, renameSome, type NamingRules } from '../../src/transform/naming.js';
 import { renameInState } from '../../src/transform/state.js';
 
 /** Tool names as OpenAI allows them, in any case style. */
@@ -12,7 +12,7 @@ export default defineTransform({
   id: 'tools.rename',
   family: 'tools',
   class: 'exact',
-  version: 1,
+  version: 2,
   description: 'Rename tools (synonyms, case, prefix/suffix, opaque ids, MCP server__tool); calls, schemas, skill bodies and prompt mentions follow.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.8).describe('probability that a variant renames tools'),
@@ -20,7 +20,9 @@ export default defineTransform({
     styles: z.array(z.enum(NAME_STYLES)).min(1).default([...NAME_STYLES]).describe('naming styles to draw from'),
   }),
   apply(state, ctx) {
-    const map = renameSome(state.tools.map((t) => t.name), ctx.options, TOOL_RULES, ctx);
+    // Synonym senses are read from each tool's own description.
+    const byName = new Map(state.tools.map((t) => [t.name, t]));
+    const map = renameSome(state.tools.map((t) => t.name), ctx.options, TOOL_RULES, ctx, undefined, (n) => namingContext(n, byName.get(n)?.description));
     if (Object.keys(map).length === 0) return null;
     return { state: renameInState(state, { tools: map }), plan: { tools: map }, params: { renamed: map } };
   },

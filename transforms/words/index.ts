@@ -1,16 +1,15 @@
-import type { WordLists } from '../../src/transform/words.js';
-import { distractorSkills, distractorTools } from './distractors.js';
-import { descriptionFrames, feedbackFrames, prefixes, servers, suffixes } from './frames.js';
-import { synonyms } from './synonyms.js';
+import { builtinWordLists } from '../../src/transform/word-packs.js';
+import { WORD_LIST_KEYS, type WordLists } from '../../src/transform/words.js';
 
-/** The built-in word lists. A config extends them with `words:`. */
-export const builtinWords: WordLists = {
-  synonyms,
-  prefixes,
-  suffixes,
-  servers,
-  distractorTools,
-  distractorSkills,
-  descriptionFrames,
-  feedbackFrames,
-};
+let lists: WordLists | undefined;
+const load = (): WordLists => (lists ??= builtinWordLists('default'));
+
+/**
+ * The default word lists: the domain-neutral pack `words/default.yaml`. A run's lists come from
+ * the packs its config selects (`words:` in hsa.yaml, `--words`); this is what it gets without.
+ * Read on first use, so commands that never rename anything (validate, inspect) do not parse it.
+ */
+export const builtinWords: WordLists = Object.defineProperties(
+  {} as WordLists,
+  Object.fromEntries(WORD_LIST_KEYS.map((key) => [key, { enumerable: true, get: () => load()[key] }])),
+);

@@ -1,0 +1,357 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { HsaError } from '../errors.js';
+import { describeIssue } from '../harness/schema.js';
+import { OPENAI_TOOL_NAME } from '../harness/types.js';
+import { canonicalJson } from '../util/canonical-json.js';
+import { sha256 } from '../util/hash.js';
+import { isParseFailure, parseLocated } from '../util/located.js';
+import {
+  emptyWordLists,
+  mergeInto,
+  WORD_LIST_KEYS,
+  type MergeMode,
+  type SynonymEntry,
+  type WordListKey,
+  type WordLists,
+} from './words.js';
+
+/**
+ * Word packs: YAML (or JSON) files of synonyms, affixes, opaque-id styles, distractor tools and
+ * skills and description frames (format: docs/words.md). The built-in packs live in the package's
+ * top-level `words/` folder; `words:` in hsa.yaml (or `--words`) selects packs and files and may
+ * add to or replace any list. The selection, with each pack's sha256, is what the manifest records.
+ */
+
+/** Shapes a description's first sentence can have; each has its own frames (see transforms/words/reword.ts). */
+export const DESCRIPTION_SHAPES = ['verb', 'verb3', 'clause', 'noun', 'for', 'when', 'zh_verb', 'zh_noun'] as const;
+export type DescriptionShape = (typeof DESCRIPTION_SHAPES)[number];
+
+/** A bad pack file or selection: exit 2, the message names the file, line and key path. */
+export class WordPackError extends HsaError {
+  constructor(message: string) {
+    super('HSA_BAD_CONFIG', message, 2);
+    this.name = 'WordPackError';
+  }
+}
+
+/** The packs shipped in `words/`, by name (an explicit list: data is found by name, never by scanning). */
+export const BUILTIN_PACKS = ['default', 'live-commerce', 'travel', 'software'] as const;
+export type BuiltinPack = (typeof BUILTIN_PACKS)[number];
+
+const IDENT_WORD = /^[a-z][a-z0-9]*$/;
+const SYNONYM_WORD = /^[a-z][a-z0-9]*(?:[_-][a-z0-9]+)*$/;
+const ID_STYLE_TOKEN = /\{(prefix|hex:[1-9]|digits:[1-9]|letters:[1-9])\}/g;
+
+const word = z.string().regex(IDENT_WORD, 'must be one lower-case word (a-z, 0-9, starting with a letter)');
+const synonymWord = z.string().regex(SYNONYM_WORD, 'must be lower-case identifier words (a-z, 0-9, joined by _ or -)');
+const senseSchema = z.strictObject({
+  sense: z.string().min(1),
+  cues: z.array(z.string().min(1)).min(1),
+  words: z.array(synonymWord),
+});
+const idStyle = z
+  .string()
+  .refine((s) => /^[A-Za-z0-9_-]*$/.test(s.replace(ID_STYLE_TOKEN, '')), 'only {prefix}, {hex:N}, {digits:N}, {letters:N} (N 1-9) and identifier characters')
+  .refine((s) => /\{(hex|digits|letters):/.test(s), 'needs at least one random part ({hex:N}, {digits:N} or {letters:N})');
+const objectSchema = z
+  .record(z.string(), z.unknown())
+  .refine((s) => s.type === 'object', 'must be a JSON Schema with type: object')
+  .refine((s) => s.properties === undefined || (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)), 'properties must be an object');
+const toolSchema = z.strictObject({
+  name: z.string().regex(OPENAI_TOOL_NAME, 'must be a tool name OpenAI accepts (a-z, A-Z, 0-9, _ and -, at most 64)'),
+  description: z.string().trim().min(1),
+  parameters: objectSchema,
+});
+const skillSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9]+(?:[_-][a-z0-9]+)*$/, 'must be lower-case words joined by _ or -'),
+  description: z.string().trim().min(1).max(1024),
+  kind: z.enum(['reply', 'strategy']).default('reply'),
+  body: z.string().trim().min(1),
+});
+const frame = z
+  .string()
+  .refine((f) => (f.match(/\{core\}|\{Core\}/g) ?? []).length === 1, 'needs exactly one {core} or {Core}')
+  .refine((f) => f.replace(/\{(?:core|Core|thing)\}/g, '').match(/[{}]/) === null, 'only {core}, {Core} and {thing} are filled');
+const feedbackFrame = z.string().refine((f) => f.includes('{tag}') && f.includes('{reason}'), 'needs {tag} and {reason}');
+
+/** The lists a pack (or the config's `words:`) may hold, with their YAML keys. */
+export const packListsShape = {
+  synonyms: z.record(z.string().regex(/^[a-z0-9]+$/, 'a synonym key is one lower-case word'), z.array(z.union([synonymWord, senseSchema])).min(1)).optional(),
+  prefixes: z.array(word).optional(),
+  suffixes: z.array(word).optional(),
+  servers: z.array(word).optional(),
+  id_styles: z.array(idStyle).optional(),
+  distractor_tools: z.array(toolSchema).optional(),
+  distractor_skills: z.array(skillSchema).optional(),
+  description_frames: z.strictObject(Object.fromEntries(DESCRIPTION_SHAPES.map((s) => [s, z.array(frame).optional()])) as Record<(typeof DESCRIPTION_SHAPES)[number], z.ZodOptional<z.ZodArray<typeof frame>>>).optional(),
+  feedback_frames: z.array(feedbackFrame).optional(),
+};
+
+export const packSchema = z.strictObject({ name: z.string().min(1).optional(), description: z.string().optional(), ...packListsShape });
+export type PackFile = z.infer<typeof packSchema>;
+type PackLists = Omit<PackFile, 'name' | 'description'>;
+
+/** YAML key of each list. */
+export const LIST_KEYS: Record<WordListKey, keyof PackLists> = {
+  synonyms: 'synonyms',
+  prefixes: 'prefixes',
+  suffixes: 'suffixes',
+  servers: 'servers',
+  idStyles: 'id_styles',
+  distractorTools: 'distractor_tools',
+  distractorSkills: 'distractor_skills',
+  descriptionFrames: 'description_frames',
+  feedbackFrames: 'feedback_frames',
+};
+const LIST_NAMES = Object.values(LIST_KEYS) as [string, ...string[]];
+
+/** `add` | `replace` for every list, or per list by its YAML key. */
+export const modeSchema = z.union([z.enum(['add', 'replace']), z.partialRecord(z.enum(LIST_NAMES), z.enum(['add', 'replace']))]);
+export type ModeSpec = z.infer<typeof modeSchema>;
+
+/** `words:` in hsa.yaml. */
+export const wordsConfigSchema = z.strictObject({
+  packs: z.array(z.union([z.string().min(1), z.strictObject({ pack: z.string().min(1), mode: modeSchema.optional() })])).optional(),
+  file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
+  mode: modeSchema.optional(),
+  ...packListsShape,
+});
+export type WordsConfig = z.infer<typeof wordsConfigSchema>;
+
+/** One source of a selection, as the manifest records it. */
+export type WordSource =
+  | { pack: BuiltinPack; sha256: string; mode?: ModeSpec }
+  | { file: string; sha256: string; mode?: ModeSpec }
+  | { inline: PackLists; mode?: ModeSpec };
+
+/** Which packs (and the config's own lists) make a run's word lists, merged in this order. */
+export interface WordsSelection {
+  sources: WordSource[];
+}
+
+export function isWordsSelection(x: unknown): x is WordsSelection {
+  return typeof x === 'object' && x !== null && Array.isArray((x as { sources?: unknown }).sources);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading packs
+// ---------------------------------------------------------------------------------------------
+
+let packDir: string | undefined;
+
+/**
+ * The package's `words/` folder: the nearest ancestor of this module that has `words/default.yaml`
+ * (src/transform/ in a checkout, dist/src/transform/ when built, the same in an installed package).
+ */
+export function builtinPackDir(): string {
+  if (packDir) return packDir;
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    if (existsSync(path.join(dir, 'words', 'default.yaml'))) return (packDir = path.join(dir, 'words'));
+    dir = path.dirname(dir);
+  }
+  throw new WordPackError(`cannot find the built-in word packs (words/default.yaml) above ${fileURLToPath(import.meta.url)}`);
+}
+
+export function builtinPackFile(name: BuiltinPack): string {
+  return path.join(builtinPackDir(), `${name}.yaml`);
+}
+
+interface ReadPack {
+  text: string;
+  sha256: string;
+  lists: Partial<WordLists>;
+}
+
+const readCache = new Map<string, ReadPack>();
+
+/** Read and validate one pack file; every problem at once, each as `file:line: key.path: message`. */
+export function readPackFile(file: string, shown = file): ReadPack {
+  const cached = readCache.get(file);
+  if (cached) return cached;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    throw new WordPackError(`${shown}: cannot read word pack`);
+  }
+  const doc = parseLocated(shown, text);
+  if (isParseFailure(doc)) throw new WordPackError(`${shown}:${doc.line ?? 1}: YAML syntax: ${doc.message}`);
+  const r = packSchema.safeParse(doc.value ?? {});
+  if (!r.success) throw new WordPackError(formatIssues(shown, r.error.issues, doc.lineOf));
+  const pack: ReadPack = { text, sha256: sha256(text), lists: listsOf(r.data) };
+  readCache.set(file, pack);
+  return pack;
+}
+
+/** zod issues as `file:line: key.path: message` lines. */
+export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], lineOf: (p: readonly (string | number)[]) => number | undefined, prefix: (string | number)[] = []): string {
+  return issues
+    .map((issue) => {
+      const d = describeIssue(issue);
+      // A bad record key: zod reports "Invalid key in record"; the key schema's own message says why.
+      if (issue.code === 'invalid_key' && issue.issues[0]) d.message = issue.issues[0].message;
+      const at = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...d.path, issue.keys[0]] : d.path;
+      const full = [...prefix, ...d.path];
+      const line = lineOf([...prefix, ...at]);
+      return `${file}${line ? `:${line}` : ''}: ${full.join('.') || '(root)'}: ${d.message}`;
+    })
+    .join('\n');
+}
+
+/** Validated YAML lists → the engine's lists. */
+export function listsOf(p: PackLists): Partial<WordLists> {
+  const out: Partial<WordLists> = {};
+  if (p.synonyms) {
+    const m = new Map<string, SynonymEntry>();
+    for (const [k, values] of Object.entries(p.synonyms)) {
+      const entry: SynonymEntry = { neutral: [], senses: [] };
+      for (const v of values) {
+        if (typeof v === 'string') entry.neutral.push(v);
+        else entry.senses.push({ sense: v.sense, cues: v.cues.map((c) => c.toLowerCase()), words: v.words });
+      }
+      m.set(k, entry);
+    }
+    out.synonyms = m;
+  }
+  if (p.prefixes) out.prefixes = p.prefixes;
+  if (p.suffixes) out.suffixes = p.suffixes;
+  if (p.servers) out.servers = p.servers;
+  if (p.id_styles) out.idStyles = p.id_styles;
+  if (p.distractor_tools) out.distractorTools = p.distractor_tools.map((t) => ({ name: t.name, description: t.description.trim(), parameters: t.parameters }));
+  if (p.distractor_skills) out.distractorSkills = p.distractor_skills.map((s) => ({ name: s.id, description: s.description.trim(), kind: s.kind, body: s.body.trim() }));
+  if (p.description_frames) {
+    const frames = emptyWordLists().descriptionFrames;
+    const given: Partial<Record<string, string[]>> = p.description_frames;
+    for (const shape of DESCRIPTION_SHAPES) if (given[shape]) frames[shape] = given[shape]!;
+    // Shapes a pack leaves out are not touched by the merge.
+    out.descriptionFrames = Object.fromEntries(DESCRIPTION_SHAPES.filter((s) => given[s]).map((s) => [s, frames[s]])) as WordLists['descriptionFrames'];
+  }
+  if (p.feedback_frames) out.feedbackFrames = p.feedback_frames;
+  return out;
+}
+
+/** The lists of a built-in pack. */
+export function builtinPack(name: BuiltinPack): Partial<WordLists> {
+  return readPackFile(builtinPackFile(name), `words/${name}.yaml`).lists;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Selections
+// ---------------------------------------------------------------------------------------------
+
+/** A pack reference is a file when it has a path separator or a YAML/JSON extension; else a built-in name. */
+function isFileRef(ref: string): boolean {
+  return /[\\/]/.test(ref) || /\.(ya?ml|json)$/i.test(ref);
+}
+
+function normalise(p: string): string {
+  return path.normalize(p).split(path.sep).join('/');
+}
+
+/**
+ * One pack reference → a source: a built-in name, or a file (relative to `base`). Unknown names
+ * and unreadable or invalid files throw with `where` (the config file, line and key) in front.
+ */
+export function packSource(ref: string, base: string, where: string, mode?: ModeSpec): WordSource {
+  if (!isFileRef(ref)) {
+    if (!(BUILTIN_PACKS as readonly string[]).includes(ref)) {
+      throw new WordPackError(`${where}: unknown word pack "${ref}" (built-in: ${BUILTIN_PACKS.join(', ')}; a file needs a path or a .yaml/.yml/.json name)`);
+    }
+    const name = ref as BuiltinPack;
+    return { pack: name, sha256: readPackFile(builtinPackFile(name), `words/${name}.yaml`).sha256, ...(mode !== undefined ? { mode } : {}) };
+  }
+  // Relative to the working folder (absolute outside it) however the config or the flag spelled it
+  // (`./p.yaml`, `dir/../p.yaml`, an absolute path): the manifest does not depend on the spelling.
+  const abs = path.resolve(base, ref);
+  const rel = path.relative(process.cwd(), abs);
+  const file = normalise(rel === '' || rel.startsWith('..') || path.isAbsolute(rel) ? abs : rel);
+  if (!existsSync(file)) throw new WordPackError(`${where}: word pack file ${file} does not exist`);
+  return { file, sha256: readPackFile(file).sha256, ...(mode !== undefined ? { mode } : {}) };
+}
+
+/** The selection with no `words:`: the default pack alone. */
+export function defaultSelection(): WordsSelection {
+  return { sources: [packSource('default', '.', '(default)')] };
+}
+
+/**
+ * A validated `words:` config (paths relative to `base`) → its selection. `refs` replaces the
+ * config's `packs` and `file` (the `--words` flag, paths relative to the working folder). Packs come
+ * first, in order, then the config's own lists with its `mode`. No packs named: the default pack.
+ */
+export function resolveWordsConfig(
+  words: WordsConfig | undefined,
+  base: string,
+  where: (key: (string | number)[]) => string,
+  refs?: readonly string[],
+): WordsSelection {
+  const sources: WordSource[] = [];
+  if (refs && refs.length) {
+    for (const ref of refs) sources.push(packSource(ref, '.', '--words'));
+  } else {
+    (words?.packs ?? []).forEach((p, i) => {
+      const ref = typeof p === 'string' ? p : p.pack;
+      sources.push(packSource(ref, base, where(['words', 'packs', i]), typeof p === 'string' ? undefined : p.mode));
+    });
+    const files = words?.file === undefined ? [] : Array.isArray(words.file) ? words.file : [words.file];
+    files.forEach((f, i) => sources.push(packSource(f, base, where(Array.isArray(words?.file) ? ['words', 'file', i] : ['words', 'file']))));
+  }
+  if (sources.length === 0) sources.push(packSource('default', base, '(default)'));
+  if (words) {
+    const inline: Record<string, unknown> = {};
+    for (const key of Object.values(LIST_KEYS)) if (words[key] !== undefined) inline[key] = words[key];
+    if (Object.keys(inline).length) sources.push({ inline: inline as PackLists, ...(words.mode !== undefined ? { mode: words.mode } : {}) });
+  }
+  return { sources };
+}
+
+function modeOf(spec: ModeSpec | undefined): (key: WordListKey) => MergeMode {
+  if (spec === undefined) return () => 'add';
+  if (typeof spec === 'string') return () => spec;
+  return (key) => spec[LIST_KEYS[key]] ?? 'add';
+}
+
+const listsCache = new Map<string, WordLists>();
+
+/**
+ * The word lists of a selection: its sources merged in order. A recorded file must still have the
+ * sha256 the selection names (a run never silently uses another pack). The lists that are about
+ * language rather than domain — description and feedback frames, opaque-id styles — start from
+ * the default pack's (a source adds to them or replaces them); every other list starts empty.
+ */
+export function wordListsOf(selection: WordsSelection): WordLists {
+  const key = canonicalJson(selection);
+  const hit = listsCache.get(key);
+  if (hit) return hit;
+  const base = builtinPack('default');
+  let lists: WordLists = {
+    ...emptyWordLists(),
+    descriptionFrames: { ...emptyWordLists().descriptionFrames, ...base.descriptionFrames },
+    idStyles: [...(base.idStyles ?? [])],
+    feedbackFrames: [...(base.feedbackFrames ?? [])],
+  };
+  for (const src of selection.sources) {
+    let add: Partial<WordLists>;
+    if ('inline' in src) add = listsOf(src.inline);
+    else {
+      const shown = 'pack' in src ? `words/${src.pack}.yaml` : src.file;
+      const pack = 'pack' in src ? readPackFile(builtinPackFile(src.pack), shown) : readPackFile(src.file);
+      if (pack.sha256 !== src.sha256) throw new WordPackError(`${shown}: changed while in use (sha256 ${pack.sha256}, expected ${src.sha256})`);
+      add = pack.lists;
+    }
+    lists = mergeInto(lists, add, modeOf(src.mode));
+  }
+  listsCache.set(key, lists);
+  return lists;
+}
+
+/** Every list of a built-in pack merged onto empty lists, frames filled from the default pack. */
+export function builtinWordLists(name: BuiltinPack = 'default'): WordLists {
+  return wordListsOf({ sources: [packSource(name, '.', '(built-in)')] });
+}
+
+export { WORD_LIST_KEYS };

@@ -235,7 +235,9 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
     out.push({ path: 'meta.harness.state_hash', message: `the rebuilt state hashes to ${variant.stateHash.slice(0, 12)}…, the record says ${String(stateHash).slice(0, 12)}… (harness, transforms or seed differ from the run's)` });
     return out.map(fix);
   }
-  out.push(...checkLeaks(rec, variant.plan, rebuilder.harness, variant.state).map(splitPath));
+  // Output records carry no context; the source's fills the prompt's slots (else the whole prompt is scanned).
+  const withContext = source?.record.context ? { ...rec, context: source.record.context } : rec;
+  out.push(...checkLeaks(withContext, variant.plan, rebuilder.harness, variant.state).map(splitPath));
   const exact = variant.applied.every((a) => a.class !== 'behavioural') && meta.teacher === undefined;
   if (stage === 'sft' && source && exact) {
     const src: Trajectory = { id: source.record.id, messages: trainerMessages(source.record.messages, 'string') as unknown as Trajectory['messages'] };

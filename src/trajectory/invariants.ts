@@ -7,7 +7,8 @@ import { TextRewriter } from '../transform/identifiers.js';
 import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
 import { bodyRewriterFor, planOwners, PREAMBLE_NAME, rewriteTrajectory, textMap } from './rewrite.js';
-import { catalogText, renderPrompt, renderTools } from '../harness/render.js';
+import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
+import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
@@ -151,7 +152,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       }
     });
   }
-  const rendered = rec.messages[0]?.role === 'system' ? renderPrompt(to, rec.context ?? {}) : undefined;
+  const rendered = rec.messages[0]?.role === 'system' ? statePrompt(to, rec) : undefined;
   const toolHooks = finder.toolHooks;
   const loaderCalls = new Map<string, string>();
   rec.messages.forEach((m, i) => {
@@ -179,6 +180,20 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     }
   });
   return out;
+}
+
+/**
+ * The state's rendering of a record's prompt (its own layout: located sections, text around), or
+ * undefined when it cannot be rendered — an output record read back without its context — and the
+ * whole message is then scanned as it stands.
+ */
+function statePrompt(to: Harness, rec: Trajectory): RenderedPrompt | undefined {
+  try {
+    return renderRecordPrompt(to, rec);
+  } catch (e) {
+    if (e instanceof RenderError) return undefined;
+    throw e;
+  }
 }
 
 interface LeakContext {

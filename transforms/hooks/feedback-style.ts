@@ -3,6 +3,9 @@ import { parseFeedback, renderFeedback } from '../../src/harness/feedback.js';
 import type { Hook } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { cloneState } from '../../src/transform/state.js';
+import { netParamRenames, type RewritePlan } from '../../src/transform/plan.js';
+import { harnessNames } from '../../src/transform/prompt-style.js';
+import type { Harness } from '../../src/harness/types.js';
 
 const SLOT = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
 
@@ -108,7 +111,7 @@ export default defineTransform({
   id: 'hooks.feedback-style',
   family: 'hooks',
   class: 'semantic',
-  version: 1,
+  version: 2,
   description:
     'Re-express hook feedback templates in another format ("[tag] reason", "<tag>reason</tag>", "tag: reason", JSON, …); the reason and its {{slots}} stay intact.',
   options: z.strictObject({
@@ -122,12 +125,15 @@ export default defineTransform({
     const chosen = ctx.rng.sample(candidates, k).sort();
     const out = cloneState(state);
     const frames: Record<string, string> = {};
+    // A frame's own words (a JSON key such as "message") must not spell a harness name, current or
+    // renamed away in this variant: the leak check would rightly read it as the old name.
+    const avoid = namesToAvoid(state, ctx.source, ctx.plan);
     for (const id of chosen) {
       const hook = out.hooks.find((h) => h.id === id)!;
       const { frame, tag, reason } = splitFeedback(hook.feedback, hook.id, ctx.words.feedbackFrames);
       const others = out.hooks.filter((h) => h !== hook);
       for (const next of ctx.rng.shuffle(ctx.words.feedbackFrames)) {
-        if (next === frame) continue;
+        if (next === frame || spellsName(next, avoid)) continue;
         const template = fillFeedbackFrame(next, tag, reason);
         if (!usableTemplate(template, hook.feedback, hook.id, others)) continue;
         hook.feedback = template;
@@ -139,3 +145,17 @@ export default defineTransform({
     return { state: out, params: { frames } };
   },
 });
+
+/** Names a generated frame must not spell: the source's and current state's, and those the plan renamed away. */
+function namesToAvoid(state: Harness, source: Harness, plan: RewritePlan): Set<string> {
+  const names = harnessNames(source, state);
+  for (const map of [plan.tools, plan.skills, plan.hooks]) for (const k of Object.keys(map)) names.add(k);
+  for (const byPath of Object.values(netParamRenames(plan).params)) for (const p of Object.keys(byPath)) names.add(p.split('.').pop()!);
+  return names;
+}
+
+/** Whether the literal text of a frame (placeholders left out) holds one of the names as a token. */
+function spellsName(frame: string, names: ReadonlySet<string>): boolean {
+  for (const token of frame.replace(/\{(tag|reason)\}/g, ' ').match(/[A-Za-z0-9_-]+/g) ?? []) if (names.has(token)) return true;
+  return false;
+}

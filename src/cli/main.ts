@@ -9,6 +9,7 @@ import { previewCommand, type PreviewOptions } from './preview.js';
 import { transformsCommand } from './transforms.js';
 import { processIo, type Io } from './io.js';
 import { validateCommand } from './validate.js';
+import { exportCommand, type ExportFlags } from './export.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -92,6 +93,25 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
       setCode(await teacherImportCommand({ ...o, results }, io));
     });
 
+  program
+    .command('export')
+    .description('write an hsa output folder in a trainer\'s format: verl-sft, verl-rl, llamafactory, swift (deterministic; nothing written on a bad input)')
+    .argument('<out>', 'the hsa output folder (with manifest.json)')
+    .requiredOption('--to <format>', 'verl-sft | verl-rl | llamafactory | swift')
+    .requiredOption('--out <dir>', 'folder to write (must be empty, or --force)')
+    .option('--stage <stage>', 'source stage: sft (default) or opd for verl-sft/swift; rl for verl-rl')
+    .option('--max-tokens <n>', 'SFT/OPD records whose rendered chat template is longer go to rejects.jsonl', parsePositive)
+    .option('--tokenizer <name|dir>', 'qwen3 (built in, default) or a folder with tokenizer.json + tokenizer_config.json')
+    .option('--enable-thinking <bool>', 'verl-sft: write an enable_thinking column (true or false)')
+    .option('--name <name>', 'dataset name (dataset_info.json entry; default hsa)')
+    .option('--tool-class <python.path>', 'verl-rl: class_name of each tool in the tool config YAML')
+    .option('--force', 'replace what --out holds')
+    .option('--json', 'print a machine-readable summary on stdout')
+    .option('-q, --quiet', 'no summary on stderr')
+    .action(async (out: string, o: ExportFlags) => {
+      setCode(await exportCommand(out, o, io));
+    });
+
   return program;
 }
 
@@ -127,6 +147,12 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');
+}
+
+function parsePositive(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return n;
 }
 
 function parseCount(v: string): number {

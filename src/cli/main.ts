@@ -144,6 +144,8 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--allow-command-hooks', 'run command hooks of the harness (never run otherwise)')
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
+    .option('--tokenizer <name|dir>', 'count SFT/OPD tokens with qwen3 (built in) or a folder with tokenizer.json + tokenizer_config.json; stats go to the manifest')
+    .option('--max-tokens <n>', 'SFT/OPD records longer than this (rendered chat template, --tokenizer, default qwen3) go to rejects as too_long', parsePositive)
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');

@@ -14,6 +14,8 @@ export class ConfigError extends HsaError {
 }
 
 export const STAGES = ['sft', 'opd', 'rl'] as const;
+/** Tokenizer names `tokenizer:` resolves without a path (see src/tokenize/tokenizer.ts). */
+const BUILTIN_TOKENIZERS = ['qwen3'];
 export type Stage = (typeof STAGES)[number];
 
 /** hsa.yaml, the augment config. Paths inside it are relative to the file. */
@@ -59,6 +61,8 @@ export const augmentConfigSchema = z.strictObject({
   allow_command_hooks: z.boolean().optional(),
   arguments: z.enum(['object', 'string']).optional(),
   tools_format: z.enum(['list', 'json-string']).optional(),
+  tokenizer: z.string().min(1).optional(),
+  max_tokens: z.number().int().positive().optional(),
   opd: z
     .strictObject({
       turns: z.enum(['all', 'first']).optional(),
@@ -108,6 +112,8 @@ export interface AugmentFlags {
   allowCommandHooks?: boolean;
   arguments?: string;
   toolsFormat?: string;
+  tokenizer?: string;
+  maxTokens?: number;
   plugin?: string[];
   force?: boolean;
   json?: boolean;
@@ -159,6 +165,10 @@ export interface RunConfig {
   allowCommandHooks: boolean;
   arguments: 'object' | 'string';
   toolsFormat: 'list' | 'json-string';
+  /** Token counts of SFT/OPD records with this tokenizer (`qwen3` or a folder); null: not counted. */
+  tokenizer: string | null;
+  /** SFT/OPD records over this many tokens go to rejects (`too_long`); null: no budget. */
+  maxTokens: number | null;
   opd: { turns: 'all' | 'first'; generalRatio: number };
   rl: { dataSource: string; ability: string };
   /** Transform selection (id → options); undefined = every exact and semantic transform with defaults. */
@@ -283,6 +293,10 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     allowCommandHooks: flags.allowCommandHooks ?? file.allow_command_hooks ?? false,
     arguments: args as 'object' | 'string',
     toolsFormat: toolsFormat as 'list' | 'json-string',
+    // A budget needs a tokenizer: the built-in Qwen3 one unless another is named. A folder named in
+    // the config is relative to the config file.
+    tokenizer: flags.tokenizer ?? (file.tokenizer !== undefined ? (BUILTIN_TOKENIZERS.includes(file.tokenizer) ? file.tokenizer : rel(file.tokenizer)) : (flags.maxTokens ?? file.max_tokens) !== undefined ? 'qwen3' : null),
+    maxTokens: flags.maxTokens ?? file.max_tokens ?? null,
     opd: { turns: file.opd?.turns ?? DEFAULTS.opd.turns, generalRatio: file.opd?.general_ratio ?? DEFAULTS.opd.generalRatio },
     rl: { dataSource: file.rl?.data_source ?? '', ability: file.rl?.ability ?? 'agent' },
     transforms,

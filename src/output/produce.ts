@@ -97,7 +97,9 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
     if (cfg.maxTokens !== null && n > cfg.maxTokens) {
       tokens.tooLong[stage]++;
       out.reasons.push(`too_long: ${stage}`);
-      out.lines.push(['rejects', canonicalJson({ kind: 'too_long', stage, id: record.id, source_file: item.file, source_line: item.line, reason: tooLongReason(n, cfg.maxTokens), tokens: n, max_tokens: cfg.maxTokens, record })]);
+      // Plain JSON, not canonical: the record keeps its key order, which the template's tojson
+      // renders (sorted keys would count differently).
+      out.lines.push(['rejects', JSON.stringify({ kind: 'too_long', stage, id: record.id, source_file: item.file, source_line: item.line, reason: tooLongReason(n, cfg.maxTokens), tokens: n, max_tokens: cfg.maxTokens, record })]);
       return false;
     }
     tokens[stage].push(n);

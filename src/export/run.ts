@@ -1,4 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { createGunzip } from 'node:zlib';
 import { mkdir, readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Stage } from '../config/augment-config.js';
@@ -158,8 +160,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
         throw new UnreadableInputError(`${full}: cannot read (listed in ${opts.source}/manifest.json)`);
       });
       if (h.sha256 !== f.sha256) throw new HsaError('HSA_BAD_RECORD', `${full}: sha256 differs from the one in manifest.json (the folder changed after hsa augment wrote it)`, 1);
-      if (f.file.endsWith('.gz')) throw new UsageError(`${full}: gzip parts are not read by export yet; run augment without --gzip`);
-      for await (const { line, text } of readJsonlLines(full)) {
+      for await (const { line, text } of f.file.endsWith('.gz') ? readGzipLines(full) : readJsonlLines(full)) {
         read++;
         const at = { file: f.file, line };
         let record: Record<string, unknown>;
@@ -244,6 +245,28 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
     else for (const entry of await readdir(out).catch(() => [] as string[])) await rm(path.join(out, entry), { recursive: true, force: true });
     throw e;
   }
+}
+
+/** The non-blank lines of a gzip part (`--gzip` runs), decompressed as a stream. */
+async function* readGzipLines(file: string): AsyncGenerator<{ line: number; text: string }> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let line = 0;
+  try {
+    for await (const chunk of createReadStream(file).pipe(createGunzip()) as AsyncIterable<Buffer>) {
+      const parts = (rest + decoder.write(chunk)).split('\n');
+      rest = parts.pop()!;
+      for (const p of parts) {
+        line++;
+        const text = p.endsWith('\r') ? p.slice(0, -1) : p;
+        if (text.trim() !== '') yield { line, text };
+      }
+    }
+  } catch (e) {
+    throw new UnreadableInputError(`${file}: cannot decompress (${(e as Error).message})`);
+  }
+  rest += decoder.end();
+  if (rest.trim() !== '') yield { line: line + 1, text: rest };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Trajectory } from '../trajectory/types.js';
 import type { ResolvedTransform } from '../transform/variant.js';
 import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';
 import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
 import { messageContentJson, renderTools } from '../harness/render.js';
@@ -93,7 +94,12 @@ export async function produceRecord(ctx: ProduceContext, item: InputItem, pos: n
    */
   const fits = (stage: 'sft' | 'opd', record: Record<string, unknown>, tools: unknown[]): boolean => {
     if (!counter || !tokens) return true;
-    const n = counter.count(record.messages as unknown[], tools, stage === 'opd');
+    let n: number;
+    try {
+      n = counter.count(record.messages as unknown[], tools, stage === 'opd');
+    } catch (e) {
+      throw new RenderError(`${item.file}:${item.line}`, `record ${String(record.id)} does not render through the chat template of ${counter.info.name} (${(e as Error).message})`);
+    }
     if (cfg.maxTokens !== null && n > cfg.maxTokens) {
       tokens.tooLong[stage]++;
       out.reasons.push(`too_long: ${stage}`);

@@ -43,7 +43,7 @@ const LINE_SAFE_SPLITS = new Set([
 /** Largest cached segment length: bigger segments are encoded every time (they rarely repeat). */
 const MAX_CACHED_SEGMENT = 4096;
 /** Total characters of cached segments before the cache starts over. */
-const CACHE_CHARS = 32 << 20;
+const CACHE_CHARS = 8 << 20;
 
 /**
  * Counts the tokens of a conversation as a trainer sees it: the messages and tools rendered through

@@ -130,6 +130,7 @@ describe('hsa export --to verl-rl', () => {
         expect(withoutNulls(row.prompt)).toEqual(source.prompt);
         expect(row.reward_model).toEqual(source.reward_model);
         expect(row.data_source).toBe(source.data_source);
+        expect(row.agent_name).toBe('tool_agent');
         const { tool_selection, ...rest } = extra;
         void tool_selection;
         const se = source.extra_info as Record<string, unknown>;

@@ -26,10 +26,12 @@ const EXTRA_KEYS = new Set(EXTRA_INFO.map(([k]) => k));
 const ROW_KEYS = new Set(['data_source', 'prompt', 'ability', 'reward_model', 'extra_info']);
 
 const SCHEMA: SchemaElement[] = [
-  { name: 'root', num_children: 5 },
+  { name: 'root', num_children: 6 },
   stringColumn('data_source'),
   ...messagesColumn('prompt'),
   stringColumn('ability'),
+  // verl picks the agent loop per row by this column: its tool-calling loop.
+  stringColumn('agent_name'),
   { name: 'reward_model', repetition_type: 'OPTIONAL', num_children: 2 },
   stringColumn('style'),
   stringColumn('ground_truth'),
@@ -104,6 +106,7 @@ export default defineFormat({
           data_source: record.data_source ?? null,
           prompt,
           ability: record.ability ?? null,
+          agent_name: 'tool_agent',
           reward_model: { style: reward.style ?? null, ground_truth: typeof reward.ground_truth === 'string' ? reward.ground_truth : reward.ground_truth === undefined ? null : JSON.stringify(reward.ground_truth) },
           extra_info: {
             ...Object.fromEntries(EXTRA_INFO.map(([k, t]) => [k, extra[k] === undefined ? null : t === 'int' ? BigInt(extra[k] as number) : String(extra[k])])),

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadTokenCounter, type TokenCounter } from '../src/tokenize/tokenizer.js';
 import { summarise, TokenTally, tooLongReason } from '../src/tokenize/stats.js';
+import { jinjaToJson, joinBlocks, renderQwen3, toolsPart } from '../src/tokenize/qwen3-template.js';
 import { REPO } from './helpers/hsa.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
 
@@ -52,7 +53,13 @@ describe('token counts through the chat template', () => {
   }, 60_000);
 
   it('counts cut points that a naive split would get wrong (punctuation and spaces before a line break, combining marks)', () => {
-    for (const text of ['a.\n\nb', 'x  \n\n# y', '<|im_start|>user\ncafe\u0301\n\u0301x<|im_end|>\n', '\n\n\n', 'end.\n', '<tool_call>\n{"a": [1, 2]}\n</tool_call>', '燕麦奶。\n燕麦']) {
+    const long = `${'x'.repeat(300)} ${'9'.repeat(120)} ${'ab'.repeat(80)}${'—'.repeat(50)}`;
+    for (const text of [
+      'a.\n\nb', 'x  \n\n# y', '<|im_start|>user\ncafe\u0301\n\u0301x<|im_end|>\n', '\n\n\n', 'end.\n', '<tool_call>\n{"a": [1, 2]}\n</tool_call>', '燕麦奶。\n燕麦',
+      // The fast byte-level counter against the general tokenizer: contractions in any case,
+      // 4-byte characters, whitespace runs, long pieces (the heap path), text between specials.
+      "I'LL say it's 'Dd' they'RE", '🤖🙂 emoji 👩‍👩‍👧 ok', '   \n \t  x\u00a0y  ', long, 'ﬁ ｆｕｌｌ　width Å Å', '<think>\n\n</think>\n\n', 'a<|im_end|>b<|endoftext|>',
+    ]) {
       expect(qwen.countText(text), JSON.stringify(text)).toBe(qwen.countWhole(text));
     }
   });
@@ -103,6 +110,37 @@ describe('token counts through the chat template', () => {
     mkdirSync(sub);
     await expect(loadTokenCounter(sub)).rejects.toThrow(/cannot read/);
   }, 60_000);
+});
+
+describe('the built-in Qwen3 template', () => {
+  it('renders exactly what Jinja renders, for the shapes the template branches on', () => {
+    const call = (name: string, args: unknown) => ({ type: 'function', function: { name, arguments: args } });
+    const tools = [{ type: 'function', function: { name: 'f', description: 'd "q"\n', parameters: { type: 'object', properties: { a: { type: 'array', items: { type: 'number' } } }, required: ['a'] } } }];
+    const cases: { messages: Record<string, unknown>[]; tools?: unknown[] }[] = [
+      { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }] },
+      { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'q' }, { role: 'assistant', content: '', tool_calls: [call('f', { a: [1, 2.5, -0, 1e21] }), call('f', '{"a":[3]}')] }, { role: 'tool', content: 'r1' }, { role: 'tool', content: 'r2' }, { role: 'assistant', content: 'done' }], tools },
+      { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'q' }, { role: 'assistant', content: 'text first', tool_calls: [call('f', { a: [] })] }, { role: 'tool', content: '{"x":"ü"}' }, { role: 'system', content: 'hook says' }, { role: 'assistant', content: 'ok' }], tools },
+      { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '<think>\nplan\n</think>\n\nanswer' }, { role: 'user', content: '<tool_response>\nx\n</tool_response>' }, { role: 'assistant', content: 'a2', reasoning_content: '\nwhy\n' }] },
+      { messages: [{ role: 'tool', content: 'first' }, { role: 'user', content: 'q' }, { role: 'developer', content: 'dropped' }, { role: 'assistant', content: 'x</think>y' }], tools },
+      { messages: [{ role: 'system', content: 'only system' }], tools: [] },
+      { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: { nested: { k: [true, null, 'é'] } } } }] }, { role: 'tool', content: 'r' }], tools },
+    ];
+    for (const c of cases) {
+      for (const gen of [false, true]) {
+        const jinja = qwen.render(c.messages, c.tools, gen);
+        const native = joinBlocks(renderQwen3(c.messages as never, c.tools?.length ? toolsPart(c.tools) : null, gen));
+        expect(native, JSON.stringify(c.messages)).toBe(jinja);
+        expect(qwen.count(c.messages, c.tools, gen)).toBe(qwen.countWhole(jinja));
+      }
+    }
+    expect(jinjaToJson({ a: [1, 'x', null, { b: false }] })).toBe('{"a": [1, "x", null, {"b": false}]}');
+  });
+
+  it('renders every record of the fixtures exactly as Jinja does', () => {
+    for (const c of fixtureConversations()) {
+      expect(joinBlocks(renderQwen3(c.messages as never, c.tools.length ? toolsPart(c.tools) : null, false))).toBe(qwen.render(c.messages, c.tools, false));
+    }
+  });
 });
 
 describe('token statistics', () => {

@@ -3,7 +3,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
 import { TokenizerLoader } from '@lenml/tokenizers';
-import { UnreadableInputError, UsageError } from '../errors.js';
+import { HsaError, UnreadableInputError, UsageError } from '../errors.js';
+import { ByteBpeCounter } from './byte-bpe.js';
+import { joinBlocks, NotRenderable, QWEN3_TEMPLATE_SHA256, renderQwen3, toolsPart } from './qwen3-template.js';
 import { sha256 } from '../util/hash.js';
 
 /** Built-in tokenizers: the name and the package folder holding `tokenizer.json` + `tokenizer_config.json`. */
@@ -42,8 +44,13 @@ const LINE_SAFE_SPLITS = new Set([
 
 /** Largest cached segment length: bigger segments are encoded every time (they rarely repeat). */
 const MAX_CACHED_SEGMENT = 4096;
-/** Total characters of cached segments before the cache starts over. */
+/** Total characters of cached segments (and, separately, of cached blocks) before a cache starts over. */
 const CACHE_CHARS = 8 << 20;
+/** Largest cached block (one message as the template renders it). */
+const MAX_CACHED_BLOCK = 16384;
+/** With the built-in template: the first renders, then every this many, are also rendered by Jinja and compared. */
+const CHECK_FIRST = 8;
+const CHECK_EVERY = 256;
 
 /**
  * Counts the tokens of a conversation as a trainer sees it: the messages and tools rendered through
@@ -64,7 +71,17 @@ const CACHE_CHARS = 8 << 20;
 export class TokenCounter {
   private readonly cache = new Map<string, number>();
   private cachedChars = 0;
+  private readonly blocks = new Map<string, number>();
+  private blockChars = 0;
   private readonly splitter: RegExp | null;
+  /** Cuts at special tokens are made: texts that start at one can be counted apart and added. */
+  private readonly specialCut: boolean;
+  private readonly lineSafe: boolean;
+  /** Qwen3's template, rendered natively (see qwen3-template.ts). */
+  private readonly native: boolean;
+  /** A tool list's rendered part and its count, per list object (a harness state's list is one object). */
+  private readonly toolCounts = new WeakMap<readonly unknown[], { text: string; n: number }>();
+  private renders = 0;
 
   constructor(
     readonly info: TokenizerInfo,
@@ -73,22 +90,81 @@ export class TokenCounter {
     private readonly templateVars: Record<string, unknown>,
     specials: readonly AddedToken[],
     lineSafe: boolean,
+    /** A faster exact counter for text without added tokens (byte-level BPE of the Qwen kind), if any. */
+    private readonly fast: ByteBpeCounter | null = null,
   ) {
     const strips = specials.some((t) => t.lstrip || t.rstrip || t.single_word);
+    this.specialCut = !strips && specials.some((t) => t.content === '<|im_start|>');
+    this.lineSafe = lineSafe;
+    this.native = info.template_sha256 === QWEN3_TEMPLATE_SHA256;
     const alternatives: string[] = [];
     if (!strips && specials.length) alternatives.push(`(${[...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(escapeRegex).join('|')})`);
     if (lineSafe) alternatives.push('(?<=\\n)(?=[^\\s\\p{M}])');
     this.splitter = alternatives.length ? new RegExp(alternatives.join('|'), 'gu') : null;
   }
 
-  /** The text a trainer tokenises for these messages and tools. */
+  /** The text a trainer tokenises for these messages and tools (rendered by Jinja). */
   render(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): string {
     return this.template.render({ ...this.templateVars, messages, ...(tools && tools.length ? { tools } : {}), add_generation_prompt: addGenerationPrompt });
   }
 
   /** Tokens of the rendered conversation. */
   count(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): number {
+    if (this.native) {
+      const n = this.countNative(messages, tools, addGenerationPrompt);
+      if (n !== undefined) return n;
+    }
     return this.countText(this.render(messages, tools, addGenerationPrompt));
+  }
+
+  /**
+   * Qwen3's template rendered natively, counted block by block: blocks start at `<|im_start|>`, so
+   * (with cuts at special tokens) their counts add up to the whole; the tool list follows the
+   * system text after `\n\n` and before `#` — a line-safe cut — so it is counted once per list.
+   * Undefined for input the template would fail on (Jinja then renders it and says why).
+   */
+  private countNative(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): number | undefined {
+    const list = tools && tools.length ? tools : null;
+    let known = list ? this.toolCounts.get(list) : undefined;
+    let r;
+    try {
+      r = renderQwen3(messages as never, list ? (known?.text ?? toolsPart(list)) : null, addGenerationPrompt);
+    } catch (e) {
+      if (e instanceof NotRenderable || e instanceof TypeError) return undefined;
+      throw e;
+    }
+    this.renders++;
+    if (this.renders <= CHECK_FIRST || this.renders % CHECK_EVERY === 0) {
+      const jinja = this.render(messages, tools, addGenerationPrompt);
+      if (jinja !== joinBlocks(r)) throw new HsaError('HSA_INTERNAL', `the built-in Qwen3 template rendering differs from Jinja's for a record of ${messages.length} messages; please report this record`, 70);
+    }
+    if (!this.specialCut) return this.countText(joinBlocks(r));
+    let n = 0;
+    if (r.head !== null && r.tools !== null) {
+      if (this.lineSafe) {
+        if (!known) {
+          known = { text: r.tools, n: this.countText(r.tools) };
+          this.toolCounts.set(list!, known);
+        }
+        n += this.countText(r.head) + known.n;
+      } else n += this.countText(r.head + r.tools);
+    }
+    for (const b of r.blocks) n += this.countBlock(b);
+    return n;
+  }
+
+  private countBlock(b: string): number {
+    if (b.length > MAX_CACHED_BLOCK) return this.countText(b);
+    const hit = this.blocks.get(b);
+    if (hit !== undefined) return hit;
+    const n = this.countText(b);
+    if (this.blockChars + b.length > CACHE_CHARS) {
+      this.blocks.clear();
+      this.blockChars = 0;
+    }
+    this.blocks.set(b, n);
+    this.blockChars += b.length;
+    return n;
   }
 
   /** Tokens of a rendered text (segment by segment, see the class comment). */
@@ -116,16 +192,21 @@ export class TokenCounter {
     return n;
   }
 
-  /** Whole-text encoding, for checking the segmented count. */
+  /** A segment's tokens (it holds no added token when the special cut is made). */
+  private encodeCount(s: string): number {
+    return this.fast && this.specialCut ? this.fast.count(s) : this.encoder.encode(s, { add_special_tokens: false }).length;
+  }
+
+  /** Whole-text encoding by the general tokenizer, for checking the segmented count. */
   countWhole(text: string): number {
     return this.encoder.encode(text, { add_special_tokens: false }).length;
   }
 
   private segment(s: string): number {
-    if (s.length > MAX_CACHED_SEGMENT) return this.encoder.encode(s, { add_special_tokens: false }).length;
+    if (s.length > MAX_CACHED_SEGMENT) return this.encodeCount(s);
     const hit = this.cache.get(s);
     if (hit !== undefined) return hit;
-    const n = this.encoder.encode(s, { add_special_tokens: false }).length;
+    const n = this.encodeCount(s);
     if (this.cachedChars + s.length > CACHE_CHARS) {
       this.cache.clear();
       this.cachedChars = 0;
@@ -180,10 +261,16 @@ export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
   } catch (e) {
     throw new UnreadableInputError(`${tokenizerFile}: not a tokenizer this build can load (${(e as Error).message})`);
   }
-  const specials = (tokenizerJson.added_tokens ?? []).filter((t) => typeof t.content === 'string' && t.content.length > 0 && t.normalized !== true);
+  const added = tokenizerJson.added_tokens ?? [];
+  const specials = added.filter((t) => typeof t.content === 'string' && t.content.length > 0 && t.normalized !== true);
+  const safe = lineSafe(tokenizerJson);
+  // The fast counter sees only text between added tokens, so every added token must be cut out.
+  const model = (encoder as unknown as { model?: { bpe?: (s: string) => string[] } }).model;
+  const merges = (tokenizerJson.model as { merges?: (string | [string, string])[] } | undefined)?.merges;
+  const fast = safe && specials.length === added.length && Array.isArray(merges) && typeof model?.bpe === 'function' ? new ByteBpeCounter(merges, (mapped) => model.bpe!(mapped).length) : null;
   // A folder is named by its last component, so manifests do not depend on how its path was spelled.
   const info: TokenizerInfo = { name: BUILTIN[spec] ? spec : path.basename(path.resolve(spec)), tokenizer_sha256: sha256(tokenizerText), template_sha256: sha256(templateText) };
-  return new TokenCounter(info, encoder, template, templateVariables(config), specials, lineSafe(tokenizerJson));
+  return new TokenCounter(info, encoder, template, templateVariables(config), specials, safe, fast);
 }
 
 function lineSafe(t: { pre_tokenizer?: unknown; normalizer?: unknown; model?: { type?: string } }): boolean {

@@ -73,6 +73,8 @@ export class TokenCounter {
   private cachedChars = 0;
   private readonly blocks = new Map<string, number>();
   private blockChars = 0;
+  private readonly paragraphs = new Map<string, number>();
+  private paragraphChars = 0;
   private readonly splitter: RegExp | null;
   /** Cuts at special tokens are made: texts that start at one can be counted apart and added. */
   private readonly specialCut: boolean;
@@ -82,6 +84,8 @@ export class TokenCounter {
   /** A tool list's rendered part and its count, per list object (a harness state's list is one object). */
   private readonly toolCounts = new WeakMap<readonly unknown[], { text: string; n: number }>();
   private renders = 0;
+  /** With cuts at special tokens that all start with `<`: the tokens, longest first (see `scan`). */
+  private readonly specialsByLength: string[] | null;
 
   constructor(
     readonly info: TokenizerInfo,
@@ -100,6 +104,8 @@ export class TokenCounter {
     const alternatives: string[] = [];
     if (!strips && specials.length) alternatives.push(`(${[...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(escapeRegex).join('|')})`);
     if (lineSafe) alternatives.push('(?<=\\n)(?=[^\\s\\p{M}])');
+    const sorted = [...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    this.specialsByLength = !strips && sorted.length && sorted.every((t) => t.startsWith('<')) ? sorted : null;
     this.splitter = alternatives.length ? new RegExp(alternatives.join('|'), 'gu') : null;
   }
 
@@ -169,6 +175,7 @@ export class TokenCounter {
 
   /** Tokens of a rendered text (segment by segment, see the class comment). */
   countText(text: string): number {
+    if (this.specialsByLength) return this.scan(text);
     const re = this.splitter;
     if (!re) return this.encoder.encode(text, { add_special_tokens: false }).length;
     re.lastIndex = 0;
@@ -189,6 +196,60 @@ export class TokenCounter {
       }
     }
     if (last < text.length) n += this.segment(text.slice(last));
+    return n;
+  }
+
+  /**
+   * The same cuts as `splitter`, found with `indexOf` (the regular expression, with its lookbehind
+   * and Unicode classes, costs more than the counting of a cached text): used when every added
+   * token starts with `<`, as Qwen's do. Two levels: first at special tokens and blank lines, each
+   * paragraph looked up whole (a section of a state's prompt is one lookup, not one per line); a
+   * paragraph not seen before is counted line by line.
+   */
+  private scan(text: string, paragraphs = true): number {
+    const specials = this.specialsByLength!;
+    const piece = paragraphs ? (t: string) => this.paragraph(t) : (t: string) => this.segment(t);
+    let n = 0;
+    let last = 0;
+    let nl = this.lineSafe ? text.indexOf('\n') : -1;
+    let lt = paragraphs ? text.indexOf('<') : -1;
+    while (nl !== -1 || lt !== -1) {
+      if (lt !== -1 && (nl === -1 || lt <= nl)) {
+        const tok = specials.find((t) => text.startsWith(t, lt));
+        if (tok) {
+          if (lt > last) n += piece(text.slice(last, lt));
+          n += 1;
+          last = lt + tok.length;
+          if (nl !== -1 && nl < last) nl = text.indexOf('\n', last);
+          lt = text.indexOf('<', last);
+        } else lt = text.indexOf('<', lt + 1);
+        continue;
+      }
+      // A cut after this line break (at the first level: after a blank line) when the next
+      // character is neither a space nor a combining mark.
+      const j = nl + 1;
+      if (j < text.length && j > last && (!paragraphs || (nl > 0 && text.charCodeAt(nl - 1) === 10)) && startsLine(text, j)) {
+        n += piece(text.slice(last, j));
+        last = j;
+      }
+      nl = text.indexOf('\n', j);
+    }
+    if (last < text.length) n += piece(text.slice(last));
+    return n;
+  }
+
+  /** A paragraph (no special token inside): cached whole, counted line by line when new. */
+  private paragraph(p: string): number {
+    if (p.length > MAX_CACHED_BLOCK) return this.scan(p, false);
+    const hit = this.paragraphs.get(p);
+    if (hit !== undefined) return hit;
+    const n = this.scan(p, false);
+    if (this.paragraphChars + p.length > CACHE_CHARS) {
+      this.paragraphs.clear();
+      this.paragraphChars = 0;
+    }
+    this.paragraphs.set(p, n);
+    this.paragraphChars += p.length;
     return n;
   }
 
@@ -326,6 +387,15 @@ function parseJson(file: string, text: string): unknown {
   } catch (e) {
     throw new UnreadableInputError(`${file}: not valid JSON (${(e as Error).message})`);
   }
+}
+
+const LINE_START = /^[^\s\p{M}]/u;
+
+/** Whether the character at `j` (after a line break) starts a new pre-token for sure: not a space, not a combining mark. */
+function startsLine(text: string, j: number): boolean {
+  const c = text.charCodeAt(j);
+  if (c < 128) return !(c === 32 || (c >= 9 && c <= 13));
+  return LINE_START.test(text.slice(j, j + 2));
 }
 
 function escapeRegex(s: string): string {

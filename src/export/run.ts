@@ -87,6 +87,8 @@ export async function planExport(opts: ExportOptions): Promise<{ format: (typeof
   const outAbs = path.resolve(opts.out);
   const srcAbs = path.resolve(opts.source);
   if (outAbs === srcAbs || outAbs.startsWith(srcAbs + path.sep) || srcAbs.startsWith(outAbs + path.sep)) throw new UsageError(`--out ${opts.out}: must be outside the source folder ${opts.source}`);
+  const outStat = await stat(opts.out).catch(() => null);
+  if (outStat && !outStat.isDirectory()) throw new UsageError(`--out ${opts.out}: exists and is not a folder`);
   const entries = await readdir(opts.out).catch(() => null);
   if (entries && entries.length > 0 && !opts.force) {
     const ours = entries.includes(EXPORT_MANIFEST);
@@ -123,9 +125,9 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
       open.push(s);
       return s;
     },
-    parquet(file, schema) {
+    parquet(file, schema, rowGroup) {
       ensureDir(file);
-      const s = new ParquetSink(out, file, schema);
+      const s = new ParquetSink(out, file, schema, rowGroup);
       open.push(s);
       return s;
     },

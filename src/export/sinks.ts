@@ -76,7 +76,7 @@ export class JsonlSink {
   }
 }
 
-/** Rows buffered before a parquet sink writes them as one row group. */
+/** Rows buffered before a parquet sink writes them as one row group (by default). */
 const ROW_GROUP = 256;
 
 /**
@@ -93,6 +93,7 @@ export class ParquetSink {
     private readonly root: string,
     readonly file: string,
     schema: SchemaElement[],
+    private readonly rowGroup = ROW_GROUP,
   ) {
     // hyparquet-writer's file writer flushes every ~1 MB, so a file never sits whole in memory.
     this.writer = new ParquetWriter({ writer: fileWriter(`${path.join(root, file)}.tmp`), schema: schema as never, createdBy: 'hsa' });
@@ -102,7 +103,7 @@ export class ParquetSink {
   write(row: Record<string, unknown>): void {
     this.rows.push(row);
     this.records++;
-    if (this.rows.length >= ROW_GROUP) this.flush();
+    if (this.rows.length >= this.rowGroup) this.flush();
   }
 
   private flush(): void {

@@ -27,8 +27,8 @@ export interface ExportContext {
   toolClass: string;
   /** A JSONL file under the export folder (folders made as needed). */
   jsonl(file: string): JsonlSink;
-  /** A parquet file with an explicit schema. */
-  parquet(file: string, schema: SchemaElement[]): ParquetSink;
+  /** A parquet file with an explicit schema (rows buffered per row group: 256 unless given). */
+  parquet(file: string, schema: SchemaElement[], rowGroup?: number): ParquetSink;
   /** A small whole file (YAML, JSON, Python) written at once. */
   whole(file: string, text: string, records?: number): Promise<void>;
   /** Record a closed sink's file in the manifest. */
@@ -56,6 +56,33 @@ export interface ExportFormat {
   /** The source stages it reads; the first is the default. */
   stages: readonly Stage[];
   open(ctx: ExportContext): ExportSession;
+}
+
+/**
+ * One output file per source part that has records, named after it: opened at the part's first
+ * record, closed (and listed) at its end.
+ */
+export class PerPartFile<S extends { close(): Promise<ExportedFile> }> {
+  private sink: S | null = null;
+  private part = 0;
+
+  constructor(
+    private readonly ctx: ExportContext,
+    private readonly open: (name: string) => S,
+    private readonly name: (part: string) => string,
+  ) {}
+
+  /** The current part's file. */
+  get(): S {
+    return (this.sink ??= this.open(this.name(`part-${String(this.part).padStart(5, '0')}`)));
+  }
+
+  /** Close the file of part `index` (if it had records). */
+  async end(index: number): Promise<void> {
+    if (this.sink) this.ctx.done(await this.sink.close());
+    this.sink = null;
+    this.part = index + 1;
+  }
 }
 
 /** Identity function for type inference (the transforms' `defineTransform` habit). */

@@ -44,7 +44,7 @@ const LINE_SAFE_SPLITS = new Set([
 
 /** Largest cached segment length: bigger segments are encoded every time (they rarely repeat). */
 const MAX_CACHED_SEGMENT = 4096;
-/** Total characters of cached segments (and, separately, of cached blocks) before a cache starts over. */
+/** Total characters of texts a count cache keeps before it starts over (each cache). */
 const CACHE_CHARS = 8 << 20;
 /** Largest cached block (one message as the template renders it). */
 const MAX_CACHED_BLOCK = 16384;
@@ -69,12 +69,10 @@ const CHECK_EVERY = 256;
  * them with whole-text encoding on every demo record.
  */
 export class TokenCounter {
-  private readonly cache = new Map<string, number>();
-  private cachedChars = 0;
-  private readonly blocks = new Map<string, number>();
-  private blockChars = 0;
-  private readonly paragraphs = new Map<string, number>();
-  private paragraphChars = 0;
+  /** Counts of texts between cuts, of paragraphs, of template blocks (one message each). */
+  private readonly segments = new CountCache(MAX_CACHED_SEGMENT);
+  private readonly paragraphs = new CountCache(MAX_CACHED_BLOCK);
+  private readonly blocks = new CountCache(MAX_CACHED_BLOCK);
   private readonly splitter: RegExp | null;
   /** Cuts at special tokens are made: texts that start at one can be counted apart and added. */
   private readonly specialCut: boolean;
@@ -160,17 +158,7 @@ export class TokenCounter {
   }
 
   private countBlock(b: string): number {
-    if (b.length > MAX_CACHED_BLOCK) return this.countText(b);
-    const hit = this.blocks.get(b);
-    if (hit !== undefined) return hit;
-    const n = this.countText(b);
-    if (this.blockChars + b.length > CACHE_CHARS) {
-      this.blocks.clear();
-      this.blockChars = 0;
-    }
-    this.blocks.set(b, n);
-    this.blockChars += b.length;
-    return n;
+    return this.blocks.count(b, (t) => this.countText(t));
   }
 
   /** Tokens of a rendered text (segment by segment, see the class comment). */
@@ -240,17 +228,7 @@ export class TokenCounter {
 
   /** A paragraph (no special token inside): cached whole, counted line by line when new. */
   private paragraph(p: string): number {
-    if (p.length > MAX_CACHED_BLOCK) return this.scan(p, false);
-    const hit = this.paragraphs.get(p);
-    if (hit !== undefined) return hit;
-    const n = this.scan(p, false);
-    if (this.paragraphChars + p.length > CACHE_CHARS) {
-      this.paragraphs.clear();
-      this.paragraphChars = 0;
-    }
-    this.paragraphs.set(p, n);
-    this.paragraphChars += p.length;
-    return n;
+    return this.paragraphs.count(p, (t) => this.scan(t, false));
   }
 
   /** A segment's tokens (it holds no added token when the special cut is made). */
@@ -264,16 +242,31 @@ export class TokenCounter {
   }
 
   private segment(s: string): number {
-    if (s.length > MAX_CACHED_SEGMENT) return this.encodeCount(s);
-    const hit = this.cache.get(s);
+    return this.segments.count(s, (t) => this.encodeCount(t));
+  }
+}
+
+/**
+ * Token counts by text, with a budget on the characters kept (cleared whole when spent) and a
+ * longest text worth keeping; longer texts are counted every time.
+ */
+class CountCache {
+  private readonly map = new Map<string, number>();
+  private chars = 0;
+
+  constructor(private readonly maxText: number) {}
+
+  count(text: string, compute: (t: string) => number): number {
+    if (text.length > this.maxText) return compute(text);
+    const hit = this.map.get(text);
     if (hit !== undefined) return hit;
-    const n = this.encodeCount(s);
-    if (this.cachedChars + s.length > CACHE_CHARS) {
-      this.cache.clear();
-      this.cachedChars = 0;
+    const n = compute(text);
+    if (this.chars + text.length > CACHE_CHARS) {
+      this.map.clear();
+      this.chars = 0;
     }
-    this.cache.set(s, n);
-    this.cachedChars += s.length;
+    this.map.set(text, n);
+    this.chars += text.length;
     return n;
   }
 }

@@ -1,6 +1,5 @@
 import { argumentsValue, isSkip, toolsList, type SourceMessage } from '../messages.js';
-import type { JsonlSink } from '../sinks.js';
-import { defineFormat, type ExportContext, type Skip } from '../types.js';
+import { defineFormat, PerPartFile, type ExportContext, type Skip } from '../types.js';
 
 /**
  * Between two results of parallel calls: LLaMA-Factory wraps one observation in one
@@ -78,21 +77,15 @@ export default defineFormat({
   description: 'LLaMA-Factory sharegpt JSONL (human/gpt/function_call/observation, system, tools) and its dataset_info.json entry',
   stages: ['sft'],
   open(ctx) {
-    let sink: JsonlSink | null = null;
-    let part = 0;
+    const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `data/${part}.jsonl`);
     return {
       add(record) {
         const row = sharegpt(record, ctx);
         if (isSkip(row)) return row;
-        sink ??= ctx.jsonl(`data/part-${String(part).padStart(5, '0')}.jsonl`);
-        sink.write(row);
+        files.get().write(row);
         return undefined;
       },
-      async endPart(index) {
-        if (sink) ctx.done(await sink.close());
-        sink = null;
-        part = index + 1;
-      },
+      endPart: (index) => files.end(index),
       async finish() {
         const entry = {
           [ctx.name]: {

@@ -1,6 +1,5 @@
 import { argumentsValue, isSkip, toolsList, type SourceMessage } from '../messages.js';
-import type { JsonlSink } from '../sinks.js';
-import { defineFormat, type ExportContext, type Skip } from '../types.js';
+import { defineFormat, PerPartFile, type ExportContext, type Skip } from '../types.js';
 
 /** One record in ms-swift's agent format, or why it cannot be written. */
 function agentRow(record: Record<string, unknown>, ctx: ExportContext): Record<string, unknown> | Skip {
@@ -45,21 +44,15 @@ export default defineFormat({
   description: "ms-swift agent JSONL: messages with tool_call/tool_response roles, tools as a JSON string",
   stages: ['sft', 'opd'],
   open(ctx) {
-    let sink: JsonlSink | null = null;
-    let part = 0;
+    const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `${ctx.stage}/${part}.jsonl`);
     return {
       add(record) {
         const row = agentRow(record, ctx);
         if (isSkip(row)) return row;
-        sink ??= ctx.jsonl(`${ctx.stage}/part-${String(part).padStart(5, '0')}.jsonl`);
-        sink.write(row);
+        files.get().write(row);
         return undefined;
       },
-      async endPart(index) {
-        if (sink) ctx.done(await sink.close());
-        sink = null;
-        part = index + 1;
-      },
+      endPart: (index) => files.end(index),
       async finish() {
         return {};
       },

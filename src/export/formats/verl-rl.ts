@@ -49,6 +49,12 @@ const SCHEMA: SchemaElement[] = [
  */
 const NESTED_KEYS = ['items', 'properties', 'additionalProperties', 'patternProperties', 'prefixItems', 'anyOf', 'oneOf', 'allOf', '$ref'];
 
+/**
+ * Rows a group's parquet file buffers: every group's file is open at once (up to one per harness
+ * state), so their buffers together stay near 64 × 64 rows.
+ */
+const GROUP_ROWS = 64;
+
 interface Group {
   index: number;
   dir: string;
@@ -96,7 +102,7 @@ export default defineFormat({
           if (isSkip(checked)) return checked;
           const index = order.length;
           const dir = `group-${String(index).padStart(3, '0')}`;
-          group = { index, dir, tools, names: checked.names, nested: checked.nested, parquet: ctx.parquet(`${dir}/train.parquet`, SCHEMA), json: ctx.jsonl(`${dir}/train.json`) };
+          group = { index, dir, tools, names: checked.names, nested: checked.nested, parquet: ctx.parquet(`${dir}/train.parquet`, SCHEMA, GROUP_ROWS), json: ctx.jsonl(`${dir}/train.json`) };
           groups.set(key, group);
           order.push(group);
           if (checked.nested) firstNested ??= `${dir}: ${checked.nestedPaths.slice(0, 3).join(', ')}`;

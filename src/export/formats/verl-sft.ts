@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../util/canonical-json.js';
 import { isSkip, messagesColumn, parquetMessages, stringColumn, toolsList } from '../messages.js';
-import type { ParquetSink, SchemaElement } from '../sinks.js';
-import { defineFormat, type ExportContext } from '../types.js';
+import type { SchemaElement } from '../sinks.js';
+import { defineFormat, PerPartFile, type ExportContext } from '../types.js';
 
 /**
  * Loads the parquet through verl's `MultiTurnSFTDataset` and turns the `tools` JSON text back into
@@ -38,16 +38,14 @@ export default defineFormat({
       ...(ctx.enableThinking === undefined ? [] : [{ name: 'enable_thinking', type: 'BOOLEAN', repetition_type: 'OPTIONAL' } as SchemaElement]),
       stringColumn('meta'),
     ];
-    let sink: ParquetSink | null = null;
-    let part = 0;
+    const files = new PerPartFile(ctx, (file) => ctx.parquet(file, schema), (part) => `${ctx.stage}/${part}.parquet`);
     return {
       add(record) {
         const messages = parquetMessages(record.messages);
         if (isSkip(messages)) return messages;
         const tools = toolsList(record.tools);
         if (isSkip(tools)) return tools;
-        sink ??= ctx.parquet(`${ctx.stage}/part-${String(part).padStart(5, '0')}.parquet`, schema);
-        sink.write({
+        files.get().write({
           id: String(record.id),
           messages,
           tools: JSON.stringify(tools),
@@ -56,12 +54,7 @@ export default defineFormat({
         });
         return undefined;
       },
-      async endPart(index) {
-        // One output file per source part that had records, named after it.
-        if (sink) ctx.done(await sink.close());
-        sink = null;
-        part = index + 1;
-      },
+      endPart: (index) => files.end(index),
       async finish() {
         await ctx.whole('verl_sft_dataset.py', DATASET_SHIM);
         return {};

@@ -24,7 +24,7 @@ const PRE_TOKENIZE = /'(?:[sS]|[tT]|[rR][eE]|[vV][eE]|[mM]|[lL][lL]|[dD])|[^\r\n
 
 /** Pieces longer than this (in byte-level characters) go to the general tokenizer's BPE (a heap, not O(n²)). */
 const LONG_PIECE = 96;
-const PIECE_CACHE = 200_000;
+const PIECE_CACHE = 100_000;
 
 export class ByteBpeCounter {
   private readonly ranks: Map<string, number>;

@@ -44,8 +44,13 @@ const LINE_SAFE_SPLITS = new Set([
 
 /** Largest cached segment length: bigger segments are encoded every time (they rarely repeat). */
 const MAX_CACHED_SEGMENT = 4096;
-/** Total characters of texts a count cache keeps before it starts over (each cache). */
-const CACHE_CHARS = 8 << 20;
+/**
+ * Characters a count cache keeps before it starts over. Segments and paragraphs hold what recurs
+ * across a run (a pool of 64 states is ~2 M characters of prompt and tools); blocks only need to
+ * outlive the variants of one source record.
+ */
+const SEGMENT_CHARS = 4 << 20;
+const BLOCK_CHARS = 1 << 20;
 /** Largest cached block (one message as the template renders it). */
 const MAX_CACHED_BLOCK = 16384;
 /** With the built-in template: the first renders, then every this many, are also rendered by Jinja and compared. */
@@ -70,9 +75,9 @@ const CHECK_EVERY = 256;
  */
 export class TokenCounter {
   /** Counts of texts between cuts, of paragraphs, of template blocks (one message each). */
-  private readonly segments = new CountCache(MAX_CACHED_SEGMENT);
-  private readonly paragraphs = new CountCache(MAX_CACHED_BLOCK);
-  private readonly blocks = new CountCache(MAX_CACHED_BLOCK);
+  private readonly segments = new CountCache(MAX_CACHED_SEGMENT, SEGMENT_CHARS);
+  private readonly paragraphs = new CountCache(MAX_CACHED_BLOCK, SEGMENT_CHARS);
+  private readonly blocks = new CountCache(MAX_CACHED_BLOCK, BLOCK_CHARS);
   private readonly splitter: RegExp | null;
   /** Cuts at special tokens are made: texts that start at one can be counted apart and added. */
   private readonly specialCut: boolean;
@@ -254,14 +259,17 @@ class CountCache {
   private readonly map = new Map<string, number>();
   private chars = 0;
 
-  constructor(private readonly maxText: number) {}
+  constructor(
+    private readonly maxText: number,
+    private readonly maxChars: number,
+  ) {}
 
   count(text: string, compute: (t: string) => number): number {
     if (text.length > this.maxText) return compute(text);
     const hit = this.map.get(text);
     if (hit !== undefined) return hit;
     const n = compute(text);
-    if (this.chars + text.length > CACHE_CHARS) {
+    if (this.chars + text.length > this.maxChars) {
       this.map.clear();
       this.chars = 0;
     }

@@ -196,6 +196,25 @@ describe('hsa export: determinism and bad inputs', () => {
     }
   }, 60_000);
 
+  it('reads gzip parts and the string forms of tools and arguments, writing the same records', async () => {
+    const src = tempDir('hsa-export-gz-');
+    const r = await runHsaAsync(['augment', '--config', FIXTURE, '--out', src, '--force', '-q', '--gzip', '--tools-format', 'json-string', '--arguments', 'string']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const format of ['swift', 'llamafactory']) {
+      const [a, b] = await Promise.all([exportTo(fixtureOut, format), exportTo(src, format)]);
+      const data = (out: string) => Object.fromEntries(Object.entries(treeHashes(out)).filter(([f]) => f !== 'export-manifest.json'));
+      expect(data(b.out), format).toEqual(data(a.out));
+    }
+    // verl-sft keeps argument text as the source wrote it (a string stays a string), so compare values.
+    const [a, b] = await Promise.all([exportTo(fixtureOut, 'verl-sft'), exportTo(src, 'verl-sft')]);
+    const rows = async (out: string) => {
+      const all: unknown[] = [];
+      for (const f of filesUnder(out, '.parquet')) for (const r of await duckRows(path.join(out, f))) all.push({ ...r, messages: parquetMessagesParsed(r.messages), tools: JSON.parse(r.tools as string) });
+      return all;
+    };
+    expect(await rows(b.out)).toEqual(await rows(a.out));
+  }, 60_000);
+
   it('puts records over --max-tokens in rejects with their counts; the balance holds', async () => {
     const { out, manifest } = await exportTo(fixtureOut, 'swift', ['--max-tokens', '640']);
     const rejects = readJsonl(path.join(out, 'rejects.jsonl'));

@@ -363,6 +363,7 @@ if (aug.ok) {
 if (perRecord.ok) {
   row(`(info) augment --state-pool 0, first ${SLICE_RECORDS} records`, `${fmtNum(perRecord.recPerS, 0)} output records/s (${fmtNum(perRecord.recPerS / ptRecPerS, 2)}× pass-through; wall ${fmtS(perRecord.r.wall)})`, '', '');
 }
+await (await import('./bench/tokens.mjs')).benchTokens({ measureAugment, input: mainFile, bytes: gen.bytes, outDir: path.join(DATA, 'out-tokens'), pt, aug, row, errors });
 if (teacherBench.ok) {
   const sus = teacherBench.sustained ?? 0;
   row('teacher requests/s sustained (200 ms server, --concurrency 64; 10th–90th percentile arrivals)', fmtNum(sus, 0), '≥ 256', sus >= 256 ? 'ok' : MISSED);

@@ -60,6 +60,7 @@ export async function augmentCommand(flags: AugmentFlags & { check?: string | bo
         (cfg.teacher.mode === 'openai' ? `  teacher: ${counters.done} requests, ${counters.cacheHits} cache hits, ${counters.retries} retries, ${counters.tokensIn} tokens in / ${counters.tokensOut} out\n` : '') +
         (cfg.teacher.mode !== 'rewrite' ? `  recovery: ${recoveryLine(summary.teacher)}\n` : '') +
         (t.sft_without_assistant ? `  ${t.sft_without_assistant} SFT records without an assistant turn ${cfg.sft.skipWithoutAssistant ? 'skipped to rejects' : 'written (--skip-empty-sft skips them)'}\n` : '') +
+        tokenLines(summary.tokens) +
         (Object.keys(summary.rejectReasons).length ? `  rejects: ${Object.entries(summary.rejectReasons).map(([r, n]) => `${r} ×${n}`).join(', ')}\n` : '') +
         `  ${summary.manifest} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
@@ -75,4 +76,15 @@ function recoveryLine(teacher: Record<string, unknown>): string {
   const retries = kinds('call_retry.');
   const reruns = kinds('rerun.');
   return `${n('call_retries')} call retries${retries ? ` (${retries})` : ''}, ${n('episode_reruns')} episode re-runs${reruns ? ` (${reruns})` : ''}, ${n('recovered_variants')} variants recovered`;
+}
+
+/** `  tokens (qwen3): sft min 1,203 · p50 2,950 · p95 4,010 · max 5,100, 12 over 3,000` */
+function tokenLines(tokens: Record<string, unknown> | undefined): string {
+  if (!tokens) return '';
+  const t = tokens as { tokenizer: { name: string }; max_tokens: number | null; stages: Record<string, { records: number; min?: number; p50?: number; p95?: number; max?: number; too_long: number }> };
+  const f = (n: number | undefined) => (n ?? 0).toLocaleString('en-US');
+  const parts = Object.entries(t.stages).map(
+    ([stage, s]) => `${stage} min ${f(s.min)} · p50 ${f(s.p50)} · p95 ${f(s.p95)} · max ${f(s.max)}${t.max_tokens !== null ? `, ${f(s.too_long)} over ${f(t.max_tokens)}` : ''}`,
+  );
+  return `  tokens (${t.tokenizer.name}): ${parts.join('; ')}\n`;
 }

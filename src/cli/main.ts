@@ -17,6 +17,7 @@ import type { SystemPromptMode } from '../trajectory/check.js';
 import { envServeCommand, type EnvServeOptions } from './env.js';
 import { rewardCommand, type RewardOptions } from './reward.js';
 import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
+import { exportCommand, type ExportFlags } from './export.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -184,6 +185,25 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
       setCode(await wordsSuggestCommand(o, io));
     });
 
+  program
+    .command('export')
+    .description('write an hsa output folder in a trainer\'s format: verl-sft, verl-rl, llamafactory, swift (deterministic; nothing written on a bad input)')
+    .argument('<out>', 'the hsa output folder (with manifest.json)')
+    .requiredOption('--to <format>', 'verl-sft | verl-rl | llamafactory | swift')
+    .requiredOption('--out <dir>', 'folder to write (must be empty, or --force)')
+    .option('--stage <stage>', 'source stage: sft (default) or opd for verl-sft/swift; rl for verl-rl')
+    .option('--max-tokens <n>', 'SFT/OPD records whose rendered chat template is longer go to rejects.jsonl', parsePositive)
+    .option('--tokenizer <name|dir>', 'qwen3 (built in, default) or a folder with tokenizer.json + tokenizer_config.json')
+    .option('--enable-thinking <bool>', 'verl-sft: write an enable_thinking column (true or false)')
+    .option('--name <name>', 'dataset name (dataset_info.json entry; default hsa)')
+    .option('--tool-class <python.path>', 'verl-rl: class_name of each tool in the tool config YAML')
+    .option('--force', 'replace what --out holds')
+    .option('--json', 'print a machine-readable summary on stdout')
+    .option('-q, --quiet', 'no summary on stderr')
+    .action(async (out: string, o: ExportFlags) => {
+      setCode(await exportCommand(out, o, io));
+    });
+
   return program;
 }
 
@@ -219,6 +239,8 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
     .option('--skip-empty-sft', 'SFT records without an assistant turn go to rejects (reason sft_no_assistant) instead of sft/')
+    .option('--tokenizer <name|dir>', 'count SFT/OPD tokens with qwen3 (built in) or a folder with tokenizer.json + tokenizer_config.json; stats go to the manifest')
+    .option('--max-tokens <n>', 'SFT/OPD records longer than this (rendered chat template, --tokenizer, default qwen3) go to rejects as too_long', parsePositive)
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs (built-in: default, live-commerce, travel, software; or YAML files)')
     .option('--json', 'print a machine-readable summary on stdout')
@@ -231,6 +253,12 @@ function systemPromptOption(): Option {
 
 function formatsOption(): Option {
   return new Option('--formats <mode>', 'JSON Schema format keyword: annotate (default, 2019-09+ meaning) or assert').choices(['annotate', 'assert']);
+}
+
+function parsePositive(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('must be a positive integer');
+  return n;
 }
 
 function parseCount(v: string): number {

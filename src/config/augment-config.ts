@@ -15,6 +15,8 @@ export class ConfigError extends HsaError {
 }
 
 export const STAGES = ['sft', 'opd', 'rl'] as const;
+/** Tokenizer names `tokenizer:` resolves without a path (see src/tokenize/tokenizer.ts). */
+const BUILTIN_TOKENIZERS = ['qwen3'];
 export type Stage = (typeof STAGES)[number];
 
 /** How a logged system message is taken (see docs/harness-format.md, "Logged system prompts"). */
@@ -75,6 +77,8 @@ export const augmentConfigSchema = z.strictObject({
   allow_command_hooks: z.boolean().optional(),
   arguments: z.enum(['object', 'string']).optional(),
   tools_format: z.enum(['list', 'json-string']).optional(),
+  tokenizer: z.string().min(1).optional(),
+  max_tokens: z.number().int().positive().optional(),
   opd: z
     .strictObject({
       turns: z.enum(['all', 'first']).optional(),
@@ -121,6 +125,8 @@ export interface AugmentFlags {
   arguments?: string;
   toolsFormat?: string;
   skipEmptySft?: boolean;
+  tokenizer?: string;
+  maxTokens?: number;
   plugin?: string[];
   /** Word packs (built-in names or files) instead of the config's `words.packs` / `words.file`. */
   words?: string[];
@@ -181,6 +187,10 @@ export interface RunConfig {
   allowCommandHooks: boolean;
   arguments: 'object' | 'string';
   toolsFormat: 'list' | 'json-string';
+  /** Token counts of SFT/OPD records with this tokenizer (`qwen3` or a folder); null: not counted. */
+  tokenizer: string | null;
+  /** SFT/OPD records over this many tokens go to rejects (`too_long`); null: no budget. */
+  maxTokens: number | null;
   opd: { turns: 'all' | 'first'; generalRatio: number };
   /** SFT records without an assistant turn go to rejects (`sft_no_assistant`) instead of sft/. */
   sft: { skipWithoutAssistant: boolean };
@@ -325,6 +335,10 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     allowCommandHooks: flags.allowCommandHooks ?? file.allow_command_hooks ?? false,
     arguments: args as 'object' | 'string',
     toolsFormat: toolsFormat as 'list' | 'json-string',
+    // A budget needs a tokenizer: the built-in Qwen3 one unless another is named. A folder named in
+    // the config is relative to the config file.
+    tokenizer: flags.tokenizer ?? (file.tokenizer !== undefined ? (BUILTIN_TOKENIZERS.includes(file.tokenizer) ? file.tokenizer : rel(file.tokenizer)) : (flags.maxTokens ?? file.max_tokens) !== undefined ? 'qwen3' : null),
+    maxTokens: flags.maxTokens ?? file.max_tokens ?? null,
     opd: { turns: file.opd?.turns ?? DEFAULTS.opd.turns, generalRatio: file.opd?.general_ratio ?? DEFAULTS.opd.generalRatio },
     sft: { skipWithoutAssistant: flags.skipEmptySft ?? file.sft?.skip_without_assistant ?? false },
     rl: { dataSource: file.rl?.data_source ?? '', ability: file.rl?.ability ?? 'agent' },

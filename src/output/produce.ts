@@ -14,12 +14,15 @@ import type { Trajectory } from '../trajectory/types.js';
 import type { ResolvedTransform } from '../transform/variant.js';
 import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';
 import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
-import { messageContentJson } from '../harness/render.js';
+import { messageContentJson, renderTools } from '../harness/render.js';
+import type { TokenCounter } from '../tokenize/tokenizer.js';
+import { tooLongReason } from '../tokenize/stats.js';
 import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import type { IdIndex } from '../util/id-index.js';
-import { BadRecordError, checkKind, noteId, type Output, type PartCounts } from './shared.js';
+import { BadRecordError, checkKind, noteId, type Output, type OutputTokens, type PartCounts } from './shared.js';
 
 /** Members of SFT and OPD records that are the same object for every record of a state. */
 const SHARED = ['tools'];
@@ -53,6 +56,8 @@ export interface ProduceContext {
   warn: (line: string) => void;
   /** Ids seen so far, when duplicates are detected here (in-process runs). */
   seenIds?: IdIndex;
+  /** With `tokenizer`: counts SFT/OPD records (and enforces `max_tokens`). */
+  tokens?: TokenCounter;
 }
 
 /**
@@ -99,16 +104,48 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   if (parsed.warnings.length > 0) out.counts.reused_call_ids = parsed.warnings.length;
   const sourceMessages = new Set<object>(source.messages);
   const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages.has(m)), meta: META };
+  const counter = ctx.tokens;
+  const tokens: OutputTokens | undefined = counter ? (out.tokens = { sft: [], opd: [], tooLong: { sft: 0, opd: 0 } }) : undefined;
+  /**
+   * With a tokenizer, whether a record fits the budget (rendered through the chat template with its
+   * tools, as the trainer will); one over it goes to rejects whole, with its count — never cut.
+   */
+  const fits = (stage: 'sft' | 'opd', record: Record<string, unknown>, tools: unknown[]): boolean => {
+    if (!counter || !tokens) return true;
+    let n: number;
+    try {
+      n = counter.count(record.messages as unknown[], tools, stage === 'opd');
+    } catch (e) {
+      throw new RenderError(`${item.file}:${item.line}`, `record ${String(record.id)} does not render through the chat template of ${counter.info.name} (${(e as Error).message})`);
+    }
+    if (cfg.maxTokens !== null && n > cfg.maxTokens) {
+      tokens.tooLong[stage]++;
+      out.reasons.push(stage === 'sft' ? 'too_long_sft' : 'too_long_opd');
+      // Plain JSON, not canonical: the record keeps its key order, which the template's tojson
+      // renders (sorted keys would count differently).
+      out.lines.push(['rejects', JSON.stringify({ kind: 'too_long', reason_kind: stage === 'sft' ? 'too_long_sft' : 'too_long_opd', stage, id: record.id, source_file: item.file, source_line: item.line, reason: tooLongReason(n, cfg.maxTokens), tokens: n, max_tokens: cfg.maxTokens, record })]);
+      return false;
+    }
+    tokens[stage].push(n);
+    return true;
+  };
   const emit = (x: StageInput) => {
-    if (cfg.stages.includes('sft') && !x.record.messages.some((m) => m.role === 'assistant')) {
-      // Nothing for SFT to learn from: counted always, and skipped into rejects when asked.
-      count('sft_without_assistant');
-      if (cfg.sft.skipWithoutAssistant) {
-        out.reasons.push('sft_no_assistant');
-        out.lines.push(['rejects', canonicalJson({ kind: 'sft', id: x.id, source_file: item.file, source_line: item.line, reason_kind: 'sft_no_assistant', reason: 'the record has no assistant turn (sft.skip_without_assistant)' })]);
-      } else out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, sftWriters)]);
-    } else if (cfg.stages.includes('sft')) out.lines.push(['sft', recordLine(sftRecord(x, cfg), SHARED, sftWriters)]);
-    if (cfg.stages.includes('opd')) for (const r of opdRecords(x, cfg, general)) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
+    if (cfg.stages.includes('sft')) {
+      const r = sftRecord(x, cfg);
+      if (!x.record.messages.some((m) => m.role === 'assistant')) {
+        // Nothing for SFT to learn from: counted always, and skipped into rejects when asked.
+        count('sft_without_assistant');
+        if (cfg.sft.skipWithoutAssistant) {
+          out.reasons.push('sft_no_assistant');
+          out.lines.push(['rejects', canonicalJson({ kind: 'sft', id: x.id, source_file: item.file, source_line: item.line, reason_kind: 'sft_no_assistant', reason: 'the record has no assistant turn (sft.skip_without_assistant)' })]);
+        } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
+      } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
+    }
+    if (cfg.stages.includes('opd')) {
+      for (const r of opdRecords(x, cfg, general)) {
+        if (fits('opd', r, (r.meta as { source?: string }).source === 'general' ? [] : renderTools(x.state))) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
+      }
+    }
     if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
   };

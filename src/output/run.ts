@@ -29,6 +29,8 @@ import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type P
 import { IdIndex } from '../util/id-index.js';
 import { BadRecordError, emptyCounts, emptyTeacherTotals, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
+import { loadTokenCounter, type TokenCounter } from '../tokenize/tokenizer.js';
+import { summarise, TokenTally, type TokenHistogram } from '../tokenize/stats.js';
 
 /** Ctrl-C: finished parts stay finished; a rerun resumes the rest. */
 export class InterruptedError extends HsaError {
@@ -58,6 +60,14 @@ interface PartMarker {
   /** Teacher recovery by kind (`call_retry.<kind>`, `rerun.<kind>`). */
   recovery?: Record<string, number>;
   files: Record<Bucket, PartFile>;
+  /** With a tokenizer: token histograms of the records written, and the records over the budget. */
+  tokens?: PartTokens;
+}
+
+interface PartTokens {
+  sft: TokenHistogram;
+  opd: TokenHistogram;
+  too_long: { sft: number; opd: number };
 }
 
 
@@ -84,6 +94,8 @@ export interface RunSummary {
   rejectReasons: Record<string, number>;
   /** The manifest's teacher block: answers, tokens and recovery counts (a warm rerun states the same). */
   teacher: Record<string, unknown>;
+  /** With a tokenizer: the manifest's `tokens` section. */
+  tokens?: Record<string, unknown>;
 }
 
 const META_DIR = '.hsa';
@@ -130,8 +142,9 @@ export async function runAugment(
   const inline = cfg.harness === INLINE_HARNESS;
   const inputs = await Promise.all(files.map(async (file) => ({ file, ...(await hashFile(file)) })));
   const general = cfg.general ? await loadGeneral(cfg.general) : null;
+  const counter = cfg.tokenizer !== null ? await loadTokenCounter(cfg.tokenizer) : undefined;
 
-  const outputConfig = outputAffectingConfig(cfg);
+  const outputConfig = outputAffectingConfig(cfg, counter);
   const descriptor = sortKeys({
     hsa_version: HSA_VERSION,
     config: outputConfig,
@@ -172,6 +185,7 @@ export async function runAugment(
     limit: teacher ? pLimit(Math.max(1, cfg.concurrency)) : undefined,
     warn: opts.warn ?? (() => undefined),
     seenIds,
+    ...(counter ? { tokens: counter } : {}),
   };
   const shared: PartContext = {
     cfg,
@@ -254,7 +268,7 @@ export async function runAugment(
   progress.bytesRead = bytesTotal;
   opts.onProgress?.(progress);
 
-  const manifest = buildManifest(descriptor, markers, buckets, cfg);
+  const manifest = buildManifest(descriptor, markers, buckets, cfg, counter);
   // The manifest states how many records each input held (the fingerprint only needs the bytes).
   const described = manifest.inputs as { trajectories: { file: string; records?: number }[] };
   manifest.inputs = { ...described, trajectories: described.trajectories.map((t) => ({ ...t, records: recordsPerFile[t.file] ?? 0 })) };
@@ -263,7 +277,8 @@ export async function runAugment(
   await rename(`${manifestPath}.tmp`, manifestPath);
   await syncDir(cfg.out);
   const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; reject_reasons: Record<string, number>; teacher: Record<string, unknown> };
-  return { out: cfg.out, manifest: manifestPath, resumed, partsSkipped: progress.partsSkipped, totals: m.totals, stages: m.stages, rejectReasons: m.reject_reasons, teacher: m.teacher };
+  const tokens = (manifest as { tokens?: Record<string, unknown> }).tokens;
+  return { out: cfg.out, manifest: manifestPath, resumed, partsSkipped: progress.partsSkipped, totals: m.totals, stages: m.stages, rejectReasons: m.reject_reasons, teacher: m.teacher, ...(tokens ? { tokens } : {}) };
 }
 
 /** The teacher of a run: none in rewrite mode, the replay teacher, or an OpenAI-compatible endpoint. */
@@ -277,8 +292,11 @@ export async function makeTeacher(cfg: RunConfig, signal: AbortSignal | undefine
 }
 
 /** The config keys that change output bytes (not concurrency, progress or output chattiness). */
-function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
+function outputAffectingConfig(cfg: RunConfig, counter: TokenCounter | undefined): Record<string, unknown> {
   return {
+    // Present only when counting, so runs without a tokenizer keep their fingerprint. The tokenizer
+    // is named by its bytes (a folder spelled another way is the same tokenizer).
+    ...(counter ? { tokens: { tokenizer_sha256: counter.info.tokenizer_sha256, template_sha256: counter.info.template_sha256, max_tokens: cfg.maxTokens } } : {}),
     harness: cfg.harness,
     trajectories: cfg.trajectories,
     general: cfg.general,
@@ -333,6 +351,7 @@ class PartJob {
   private readonly reasons: Record<string, number> = {};
   private readonly teacher: TeacherTotals = emptyTeacherTotals();
   private readonly recovery: Record<string, number> = {};
+  private tokens: { sft: TokenTally; opd: TokenTally; tooLong: { sft: number; opd: number } } | null = null;
   private first: { file: string; line: number } | null = null;
 
   constructor(
@@ -375,6 +394,13 @@ class PartJob {
     for (const r of out.reasons) this.reason(r);
     for (const [k, n] of Object.entries(out.teacher) as [keyof TeacherTotals, number][]) this.teacher[k] += n;
     for (const [k, n] of Object.entries(out.recovery)) this.recovery[k] = (this.recovery[k] ?? 0) + n;
+    if (out.tokens) {
+      const t = (this.tokens ??= { sft: new TokenTally(), opd: new TokenTally(), tooLong: { sft: 0, opd: 0 } });
+      for (const n of out.tokens.sft) t.sft.add(n);
+      for (const n of out.tokens.opd) t.opd.add(n);
+      t.tooLong.sft += out.tokens.tooLong.sft;
+      t.tooLong.opd += out.tokens.tooLong.opd;
+    }
     this.ctx.progress.outputs += out.outputs;
     this.ctx.onProgress?.(this.ctx.progress);
   }
@@ -389,6 +415,10 @@ class PartJob {
     // A part counts as done only when the answers it paid for are stored.
     await this.ctx.settle();
     const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, teacher: this.teacher, recovery: this.recovery, files };
+    if (cfg.tokenizer !== null) {
+      const t = this.tokens;
+      marker.tokens = { sft: t?.sft.histogram() ?? [], opd: t?.opd.histogram() ?? [], too_long: t?.tooLong ?? { sft: 0, opd: 0 } };
+    }
     await writeMarker(cfg.out, marker);
     return marker;
   }
@@ -491,7 +521,7 @@ async function readMarker(out: string, index: number, fingerprint: string, bucke
   return marker;
 }
 
-function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[], buckets: Bucket[], cfg: RunConfig): Record<string, unknown> {
+function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[], buckets: Bucket[], cfg: RunConfig, counter: TokenCounter | undefined): Record<string, unknown> {
   const totals = emptyCounts();
   for (const m of markers) for (const k of Object.keys(totals) as (keyof PartCounts)[]) totals[k] += m.counts[k] ?? 0;
   const teacher: TeacherTotals = emptyTeacherTotals();
@@ -503,6 +533,7 @@ function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[
     const files = markers.map((m) => m.files[b]);
     stages[b] = { parts: files.length, records: files.reduce((n, f) => n + f.records, 0), bytes: files.reduce((n, f) => n + f.bytes, 0), files };
   }
+  const tokens = counter ? tokenSection(markers, stages, totals, cfg, counter) : null;
   return {
     ...descriptor,
     parts: markers.map((m) => ({ index: m.index, first: m.first, counts: m.counts })),
@@ -511,8 +542,10 @@ function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[
     balance: {
       inputs: `${totals.input_records} = ${totals.valid_records} valid + ${totals.rejected_records} rejected`,
       variants: `${totals.variants_expected} = ${totals.variants_written} written + ${totals.variants_rejected} rejected`,
-      holds: totals.input_records === totals.valid_records + totals.rejected_records && totals.variants_expected === totals.variants_written + totals.variants_rejected,
+      ...(tokens ? { tokens: tokens.balance } : {}),
+      holds: totals.input_records === totals.valid_records + totals.rejected_records && totals.variants_expected === totals.variants_written + totals.variants_rejected && (tokens?.holds ?? true),
     },
+    ...(tokens ? { tokens: tokens.section } : {}),
     reject_reasons: markers.reduce<Record<string, number>>((acc, m) => {
       for (const [r, n] of Object.entries(m.reasons)) acc[r] = (acc[r] ?? 0) + n;
       return acc;
@@ -520,6 +553,38 @@ function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[
     out_format: { gzip: cfg.gzip, arguments: cfg.arguments, tools_format: cfg.toolsFormat },
     teacher: { mode: cfg.teacher.mode, ...teacher, recovery: sortKeys(recovery) },
   };
+}
+
+/**
+ * The manifest's token statistics (per stage: records counted, min / p50 / p95 / max, records over
+ * the budget) and the budget's balance: every SFT record made (one per written variant or kept
+ * source) is either in sft/ or in rejects as too_long.
+ */
+function tokenSection(markers: PartMarker[], stages: Record<string, { records: number }>, totals: PartCounts, cfg: RunConfig, counter: TokenCounter) {
+  const per: Record<string, unknown> = {};
+  const balance: Record<string, string> = {};
+  let holds = true;
+  for (const stage of ['sft', 'opd'] as const) {
+    if (!cfg.stages.includes(stage)) continue;
+    const tally = new TokenTally();
+    let tooLong = 0;
+    for (const m of markers) {
+      if (!m.tokens) continue;
+      tally.merge(m.tokens[stage]);
+      tooLong += m.tokens.too_long[stage];
+    }
+    const written = stages[stage]?.records ?? 0;
+    per[stage] = { ...(summarise(tally.histogram()) ?? { records: 0 }), too_long: tooLong, add_generation_prompt: stage === 'opd' };
+    const budget = cfg.maxTokens !== null ? ` over ${cfg.maxTokens.toLocaleString('en-US')} tokens` : ' over the budget';
+    if (stage === 'sft') {
+      const made = totals.variants_written + totals.kept_sources;
+      balance.sft = `${made} = ${written} written + ${tooLong}${budget}`;
+      holds &&= made === written + tooLong;
+    } else {
+      balance.opd = `${written + tooLong} = ${written} written + ${tooLong}${budget}`;
+    }
+  }
+  return { section: { tokenizer: counter.info, max_tokens: cfg.maxTokens, stages: per }, balance, holds };
 }
 
 async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {

@@ -86,6 +86,15 @@ export interface Output {
   /** Recovery by kind: `call_retry.<kind>` and `rerun.<kind>` (what failed and was recovered from). */
   recovery: Record<string, number>;
   outputs: number;
+  /** With a tokenizer: the token count of every SFT/OPD record written, and those over the budget. */
+  tokens?: OutputTokens;
+}
+
+/** Token counts of one record's SFT/OPD output (see src/tokenize/). */
+export interface OutputTokens {
+  sft: number[];
+  opd: number[];
+  tooLong: { sft: number; opd: number };
 }
 
 /**
@@ -103,6 +112,8 @@ export const REJECT_KINDS = {
   check_record_prompt_text: "the record's own prompt text (kept verbatim by --system-prompt locate) names an identifier the variant renames",
   check_skill_body: 'a skill body changed in a way the plan does not explain',
   check_other: 'another variant check failed',
+  too_long_sft: 'an SFT record longer than --max-tokens (rendered through the chat template), kept whole in rejects',
+  too_long_opd: 'an OPD prompt longer than --max-tokens, kept whole in rejects',
   sft_no_assistant: 'an SFT record without an assistant turn (sft.skip_without_assistant)',
   ...TEACHER_REJECT_KINDS,
 } as const;

@@ -1,0 +1,103 @@
+import { argumentsValue, isSkip, toolsList, type SourceMessage } from '../messages.js';
+import { defineFormat, PerPartFile, type ExportContext, type Skip } from '../types.js';
+
+/**
+ * Between two results of parallel calls: LLaMA-Factory wraps one observation in one
+ * `<tool_response>…</tool_response>`, so joining the results with this renders exactly what the
+ * Qwen-family templates write for consecutive tool messages.
+ */
+export const OBSERVATION_JOIN = '\n</tool_response>\n<tool_response>\n';
+
+interface Turn {
+  from: 'human' | 'gpt' | 'function_call' | 'observation';
+  value: string;
+}
+
+/** One record as a sharegpt row, or why LLaMA-Factory cannot hold it. */
+function sharegpt(record: Record<string, unknown>, ctx: ExportContext): Record<string, unknown> | Skip {
+  const messages = record.messages as SourceMessage[];
+  if (!Array.isArray(messages)) return { kind: 'no messages', detail: 'messages: not a list' };
+  const tools = toolsList(record.tools);
+  if (isSkip(tools)) return tools;
+  let system = '';
+  const turns: Turn[] = [];
+  let dropped = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : null;
+    if (text === null) return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
+    if (m.reasoning_content) return { kind: 'reasoning content', detail: `messages[${i}]: sharegpt has no reasoning field` };
+    if (m.name !== undefined) dropped++;
+    if (m.role === 'system') {
+      if (i !== 0) return { kind: 'system message not first', detail: `messages[${i}]: sharegpt holds one system prompt, before the conversation` };
+      system = text;
+    } else if (m.role === 'user') {
+      turns.push({ from: 'human', value: text });
+    } else if (m.role === 'assistant' && m.tool_calls?.length) {
+      if (text !== '') return { kind: 'assistant text alongside tool calls', detail: `messages[${i}]: a function_call turn has no place for the text before the calls` };
+      const calls = [];
+      for (const c of m.tool_calls) {
+        const args = argumentsValue(c.function.arguments);
+        if (args === undefined) return { kind: 'arguments not JSON', detail: `messages[${i}]: arguments of ${c.function.name} are not JSON` };
+        calls.push({ name: c.function.name, arguments: args });
+      }
+      turns.push({ from: 'function_call', value: JSON.stringify(calls.length === 1 ? calls[0] : calls) });
+    } else if (m.role === 'assistant') {
+      turns.push({ from: 'gpt', value: text });
+    } else if (m.role === 'tool') {
+      const results = [text];
+      while (messages[i + 1]?.role === 'tool') {
+        i++;
+        const next = messages[i]!;
+        if (typeof next.content !== 'string') return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
+        results.push(next.content);
+      }
+      if (results.length > 1 && results.some((r) => r.includes('</tool_response>'))) return { kind: 'ambiguous parallel results', detail: `messages[${i}]: a tool result contains "</tool_response>", which joins parallel results` };
+      turns.push({ from: 'observation', value: results.join(OBSERVATION_JOIN) });
+    } else {
+      return { kind: 'role not representable', detail: `messages[${i}].role: "${m.role}" has no sharegpt tag` };
+    }
+  }
+  // LLaMA-Factory drops a conversation whose turns do not alternate (human/observation, then gpt/function_call).
+  for (const [k, t] of turns.entries()) {
+    const even = k % 2 === 0;
+    if (even !== (t.from === 'human' || t.from === 'observation')) return { kind: 'turns do not alternate', detail: `turn ${k} is "${t.from}" where LLaMA-Factory expects ${even ? 'human/observation' : 'gpt/function_call'}` };
+  }
+  if (turns.length % 2 !== 0) return { kind: 'does not end with the assistant', detail: 'the last turn must be gpt or function_call' };
+  for (let n = 0; n < dropped; n++) ctx.dropped('messages[].name');
+  for (const m of messages) for (const c of m.tool_calls ?? []) if (c.id !== undefined) ctx.dropped('tool_calls[].id');
+  // Bare function objects; LLaMA-Factory wraps them in {"type":"function","function":…} itself.
+  const bare = tools.map((t) => ((t as { type?: string; function?: unknown }).type === 'function' ? (t as { function: unknown }).function : t));
+  return { id: record.id, conversations: turns, system, tools: JSON.stringify(bare) };
+}
+
+/** LLaMA-Factory sharegpt JSONL (one file per source part under `data/`) plus `dataset_info.json`. */
+export default defineFormat({
+  id: 'llamafactory',
+  description: 'LLaMA-Factory sharegpt JSONL (human/gpt/function_call/observation, system, tools) and its dataset_info.json entry',
+  stages: ['sft'],
+  open(ctx) {
+    const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `data/${part}.jsonl`);
+    return {
+      add(record) {
+        const row = sharegpt(record, ctx);
+        if (isSkip(row)) return row;
+        files.get().write(row);
+        return undefined;
+      },
+      endPart: (index) => files.end(index),
+      async finish() {
+        const entry = {
+          [ctx.name]: {
+            file_name: 'data',
+            formatting: 'sharegpt',
+            columns: { messages: 'conversations', system: 'system', tools: 'tools' },
+            tags: { role_tag: 'from', content_tag: 'value', user_tag: 'human', assistant_tag: 'gpt', observation_tag: 'observation', function_tag: 'function_call', system_tag: 'system' },
+          },
+        };
+        await ctx.whole('dataset_info.json', `${JSON.stringify(entry, null, 2)}\n`);
+        return { dataset_info: { file: 'dataset_info.json', name: ctx.name } };
+      },
+    };
+  },
+});

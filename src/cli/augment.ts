@@ -10,7 +10,7 @@ import { forBatchEngine, resolveShard, type Shard, type ShardFlags } from '../sc
 import { UsageError } from '../errors.js';
 
 /** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
-export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?: string | boolean }, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // A shard's failures are sorted for its batch engine: exit 42 = do not retry, others retryable.
   let shard: Shard | undefined;
   try {
@@ -27,7 +27,7 @@ export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?
   }
 }
 
-async function augmentWhole(flags: AugmentFlags & { check?: string | boolean }, io: Io, shard?: Shard): Promise<number> {
+async function augmentWhole(flags: AugmentFlags & { check?: string | boolean; workers?: number }, io: Io, shard?: Shard): Promise<number> {
   const cfg = await resolveRunConfig(flags);
   if (shard && flags.check) throw new UsageError('--check compares a whole run; run it without a shard index');
   if (flags.check) {
@@ -59,6 +59,7 @@ async function augmentWhole(flags: AugmentFlags & { check?: string | boolean }, 
       signal: controller.signal,
       counters,
       ...(shard ? { shard } : {}),
+      ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
     });
   } finally {
     process.removeListener('SIGINT', onSigint);

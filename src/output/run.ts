@@ -30,6 +30,7 @@ import { IdIndex } from '../util/id-index.js';
 import { BadRecordError, emptyCounts, emptyTeacherTotals, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
 import { ownsPart, type Shard } from '../scale/shard.js';
+import { WorkerPool } from '../scale/workers.js';
 
 /** Ctrl-C: finished parts stay finished; a rerun resumes the rest. */
 export class InterruptedError extends HsaError {
@@ -128,7 +129,7 @@ export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => voi
  */
 export async function runAugment(
   cfg: RunConfig,
-  opts: { force?: boolean; onProgress?: (p: RunProgress) => void; warn?: (line: string) => void; signal?: AbortSignal; counters?: TeacherCounters; shard?: Shard },
+  opts: { force?: boolean; onProgress?: (p: RunProgress) => void; warn?: (line: string) => void; signal?: AbortSignal; counters?: TeacherCounters; shard?: Shard; workers?: number },
 ): Promise<RunSummary> {
   const { transforms, words, loaded, harness, files } = await loadRunInputs(cfg, opts.warn, true);
   const inline = cfg.harness === INLINE_HARNESS;
@@ -177,13 +178,33 @@ export async function runAugment(
     warn: opts.warn ?? (() => undefined),
     seenIds,
   };
+  // Worker threads (rewrite mode): records are produced there; ids are still noted here, in input
+  // order (a chain through every record, resumed and other shards' ones included), and a duplicate
+  // is produced again here as the reject it is.
+  const workers = cfg.teacher.mode === 'rewrite' && (opts.workers ?? 1) > 1 ? new WorkerPool(cfg, opts.workers!, general?.prompts ?? []) : undefined;
+  let noted: Promise<unknown> = Promise.resolve();
+  const inOrder = (task: Promise<Output>, item: InputItem, pos: number, partIndex: number): Promise<Output> => {
+    const done = noted
+      .then(() => task)
+      .then((out) => {
+        const dup = out.id !== undefined ? seenIds.note(out.id, item.file, item.line) : undefined;
+        return dup ? produceRecord(produceCtx, item, pos, partIndex, dup) : out;
+      });
+    noted = done.catch(() => undefined);
+    return done;
+  };
+  const noteSkipped = (item: InputItem) => {
+    if (workers) noted = noted.then(() => noteId(item, seenIds));
+    else noteId(item, seenIds);
+  };
   const shared: PartContext = {
     cfg,
     fingerprint,
     buckets,
     progress,
     onProgress: opts.onProgress,
-    produce: (item, pos, partIndex) => produceRecord(produceCtx, item, pos, partIndex),
+    produce: workers ? (item, pos, partIndex) => inOrder(workers.produce(item, pos, partIndex), item, pos, partIndex) : (item, pos, partIndex) => produceRecord(produceCtx, item, pos, partIndex),
+    ...(workers ? { flush: () => workers.flush(), window: workers.size * 64 } : {}),
     settle: async () => {
       await teacher?.settle?.();
     },
@@ -243,7 +264,7 @@ export async function runAugment(
         }
         const item = { file, line, text };
         // A resumed part still registers its ids, so duplicates are found as in a fresh run.
-        if ('skip' in job) noteId(item, seenIds);
+        if ('skip' in job) noteSkipped(item);
         else await job.add(item, pos);
         pos++;
         if (pos >= cfg.partSize) await finish();
@@ -251,14 +272,17 @@ export async function runAugment(
     }
     await finish();
     await committing;
+    await noted;
   } catch (e) {
     await committing.catch(() => undefined);
+    await workers?.close();
     // Answers already paid for are kept for the rerun.
     await shared.settle().catch(() => undefined);
     if (job && !('skip' in job)) await (job as PartJob).abort();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw e;
   }
+  await workers?.close();
   progress.bytesRead = bytesTotal;
   opts.onProgress?.(progress);
 
@@ -362,6 +386,10 @@ interface PartContext {
   produce: (item: InputItem, pos: number, partIndex: number) => Promise<Output>;
   /** Wait until the teacher answers received so far are in the cache. */
   settle: () => Promise<void>;
+  /** Worker threads: send what is batched before waiting on a result. */
+  flush?: () => void;
+  /** Records in flight per part (default: none in rewrite mode, the teacher's concurrency × 8 otherwise). */
+  window?: number;
 }
 
 
@@ -404,10 +432,11 @@ class PartJob {
 
   private readonly queue: Promise<Output>[] = [];
   private get window(): number {
-    return this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency) * 8;
+    return this.ctx.window ?? (this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency) * 8);
   }
 
   private async drainOne(): Promise<void> {
+    this.ctx.flush?.();
     const out = await this.queue.shift()!;
     for (const [bucket, line] of out.lines) await this.writers[bucket].writeLine(line);
     for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;

@@ -1,0 +1,87 @@
+/**
+ * The body of a `--workers` thread: builds the run's transforms, words, harness and state pool once
+ * (states are seeded by slot, so every thread's pool holds the same states), then turns batches of
+ * input lines into output records with `produceRecord`. Results go back as one transferred buffer
+ * of UTF-8 lines plus a small JSON index, so the main thread copies bytes into the parts and never
+ * rebuilds objects.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { RunConfig } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/augment-config.js';
+import { HsaError } from '../errors.js';
+import { loadRunInputs } from '../output/run.js';
+import { inlineHarnessesFor, produceRecord, statePoolFor, type ProduceContext } from '../output/produce.js';
+import type { Bucket } from '../output/shared.js';
+import type { GeneralPrompt } from '../output/stages.js';
+import type { BatchReply, BatchRequest, RecordIndex } from './workers.js';
+
+const { cfg, general } = workerData as { cfg: RunConfig; general: GeneralPrompt[] };
+const ready = (async (): Promise<ProduceContext> => {
+  const { transforms, words, harness } = await loadRunInputs(cfg, undefined, true);
+  const inline = cfg.harness === INLINE_HARNESS;
+  return {
+    cfg,
+    harness,
+    transforms,
+    words,
+    general,
+    pool: inline ? undefined : statePoolFor(cfg, harness, transforms, words),
+    ...(inline ? { inline: inlineHarnessesFor(cfg, transforms, words) } : {}),
+    teacher: undefined,
+    limit: undefined,
+    warn: () => undefined,
+  };
+})();
+
+const BUCKETS: Bucket[] = ['sft', 'opd', 'rl', 'rejects'];
+
+parentPort!.on('message', (req: BatchRequest) => {
+  void handle(req);
+});
+
+async function handle(req: BatchRequest): Promise<void> {
+  let ctx: ProduceContext;
+  try {
+    ctx = await ready;
+  } catch (e) {
+    const error = describe(e);
+    parentPort!.postMessage({ id: req.id, index: req.items.map(() => ({ error })), buffer: new ArrayBuffer(0) } satisfies BatchReply);
+    return;
+  }
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const index: RecordIndex[] = [];
+  for (const item of req.items) {
+    try {
+      const out = await produceRecord(ctx, item, item.pos, req.partIndex);
+      const lines: [number, number][] = [];
+      for (const [bucket, line] of out.lines) {
+        let len = 0;
+        for (const p of typeof line === 'string' ? [line] : line) {
+          const bytes = typeof p === 'string' ? Buffer.from(p, 'utf8') : p;
+          chunks.push(bytes);
+          len += bytes.byteLength;
+        }
+        total += len;
+        lines.push([BUCKETS.indexOf(bucket), len]);
+      }
+      // The id as produceRecord notes it (only for a record that parsed), for the main thread's duplicate check.
+      index.push({ lines, counts: out.counts, reasons: out.reasons, teacher: out.teacher, recovery: out.recovery, outputs: out.outputs, ...(out.id !== undefined ? { id: out.id } : {}) });
+    } catch (e) {
+      index.push({ error: describe(e) });
+    }
+  }
+  const buffer = new ArrayBuffer(total);
+  const view = new Uint8Array(buffer);
+  let at = 0;
+  for (const c of chunks) {
+    view.set(c, at);
+    at += c.byteLength;
+  }
+  parentPort!.postMessage({ id: req.id, index, buffer } satisfies BatchReply, [buffer]);
+}
+
+function describe(e: unknown): NonNullable<RecordIndex['error']> {
+  if (e instanceof HsaError) return { code: e.code, message: e.message, exitCode: e.exitCode, name: e.name };
+  return { message: (e as Error)?.stack ?? String(e), name: 'Error' };
+}

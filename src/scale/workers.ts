@@ -117,6 +117,11 @@ export class WorkerPool {
   }
 
   async close(): Promise<void> {
+    // Records still out (a run stopping on an error) settle, so the part's abort does not wait on them.
+    const closed = new Error('worker threads stopped');
+    for (const p of this.batchPending.splice(0)) p.reject(closed);
+    this.batch = null;
+    this.fail(closed);
     await Promise.all(this.workers.map((w) => w.terminate()));
   }
 }

@@ -294,7 +294,11 @@ export async function runAugment(
     const { index: i, count: n } = opts.shard;
     await mkdir(path.join(cfg.out, META_DIR, 'shards'), { recursive: true });
     await writeAtomic(shardFile(cfg.out, i, n), `${canonicalJson({ fingerprint, shard: i, shards: n, parts: owned })}\n`);
-  } else manifestPath = await writeManifest(cfg.out, manifest);
+  } else {
+    manifestPath = await writeManifest(cfg.out, manifest);
+    // A whole run over a sharded folder finishes it: the shards' notes go, as after hsa merge.
+    await rm(path.join(cfg.out, META_DIR, 'shards'), { recursive: true, force: true });
+  }
   const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; reject_reasons: Record<string, number>; teacher: Record<string, unknown> };
   return {
     out: cfg.out,

@@ -143,10 +143,14 @@ describe('sharded runs and hsa merge', () => {
     expect((await hsa(augment(traj, out, shard(1, 2)))).code).toBe(0);
     const file = path.join(out, 'sft/part-00002.jsonl');
     writeFileSync(file, readFileSync(file, 'utf8').replace('"id"', '"Id"'));
+    // A part done under another fingerprint (as a racing shard of another run could leave).
+    const marker = path.join(out, '.hsa/done/part-00001.json');
+    writeFileSync(marker, readFileSync(marker, 'utf8').replace(/"fingerprint":"[0-9a-f]+"/, `"fingerprint":"${'ab'.repeat(32)}"`));
     const corrupt = treeHashes(out);
     const m = await hsa(['merge', out]);
     expect(m.code).toBe(1);
     expect(m.stderr).toContain('corrupt part 2: sft/part-00002.jsonl: sha256 differs from the done marker');
+    expect(m.stderr).toContain('foreign part 1: done by a run with other inputs, config or seed (fingerprint abababababab…)');
     expect(treeHashes(out)).toEqual(corrupt);
     // Under --on-error fail a bad record is permanent: exit 42.
     const bad = await hsa(augment(traj, tmp(), [...shard(0, 2), '--on-error', 'fail']));

@@ -48,22 +48,33 @@ async function handle(req: BatchRequest): Promise<void> {
     parentPort!.postMessage({ id: req.id, index: req.items.map(() => ({ error })), buffer: new ArrayBuffer(0) } satisfies BatchReply);
     return;
   }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  // Lines are encoded straight into one buffer (grown by doubling): no buffer per piece for the collector.
+  let buf = Buffer.allocUnsafe(1 << 20);
+  let at = 0;
+  const room = (n: number) => {
+    if (at + n <= buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(buf.length * 2, at + n));
+    buf.copy(grown, 0, 0, at);
+    buf = grown;
+  };
   const index: RecordIndex[] = [];
   for (const item of req.items) {
     try {
       const out = await produceRecord(ctx, item, item.pos, req.partIndex);
       const lines: [number, number][] = [];
       for (const [bucket, line] of out.lines) {
-        let len = 0;
+        const start = at;
         for (const p of typeof line === 'string' ? [line] : line) {
-          const bytes = typeof p === 'string' ? Buffer.from(p, 'utf8') : p;
-          chunks.push(bytes);
-          len += bytes.byteLength;
+          if (typeof p === 'string') {
+            room(p.length * 3);
+            at += buf.write(p, at, 'utf8');
+          } else {
+            room(p.byteLength);
+            buf.set(p, at);
+            at += p.byteLength;
+          }
         }
-        total += len;
-        lines.push([BUCKETS.indexOf(bucket), len]);
+        lines.push([BUCKETS.indexOf(bucket), at - start]);
       }
       // The id as produceRecord notes it (only for a record that parsed), for the main thread's duplicate check.
       index.push({ lines, counts: out.counts, reasons: out.reasons, teacher: out.teacher, recovery: out.recovery, outputs: out.outputs, ...(out.id !== undefined ? { id: out.id } : {}) });
@@ -71,13 +82,9 @@ async function handle(req: BatchRequest): Promise<void> {
       index.push({ error: describe(e) });
     }
   }
-  const buffer = new ArrayBuffer(total);
-  const view = new Uint8Array(buffer);
-  let at = 0;
-  for (const c of chunks) {
-    view.set(c, at);
-    at += c.byteLength;
-  }
+  // A fresh ArrayBuffer of exactly the bytes written, handed over without a copy on the other side.
+  const buffer = new ArrayBuffer(at);
+  new Uint8Array(buffer).set(buf.subarray(0, at));
   parentPort!.postMessage({ id: req.id, index, buffer } satisfies BatchReply, [buffer]);
 }
 

@@ -10,8 +10,9 @@ CONF=$DIR/slurm.conf
 install() {
   if command -v sbatch >/dev/null && command -v slurmctld >/dev/null && command -v munged >/dev/null; then return; fi
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends slurm-wlm munge
+  # On stderr: stdout carries only the export line that callers eval.
+  $SUDO apt-get update >&2
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends slurm-wlm munge >&2
 }
 
 stop_pid() {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HSA_BIN, REPO } from '../helpers/hsa.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { treeHashes } from '../helpers/tree.js';
@@ -56,29 +56,36 @@ const shard = (i: number, m: number) => ['--num-shards', String(m), '--shard-ind
 const markers = (out: string) => (existsSync(path.join(out, '.hsa/done')) ? readdirSync(path.join(out, '.hsa/done')).filter((f) => f.endsWith('.json')) : []);
 
 describe('sharded runs and hsa merge', () => {
-  it('gives, as 1, 3 or 7 shards in any order (one killed with SIGKILL and rerun), the folder of the whole run byte for byte', async () => {
-    const traj = input(22);
+  // One whole run to compare every sharded folder with.
+  let traj = '';
+  let expected: Record<string, string> = {};
+  beforeAll(async () => {
+    traj = input(22);
     const whole = tmp();
     expect((await hsa(augment(traj, whole))).code).toBe(0);
-    const expected = treeHashes(whole);
+    expected = treeHashes(whole);
     expect(Object.keys(expected)).toContain('manifest.json');
     expect(Object.keys(expected)).toContain('sft/part-00007.jsonl');
     const manifest = JSON.parse(readFileSync(path.join(whole, 'manifest.json'), 'utf8')) as { reject_reasons: Record<string, number> };
     expect(manifest.reject_reasons).toMatchObject({ input_duplicate_id: 1, input_malformed: 1 });
+  });
 
-    // One shard of one.
+  it('gives, as one shard of one and hsa merge, the whole run\'s folder byte for byte', async () => {
     const one = tmp();
     expect((await hsa(augment(traj, one, shard(0, 1)))).code).toBe(0);
     expect(existsSync(path.join(one, 'manifest.json'))).toBe(false);
     expect((await hsa(['merge', one, '-q'])).code).toBe(0);
     expect(treeHashes(one)).toEqual(expected);
+  });
 
-    // Three shards, out of order.
+  it('gives it as 3 shards run out of order', async () => {
     const three = tmp();
     for (const i of [2, 0, 1]) expect((await hsa(augment(traj, three, shard(i, 3)))).code).toBe(0);
     expect((await hsa(['merge', three, '-q'])).code).toBe(0);
     expect(treeHashes(three)).toEqual(expected);
+  });
 
+  it('gives it as 7 shards at once, one SIGKILLed mid-part and rerun', async () => {
     // Seven shards at once on one folder; shard 0 (parts 0 and 7) is killed while it writes part 0.
     const seven = tmp();
     const writing = () => existsSync(path.join(seven, 'sft/part-00000.jsonl.tmp')) || markers(seven).includes('part-00000.json');

@@ -36,7 +36,7 @@ async function readJson<T>(file: string): Promise<T | undefined> {
   }
 }
 
-/** `1, 3, 5` or `1–4` style list of part or shard numbers. */
+/** Part or shard numbers as `1, 3, 5`. */
 function list(ns: number[]): string {
   return ns.join(', ');
 }

@@ -6,10 +6,30 @@ import { progressReporter } from './progress.js';
 import { newCounters } from '../teacher/errors.js';
 import { runCheck } from '../review/check.js';
 import { formatDiff } from '../review/diff-report.js';
+import { forBatchEngine, resolveShard, type Shard, type ShardFlags } from '../scale/shard.js';
+import { UsageError } from '../errors.js';
 
 /** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
-export async function augmentCommand(flags: AugmentFlags & { check?: string | boolean }, io: Io): Promise<number> {
+export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  // A shard's failures are sorted for its batch engine: exit 42 = do not retry, others retryable.
+  let shard: Shard | undefined;
+  try {
+    shard = resolveShard(flags, env, (await resolveRunConfig(flags)).shards);
+  } catch (e) {
+    const sharded = flags.shardIndex !== undefined || flags.numShards !== undefined || ['HSA_SHARD_INDEX', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID'].some((k) => env[k] !== undefined);
+    throw sharded ? forBatchEngine(e) : e;
+  }
+  if (!shard) return augmentWhole(flags, io);
+  try {
+    return await augmentWhole(flags, io, shard);
+  } catch (e) {
+    throw forBatchEngine(e);
+  }
+}
+
+async function augmentWhole(flags: AugmentFlags & { check?: string | boolean; workers?: number }, io: Io, shard?: Shard): Promise<number> {
   const cfg = await resolveRunConfig(flags);
+  if (shard && flags.check) throw new UsageError('--check compares a whole run; run it without a shard index');
   if (flags.check) {
     // CI: regenerate into a temporary folder and compare; exit 0 nothing drifted, 1 something did.
     const target = typeof flags.check === 'string' ? flags.check : cfg.out;
@@ -38,6 +58,8 @@ export async function augmentCommand(flags: AugmentFlags & { check?: string | bo
       },
       signal: controller.signal,
       counters,
+      ...(shard ? { shard } : {}),
+      ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
     });
   } finally {
     process.removeListener('SIGINT', onSigint);
@@ -62,7 +84,8 @@ export async function augmentCommand(flags: AugmentFlags & { check?: string | bo
         (t.sft_without_assistant ? `  ${t.sft_without_assistant} SFT records without an assistant turn ${cfg.sft.skipWithoutAssistant ? 'skipped to rejects' : 'written (--skip-empty-sft skips them)'}\n` : '') +
         tokenLines(summary.tokens) +
         (Object.keys(summary.rejectReasons).length ? `  rejects: ${Object.entries(summary.rejectReasons).map(([r, n]) => `${r} ×${n}`).join(', ')}\n` : '') +
-        `  ${summary.manifest} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
+        (summary.shard ? `  shard ${summary.shard.index} of ${summary.shard.count} (from ${summary.shard.from}): parts ${summary.shard.parts.join(', ') || 'none'} of ${summary.shard.partsTotal}; hsa merge ${cfg.out} writes the manifest once every shard is done\n` : '') +
+        `  ${summary.manifest ?? 'no manifest yet'} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
   }
   return 0;

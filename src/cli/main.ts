@@ -18,6 +18,9 @@ import { envServeCommand, type EnvServeOptions } from './env.js';
 import { rewardCommand, type RewardOptions } from './reward.js';
 import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
 import { exportCommand, type ExportFlags } from './export.js';
+import { mergeCommand, type MergeOptions } from './merge.js';
+import { emitCommand, type EmitOptions } from './emit.js';
+import type { ShardFlags } from '../scale/shard.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -113,8 +116,39 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))
     .option('--force', 'start over in an out folder that holds another run')
     .option('--check [out]', 'regenerate into a temporary folder and compare with OUT (default --out): exit 0 nothing drifted, 1 drifted; OUT is never modified')
-    .action(async (o: AugmentFlags & { check?: string | boolean }) => {
+    .option('--num-shards <m>', 'write one shard of M (parts p with p mod M = the index; default: HSA_NUM_SHARDS, the config\'s shards:, SLURM_ARRAY_TASK_COUNT)', parseCount)
+    .option('--workers <n>', 'rewrite mode: produce records on N worker threads (output identical whatever N; default 1)', parseCount)
+    .option('--shard-index <i>', 'this shard (default: HSA_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN); a shard writes no manifest, hsa merge does', parseCount)
+    .action(async (o: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }) => {
       setCode(await augmentCommand(o, io));
+    });
+
+  program
+    .command('merge')
+    .description('write the manifest of a sharded run once every part of every shard is done (exit 1 naming what is missing, writing nothing)')
+    .argument('<out>', 'the output folder the shards wrote')
+    .option('--json', 'print a machine-readable summary on stdout')
+    .option('-q, --quiet', 'no summary on stderr')
+    .action(async (out: string, o: MergeOptions) => {
+      setCode(await mergeCommand(out, o, io));
+    });
+
+  program
+    .command('emit')
+    .description('write batch job files that run a config as M shards and then hsa merge: a Slurm array (sbatch) or a Kubernetes Indexed Job')
+    .argument('<engine>', 'slurm or k8s')
+    .option('-c, --config <file>', 'the hsa.yaml the jobs run (paths in it are relative to it)')
+    .option('--shards <m>', 'number of shards (array tasks / completion indexes)', parseCount)
+    .option('--image <image>', 'k8s: container image with hsa on its PATH (default hsa:latest)')
+    .option('--claim <name>', 'k8s: ReadWriteMany PersistentVolumeClaim holding the config folder, mounted at the same path (default hsa-work)')
+    .option('--parallelism <n>', 'k8s: pods at once (default: all shards)', parseCount)
+    .option('--backoff-limit-per-index <n>', 'k8s: retries of one shard before its index fails (default 3)', parseCount)
+    .option('--hsa <command>', 'how the job calls hsa (default "hsa")')
+    .option('--name <name>', 'job name prefix (default hsa)')
+    .option('--dir <folder>', 'where to write the files (default: the config\'s folder)')
+    .option('--force', 'overwrite files that exist')
+    .action(async (engine: string, o: EmitOptions) => {
+      setCode(await emitCommand(engine, o, io));
     });
 
   const teacher = program.command('teacher').description('offline batch runs for the teacher re-run (OpenAI Batch API or vllm run-batch)');

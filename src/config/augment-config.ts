@@ -40,6 +40,8 @@ export const augmentConfigSchema = z.strictObject({
   gzip: z.boolean().optional(),
   on_error: z.enum(['fail', 'skip']).optional(),
   concurrency: z.number().int().min(1).max(1024).optional(),
+  /** Shards of a sharded run (hsa emit writes it); the index comes from the batch engine. */
+  shards: z.number().int().min(1).max(100000).optional(),
   state_pool: z.number().int().min(0).max(65536).optional(),
   system_prompt: z.enum(SYSTEM_PROMPT_MODES).optional(),
   validation: z.strictObject({ formats: z.enum(['annotate', 'assert']).optional() }).optional(),
@@ -174,6 +176,8 @@ export interface RunConfig {
   gzip: boolean;
   onError: 'fail' | 'skip';
   concurrency: number;
+  /** The config's `shards:` (the count when only an index comes from the environment). */
+  shards?: number;
   /** Harness states shared across records (0: a state sampled per record and variant). */
   statePool: number;
   /** match | locate | replace: how a record's logged system message is taken. */
@@ -308,6 +312,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     gzip: flags.gzip ?? file.gzip ?? DEFAULTS.gzip,
     onError: onError as 'fail' | 'skip',
     concurrency: flags.concurrency ?? file.concurrency ?? DEFAULTS.concurrency,
+    ...(file.shards !== undefined ? { shards: file.shards } : {}),
     statePool: flags.statePool ?? file.state_pool ?? DEFAULTS.statePool,
     systemPrompt: systemPrompt as SystemPromptMode,
     formats: formats === 'assert' ? 'assertion' : 'annotation',

@@ -84,6 +84,7 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   } else problems = checkTrajectory(parsed.record, run.harness, at);
   const harness = ctx.harness;
   if (parsed.ok) {
+    out.id = parsed.record.id;
     const dup = duplicateOf ?? (ctx.seenIds ? noteId(item, ctx.seenIds, parsed.record.id) : undefined);
     if (dup) problems = [...problems, { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' }];
   }

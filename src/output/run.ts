@@ -29,8 +29,10 @@ import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type P
 import { IdIndex } from '../util/id-index.js';
 import { BadRecordError, emptyCounts, emptyTeacherTotals, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
-import { loadTokenCounter, type TokenCounter } from '../tokenize/tokenizer.js';
+import { loadTokenCounter, type TokenCounter, type TokenizerInfo } from '../tokenize/tokenizer.js';
 import { summarise, TokenTally, type TokenHistogram } from '../tokenize/stats.js';
+import { ownsPart, type Shard } from '../scale/shard.js';
+import { WorkerPool } from '../scale/workers.js';
 
 /** Ctrl-C: finished parts stay finished; a rerun resumes the rest. */
 export class InterruptedError extends HsaError {
@@ -49,7 +51,7 @@ export class OutputError extends HsaError {
 
 
 /** What the done marker of a part records; the manifest is assembled from these. */
-interface PartMarker {
+export interface PartMarker {
   index: number;
   fingerprint: string;
   first: { file: string; line: number } | null;
@@ -86,7 +88,10 @@ export interface RunProgress {
 
 export interface RunSummary {
   out: string;
-  manifest: string;
+  /** The manifest written, or null for a shard (`hsa merge` writes it when every shard is done). */
+  manifest: string | null;
+  /** The shard this run wrote, with the parts it owns. */
+  shard?: Shard & { parts: number[]; partsTotal: number };
   resumed: boolean;
   partsSkipped: number;
   totals: PartCounts;
@@ -98,7 +103,7 @@ export interface RunSummary {
   tokens?: Record<string, unknown>;
 }
 
-const META_DIR = '.hsa';
+export const META_DIR = '.hsa';
 
 /**
  * What every run over the inputs needs: transforms, words, the valid harness, the input files. With
@@ -136,7 +141,7 @@ export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => voi
  */
 export async function runAugment(
   cfg: RunConfig,
-  opts: { force?: boolean; onProgress?: (p: RunProgress) => void; warn?: (line: string) => void; signal?: AbortSignal; counters?: TeacherCounters },
+  opts: { force?: boolean; onProgress?: (p: RunProgress) => void; warn?: (line: string) => void; signal?: AbortSignal; counters?: TeacherCounters; shard?: Shard; workers?: number },
 ): Promise<RunSummary> {
   const { transforms, words, loaded, harness, files } = await loadRunInputs(cfg, opts.warn, true);
   const inline = cfg.harness === INLINE_HARNESS;
@@ -160,7 +165,7 @@ export async function runAugment(
 
   // A teacher that cannot start (no key for a remote endpoint) fails before the out folder is touched.
   const teacher = await makeTeacher(cfg, opts.signal, opts.counters ?? newCounters());
-  const resumed = await prepareOut(cfg.out, descriptor, fingerprint, opts.force === true, [...cfg.stages, 'rejects']);
+  const resumed = await prepareOut(cfg.out, descriptor, fingerprint, opts.force === true, [...cfg.stages, 'rejects'], opts.shard);
   const bytesTotal = inputs.reduce((n, i) => n + i.bytes, 0);
   const progress: RunProgress = { bytesRead: 0, bytesTotal, records: 0, outputs: 0, partsDone: 0, partsSkipped: 0 };
   const markers: PartMarker[] = [];
@@ -187,20 +192,42 @@ export async function runAugment(
     seenIds,
     ...(counter ? { tokens: counter } : {}),
   };
+  // Worker threads (rewrite mode): records are produced there; ids are still noted here, in input
+  // order (a chain through every record, resumed and other shards' ones included), and a duplicate
+  // is produced again here as the reject it is.
+  const workers = cfg.teacher.mode === 'rewrite' && (opts.workers ?? 1) > 1 ? new WorkerPool(cfg, opts.workers!, general?.prompts ?? []) : undefined;
+  let noted: Promise<unknown> = Promise.resolve();
+  const inOrder = (task: Promise<Output>, item: InputItem, pos: number, partIndex: number): Promise<Output> => {
+    const done = noted
+      .then(() => task)
+      .then((out) => {
+        const dup = out.id !== undefined ? seenIds.note(out.id, item.file, item.line) : undefined;
+        return dup ? produceRecord(produceCtx, item, pos, partIndex, dup) : out;
+      });
+    noted = done.catch(() => undefined);
+    return done;
+  };
+  const noteSkipped = (item: InputItem) => {
+    if (workers) noted = noted.then(() => noteId(item, seenIds));
+    else noteId(item, seenIds);
+  };
   const shared: PartContext = {
     cfg,
     fingerprint,
     buckets,
     progress,
     onProgress: opts.onProgress,
-    produce: (item, pos, partIndex) => produceRecord(produceCtx, item, pos, partIndex),
+    produce: workers ? (item, pos, partIndex) => inOrder(workers.produce(item, pos, partIndex), item, pos, partIndex) : (item, pos, partIndex) => produceRecord(produceCtx, item, pos, partIndex),
+    ...(workers ? { flush: () => workers.flush(), window: workers.size * 64 } : {}),
     settle: async () => {
       await teacher?.settle?.();
     },
   };
   let index = 0;
   let pos = 0;
-  let job: PartJob | { skip: PartMarker } | null = null;
+  // Parts of other shards are read past like resumed parts (their ids still count) but not written.
+  let job: PartJob | { skip: PartMarker | null } | null = null;
+  const owned: number[] = [];
   // A finished part is committed (fsync, rename, done marker) while the next one is produced; at
   // most one commit is in flight, and markers keep part order.
   let committing: Promise<void> = Promise.resolve();
@@ -208,7 +235,7 @@ export async function runAugment(
     if (!job) return;
     if ('skip' in job) {
       const skipped = job.skip;
-      committing = committing.then(() => {
+      if (skipped) committing = committing.then(() => {
         markers.push(skipped);
         progress.partsSkipped++;
         opts.onProgress?.(progress);
@@ -243,13 +270,15 @@ export async function runAugment(
         if (opts.signal?.aborted) throw new InterruptedError();
         recordsPerFile[file]++;
         progress.bytesRead += text.length + 1;
+        if (!job && !ownsPart(opts.shard, index)) job = { skip: null };
         if (!job) {
+          owned.push(index);
           const existing = await readMarker(cfg.out, index, fingerprint, buckets);
           job = existing ? { skip: existing } : new PartJob(shared, index);
         }
         const item = { file, line, text };
         // A resumed part still registers its ids, so duplicates are found as in a fresh run.
-        if ('skip' in job) noteId(item, seenIds);
+        if ('skip' in job) noteSkipped(item);
         else await job.add(item, pos);
         pos++;
         if (pos >= cfg.partSize) await finish();
@@ -257,28 +286,67 @@ export async function runAugment(
     }
     await finish();
     await committing;
+    await noted;
   } catch (e) {
     await committing.catch(() => undefined);
+    await workers?.close();
     // Answers already paid for are kept for the rerun.
     await shared.settle().catch(() => undefined);
     if (job && !('skip' in job)) await (job as PartJob).abort();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw e;
   }
+  await workers?.close();
   progress.bytesRead = bytesTotal;
   opts.onProgress?.(progress);
 
-  const manifest = buildManifest(descriptor, markers, buckets, cfg, counter);
-  // The manifest states how many records each input held (the fingerprint only needs the bytes).
-  const described = manifest.inputs as { trajectories: { file: string; records?: number }[] };
-  manifest.inputs = { ...described, trajectories: described.trajectories.map((t) => ({ ...t, records: recordsPerFile[t.file] ?? 0 })) };
-  const manifestPath = path.join(cfg.out, 'manifest.json');
-  await writeFile(`${manifestPath}.tmp`, `${JSON.stringify(sortKeys(manifest), null, 2)}\n`);
-  await rename(`${manifestPath}.tmp`, manifestPath);
-  await syncDir(cfg.out);
+  // What `hsa merge` needs besides the part markers: the same bytes from every shard and whole run.
+  // The tokenizer's name is stated in the manifest but not in the fingerprint (its bytes are).
+  await writeAtomic(path.join(cfg.out, META_DIR, 'inputs.json'), `${canonicalJson({ fingerprint, parts: index, records: recordsPerFile, ...(counter ? { tokenizer: counter.info } : {}) })}\n`);
+  const manifest = buildManifest(descriptor, markers, buckets, manifestConfig(cfg, counter?.info ?? null), recordsPerFile);
+  let manifestPath: string | null = null;
+  if (opts.shard) {
+    const { index: i, count: n } = opts.shard;
+    await mkdir(path.join(cfg.out, META_DIR, 'shards'), { recursive: true });
+    await writeAtomic(shardFile(cfg.out, i, n), `${canonicalJson({ fingerprint, shard: i, shards: n, parts: owned })}\n`);
+  } else {
+    manifestPath = await writeManifest(cfg.out, manifest);
+    // A whole run over a sharded folder finishes it: the shards' notes go, as after hsa merge.
+    await rm(path.join(cfg.out, META_DIR, 'shards'), { recursive: true, force: true });
+  }
   const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; reject_reasons: Record<string, number>; teacher: Record<string, unknown> };
-  const tokens = (manifest as { tokens?: Record<string, unknown> }).tokens;
-  return { out: cfg.out, manifest: manifestPath, resumed, partsSkipped: progress.partsSkipped, totals: m.totals, stages: m.stages, rejectReasons: m.reject_reasons, teacher: m.teacher, ...(tokens ? { tokens } : {}) };
+  return {
+    out: cfg.out,
+    manifest: manifestPath,
+    resumed,
+    partsSkipped: progress.partsSkipped,
+    totals: m.totals,
+    stages: m.stages,
+    rejectReasons: m.reject_reasons,
+    teacher: m.teacher,
+    ...((manifest as { tokens?: Record<string, unknown> }).tokens ? { tokens: (manifest as { tokens: Record<string, unknown> }).tokens } : {}),
+    ...(opts.shard ? { shard: { ...opts.shard, parts: owned, partsTotal: index } } : {}),
+  };
+}
+
+/** Where a finished shard says so (its fingerprint and parts); `hsa merge` names the missing ones. */
+export function shardFile(out: string, index: number, count: number): string {
+  return path.join(out, META_DIR, 'shards', `shard-${index}-of-${count}.json`);
+}
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  // A unique temporary name: shards of one run write the same files at the same time.
+  const tmp = `${file}.${process.pid}.tmp`;
+  await writeFile(tmp, text);
+  await rename(tmp, file);
+}
+
+/** Write `manifest.json` last (atomically); returns its path. */
+export async function writeManifest(out: string, manifest: Record<string, unknown>): Promise<string> {
+  const manifestPath = path.join(out, 'manifest.json');
+  await writeAtomic(manifestPath, `${JSON.stringify(sortKeys(manifest), null, 2)}\n`);
+  await syncDir(out);
+  return manifestPath;
 }
 
 /** The teacher of a run: none in rewrite mode, the replay teacher, or an OpenAI-compatible endpoint. */
@@ -341,6 +409,10 @@ interface PartContext {
   produce: (item: InputItem, pos: number, partIndex: number) => Promise<Output>;
   /** Wait until the teacher answers received so far are in the cache. */
   settle: () => Promise<void>;
+  /** Worker threads: send what is batched before waiting on a result. */
+  flush?: () => void;
+  /** Records in flight per part (default: none in rewrite mode, the teacher's concurrency × 8 otherwise). */
+  window?: number;
 }
 
 
@@ -384,10 +456,11 @@ class PartJob {
 
   private readonly queue: Promise<Output>[] = [];
   private get window(): number {
-    return this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency) * 8;
+    return this.ctx.window ?? (this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency) * 8);
   }
 
   private async drainOne(): Promise<void> {
+    this.ctx.flush?.();
     const out = await this.queue.shift()!;
     for (const [bucket, line] of out.lines) await this.writers[bucket].writeLine(line);
     for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;
@@ -436,7 +509,7 @@ class PartJob {
  * a different fingerprint is refused (naming what changed) unless `force`; leftovers of an
  * interrupted run (temporary files, a stale manifest) are removed.
  */
-async function prepareOut(out: string, descriptor: Record<string, unknown>, fingerprint: string, force: boolean, buckets: readonly Bucket[]): Promise<boolean> {
+async function prepareOut(out: string, descriptor: Record<string, unknown>, fingerprint: string, force: boolean, buckets: readonly Bucket[], shard?: Shard): Promise<boolean> {
   const runFile = path.join(out, META_DIR, 'run.json');
   let previous: { fingerprint: string; descriptor: Record<string, unknown> } | undefined;
   try {
@@ -450,28 +523,41 @@ async function prepareOut(out: string, descriptor: Record<string, unknown>, fing
   } catch {
     entries = [];
   }
+  // Shards of one run start on the same folder at once: one may find another's folders before its run.json.
+  const ours = new Set<string>([META_DIR, 'manifest.json', ...buckets]);
+  if (shard && force) throw new HsaError('HSA_USAGE', `--force with a sharded run would delete the other shards' parts; empty ${out} before the shards start`, 2);
   if (force) {
     for (const e of entries) await rm(path.join(out, e), { recursive: true, force: true });
     previous = undefined;
     entries = [];
   } else if (previous && previous.fingerprint !== fingerprint) {
     throw new OutputError(
-      `${out} holds a run with different inputs, config or seed (changed: ${changedKeys(previous.descriptor, descriptor).join(', ') || 'hsa version'}); use --force to start over`,
+      `${out} holds a run with different inputs, config or seed (changed: ${changedKeys(previous.descriptor, descriptor).join(', ') || 'hsa version'}); ${shard ? 'a shard never starts over: use another --out' : 'use --force to start over'}`,
     );
-  } else if (!previous && entries.length > 0) {
+  } else if (!previous && entries.length > 0 && !(shard && entries.every((e) => ours.has(e)))) {
     throw new OutputError(`${out} is not empty and was not made by hsa augment; choose another --out or use --force`);
   }
   await mkdir(path.join(out, META_DIR, 'done'), { recursive: true });
   await rm(path.join(out, 'manifest.json'), { force: true });
   for (const dir of buckets) {
     await mkdir(path.join(out, dir), { recursive: true });
-    for (const f of await readdir(path.join(out, dir))) if (f.endsWith('.tmp')) await rm(path.join(out, dir, f), { force: true });
+    for (const f of await readdir(path.join(out, dir))) if (f.endsWith('.tmp') && ownsPart(shard, partOfFile(f))) await rm(path.join(out, dir, f), { force: true });
   }
   if (!previous) {
-    await writeFile(`${runFile}.tmp`, `${JSON.stringify({ fingerprint, descriptor }, null, 2)}\n`);
-    await rename(`${runFile}.tmp`, runFile);
+    await writeAtomic(runFile, `${JSON.stringify({ fingerprint, descriptor }, null, 2)}\n`);
+    // Two shards of different runs that started together: the later rename wins, the other stops here.
+    const written = JSON.parse(await readFile(runFile, 'utf8')) as { fingerprint: string; descriptor: Record<string, unknown> };
+    if (written.fingerprint !== fingerprint) {
+      throw new OutputError(`${out} holds a run with different inputs, config or seed (changed: ${changedKeys(written.descriptor, descriptor).join(', ') || 'hsa version'}); use another --out`);
+    }
   }
   return previous !== undefined;
+}
+
+/** The part index in a stage file name (`part-00012.jsonl.gz.tmp` → 12). */
+function partOfFile(name: string): number {
+  const m = /^part-(\d+)\./.exec(name);
+  return m ? Number(m[1]) : -1;
 }
 
 function changedKeys(a: Record<string, unknown>, b: Record<string, unknown>, prefix = ''): string[] {
@@ -501,27 +587,45 @@ async function writeMarker(out: string, marker: PartMarker): Promise<void> {
 
 /** A part's marker when it is valid: same fingerprint and every file present with its sha256. */
 async function readMarker(out: string, index: number, fingerprint: string, buckets: Bucket[]): Promise<PartMarker | undefined> {
+  const checked = await checkMarker(out, index, fingerprint, buckets);
+  return 'marker' in checked ? checked.marker : undefined;
+}
+
+/** A part's valid marker, or why it has none: not done, done by a run with another fingerprint, or a file missing or changed. */
+export async function checkMarker(out: string, index: number, fingerprint: string, buckets: Bucket[]): Promise<{ marker: PartMarker } | { missing: true } | { foreign: string } | { corrupt: string }> {
   let marker: PartMarker;
   try {
     marker = JSON.parse(await readFile(markerPath(out, index), 'utf8')) as PartMarker;
   } catch {
-    return undefined;
+    return { missing: true };
   }
-  if (marker.fingerprint !== fingerprint) return undefined;
+  if (marker.fingerprint !== fingerprint) return { foreign: String(marker.fingerprint) };
   for (const b of buckets) {
-    const f = marker.files[b];
-    if (!f) return undefined;
+    const f = marker.files?.[b];
+    if (!f) return { corrupt: `${b}: not in the done marker` };
     try {
       const h = await hashFile(path.join(out, f.file));
-      if (h.sha256 !== f.sha256) return undefined;
+      if (h.sha256 !== f.sha256) return { corrupt: `${f.file}: sha256 differs from the done marker` };
     } catch {
-      return undefined;
+      return { corrupt: `${f.file}: missing` };
     }
   }
-  return marker;
+  return { marker };
 }
 
-function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[], buckets: Bucket[], cfg: RunConfig, counter: TokenCounter | undefined): Record<string, unknown> {
+/** The config a manifest restates besides the descriptor (all of it in the descriptor too, for `hsa merge`). */
+export type ManifestConfig = Pick<RunConfig, 'gzip' | 'arguments' | 'toolsFormat' | 'stages' | 'maxTokens'> & { teacher: Pick<RunConfig['teacher'], 'mode'>; tokenizer: TokenizerInfo | null };
+
+/** What the manifest restates of a run's config. */
+export function manifestConfig(cfg: RunConfig, tokenizer: TokenizerInfo | null): ManifestConfig {
+  return { gzip: cfg.gzip, arguments: cfg.arguments, toolsFormat: cfg.toolsFormat, stages: cfg.stages, maxTokens: cfg.maxTokens, teacher: { mode: cfg.teacher.mode }, tokenizer };
+}
+
+/**
+ * The manifest of a finished run from its descriptor and part markers (in part order) alone, so
+ * `hsa merge` rebuilds the bytes a whole run writes. `records`: input records per trajectory file.
+ */
+export function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[], buckets: Bucket[], cfg: ManifestConfig, records: Record<string, number>): Record<string, unknown> {
   const totals = emptyCounts();
   for (const m of markers) for (const k of Object.keys(totals) as (keyof PartCounts)[]) totals[k] += m.counts[k] ?? 0;
   const teacher: TeacherTotals = emptyTeacherTotals();
@@ -533,9 +637,12 @@ function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[
     const files = markers.map((m) => m.files[b]);
     stages[b] = { parts: files.length, records: files.reduce((n, f) => n + f.records, 0), bytes: files.reduce((n, f) => n + f.bytes, 0), files };
   }
-  const tokens = counter ? tokenSection(markers, stages, totals, cfg, counter) : null;
+  const tokens = cfg.tokenizer ? tokenSection(markers, stages, totals, cfg, cfg.tokenizer) : null;
+  // The manifest states how many records each input held (the fingerprint only needs the bytes).
+  const described = descriptor.inputs as { trajectories: { file: string; records?: number }[] };
   return {
     ...descriptor,
+    inputs: { ...described, trajectories: described.trajectories.map((t) => ({ ...t, records: records[t.file] ?? 0 })) },
     parts: markers.map((m) => ({ index: m.index, first: m.first, counts: m.counts })),
     stages,
     totals,
@@ -560,7 +667,7 @@ function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[
  * the budget) and the budget's balance: every SFT record made (one per written variant or kept
  * source) is either in sft/ or in rejects as too_long.
  */
-function tokenSection(markers: PartMarker[], stages: Record<string, { records: number }>, totals: PartCounts, cfg: RunConfig, counter: TokenCounter) {
+function tokenSection(markers: PartMarker[], stages: Record<string, { records: number }>, totals: PartCounts, cfg: ManifestConfig, tokenizer: TokenizerInfo) {
   const per: Record<string, unknown> = {};
   const balance: Record<string, string> = {};
   let holds = true;
@@ -584,7 +691,7 @@ function tokenSection(markers: PartMarker[], stages: Record<string, { records: n
       balance.opd = `${written + tooLong} = ${written} written + ${tooLong}${budget}`;
     }
   }
-  return { section: { tokenizer: counter.info, max_tokens: cfg.maxTokens, stages: per }, balance, holds };
+  return { section: { tokenizer, max_tokens: cfg.maxTokens, stages: per }, balance, holds };
 }
 
 async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {

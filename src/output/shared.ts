@@ -86,6 +86,8 @@ export interface Output {
   /** Recovery by kind: `call_retry.<kind>` and `rerun.<kind>` (what failed and was recovered from). */
   recovery: Record<string, number>;
   outputs: number;
+  /** The record's id when it parsed (what duplicate detection notes); set for worker threads. */
+  id?: string;
   /** With a tokenizer: the token count of every SFT/OPD record written, and those over the budget. */
   tokens?: OutputTokens;
 }

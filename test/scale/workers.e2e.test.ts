@@ -42,6 +42,25 @@ describe('augment --workers', () => {
     expect(treeHashes(shard)).toEqual(one);
   }, 60_000);
 
+  it('with a token budget: threads and shards give the bytes of one thread (token stats and too-long rejects included)', async () => {
+    const traj = input();
+    const args = (out: string, extra: string[]) => ['augment', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', 't', '-k', '1', '--part-size', '16', '--on-error', 'skip', '--max-tokens', '3000', '-q', ...extra];
+    const one = path.join(tempDir('hsa-workers-'), 'out');
+    const two = path.join(tempDir('hsa-workers-'), 'out');
+    const runs = await Promise.all([runHsaAsync(args(one, ['--workers', '1'])), runHsaAsync(args(two, ['--workers', '2']))]);
+    expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0]);
+    const manifest = JSON.parse(readFileSync(path.join(one, 'manifest.json'), 'utf8')) as { tokens: { stages: { sft: { records: number; too_long: number } } }; reject_reasons: Record<string, number> };
+    expect(manifest.tokens.stages.sft.records).toBeGreaterThan(0);
+    expect(manifest.tokens.stages.sft.too_long).toBeGreaterThan(0);
+    expect(manifest.reject_reasons.too_long_sft).toBe(manifest.tokens.stages.sft.too_long);
+    const expected = treeHashes(one);
+    expect(treeHashes(two)).toEqual(expected);
+    const shard = path.join(tempDir('hsa-workers-'), 'out');
+    for (const i of [1, 0]) expect((await runHsaAsync(args(shard, ['--num-shards', '2', '--shard-index', String(i)]))).code).toBe(0);
+    expect((await runHsaAsync(['merge', shard, '-q'])).code).toBe(0);
+    expect(treeHashes(shard)).toEqual(expected);
+  }, 90_000);
+
   it('fails on a bad record under --on-error fail exactly as one thread does', async () => {
     const traj = input();
     const runs = await Promise.all([1, 2].map((n) => runHsaAsync(['augment', '--harness', HARNESS, '-t', traj, '-o', path.join(tempDir('hsa-workers-'), 'out'), '-q', '--workers', String(n)])));

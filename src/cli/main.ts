@@ -17,6 +17,7 @@ import type { SystemPromptMode } from '../trajectory/check.js';
 import { envServeCommand, type EnvServeOptions } from './env.js';
 import { rewardCommand, type RewardOptions } from './reward.js';
 import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
+import { addEvalCommands } from './eval-commands.js';
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -167,6 +168,8 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .action(async (o: RewardOptions) => {
       setCode(await rewardCommand(o, io));
     });
+
+  addEvalCommands(program, io, setCode);
 
   const words = program.command('words').description('word packs: vocabulary for renames, distractors and rewording (docs/words.md)');
   words

@@ -224,6 +224,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--skip-empty-sft', 'SFT records without an assistant turn go to rejects (reason sft_no_assistant) instead of sft/')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs (built-in: default, live-commerce, travel, software; or YAML files)')
+    .option('--split <split>', 'train or eval: new names, synonyms and distractors from disjoint pools (docs/eval.md)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');
 }

@@ -5,6 +5,7 @@ import { HsaError, UnreadableInputError } from '../errors.js';
 import { isParseFailure, parseLocated } from '../util/located.js';
 import { describeIssue } from '../harness/schema.js';
 import { defaultCacheDir } from '../teacher/cache.js';
+import { SPLITS, type Split } from '../transform/split.js';
 import { defaultSelection, resolveWordsConfig, WordPackError, wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
 
 export class ConfigError extends HsaError {
@@ -86,6 +87,10 @@ export const augmentConfigSchema = z.strictObject({
   transforms: z.record(z.string(), z.union([z.boolean(), z.record(z.string(), z.unknown()), z.null()])).optional(),
   /** Word packs and lists (docs/words.md); resolved to a selection by readConfigFile. */
   words: wordsConfigSchema.optional(),
+  /** train | eval: draw new names from disjoint pools (src/transform/split.ts); none by default. */
+  split: z.enum(SPLITS).optional(),
+  /** Transform ids held out of training: off in `split: train`, on in `split: eval`. */
+  split_holdout: z.array(z.string().min(1)).optional(),
 });
 /** hsa.yaml as read: `words:` resolved to the packs it selects (paths relative to the file, sha256 of each). */
 export type AugmentConfigFile = Omit<z.infer<typeof augmentConfigSchema>, 'words'> & { words?: WordsSelection };
@@ -122,6 +127,7 @@ export interface AugmentFlags {
   toolsFormat?: string;
   skipEmptySft?: boolean;
   plugin?: string[];
+  split?: string;
   /** Word packs (built-in names or files) instead of the config's `words.packs` / `words.file`. */
   words?: string[];
   force?: boolean;
@@ -190,6 +196,9 @@ export interface RunConfig {
   /** The word packs and lists, each pack with its sha256 (recorded in the manifest). */
   words: WordsSelection;
   plugins: string[];
+  /** Disjoint name pools for train and eval sets (null: no split, the pools of every run). */
+  split: Split | null;
+  splitHoldout: string[];
 }
 
 export const DEFAULTS = {
@@ -277,6 +286,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   if (args !== 'object' && args !== 'string') problems.push(`--arguments: must be object or string, not "${args}"`);
   const toolsFormat = flags.toolsFormat ?? file.tools_format ?? DEFAULTS.toolsFormat;
   if (toolsFormat !== 'list' && toolsFormat !== 'json-string') problems.push(`--tools-format: must be list or json-string, not "${toolsFormat}"`);
+  const split = splitOption(flags.split ?? file.split, problems);
   if (problems.length) throw new ConfigError(problems.join('\n'));
 
   let transforms: Record<string, unknown> | undefined = file.transforms ?? undefined;
@@ -331,6 +341,8 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     transforms,
     words: wordsFor(flags.words, file.words),
     plugins: (flags.plugin ?? []).map(normalise),
+    split,
+    splitHoldout: file.split_holdout ?? [],
   };
 }
 
@@ -372,4 +384,13 @@ export function canonicalPath(p: string, cwd = process.cwd()): string {
 
 function normalise(p: string): string {
   return canonicalPath(p);
+}
+
+function splitOption(v: string | undefined, problems: string[]): Split | null {
+  if (v === undefined) return null;
+  if (!(SPLITS as readonly string[]).includes(v)) {
+    problems.push(`--split: must be train or eval, not "${v}"`);
+    return null;
+  }
+  return v as Split;
 }

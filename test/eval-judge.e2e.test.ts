@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO, runHsa, runHsaAsync } from './helpers/hsa.js';
+import { startTeacherServer, type ChatRequest, type Respond } from './helpers/teacher-server.js';
+import { makeTmp } from './helpers/tmp.js';
+
+// The judge: `hsa judge calibrate` on the fixture labels against a real local judge server whose
+// verdicts are noisy, and the bad inputs of a judge config.
+let tmp: { dir: string; cleanup: () => Promise<void> };
+let set: string;
+const LABELS = path.join(REPO, 'fixtures/eval/labels.jsonl');
+const RUBRIC = path.join(REPO, 'fixtures/eval/rubric.yaml');
+const truth = new Map<string, Record<string, number>>();
+
+beforeAll(() => {
+  tmp = { dir: '', cleanup: async () => undefined };
+  return makeTmp('hsa-judge-').then((t) => {
+    tmp = t;
+    set = path.join(tmp.dir, 'set');
+    const r = runHsa(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--variants', '0', '--keep-source', '--stages', 'rl', '--out', set, '--quiet']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const line of readFileSync(LABELS, 'utf8').split('\n').filter(Boolean)) {
+      const l = JSON.parse(line);
+      truth.set(l.reply, l.labels);
+    }
+  });
+}, 60_000);
+afterAll(() => tmp?.cleanup());
+
+/** A judge that gives the human level with probability 0.5 per vote, else a level drawn at random (seeded by the request). */
+function noisyJudge(): Respond {
+  return (req: ChatRequest) => {
+    const user = String(req.messages[1]?.content ?? '');
+    const reply = user.slice(user.indexOf('Reply to grade:\n') + 'Reply to grade:\n'.length);
+    const levels = truth.get(reply) ?? { grounded: 3, helpful: 3 };
+    const scores: Record<string, number> = {};
+    for (const [k, v] of Object.entries(levels)) {
+      const h = createHash('sha256').update(`${reply}\u0000${k}\u0000${req.seed}`).digest();
+      scores[k] = h[0]! < 128 ? v : 1 + (h[1]! % 5);
+    }
+    return { kind: 'message', content: `Verdict: ${JSON.stringify({ scores, reason: 'noisy' })}` };
+  };
+}
+
+function config(url: string, more = ''): string {
+  const file = path.join(tmp.dir, `eval-${createHash('sha256').update(url + more).digest('hex').slice(0, 8)}.yaml`);
+  writeFileSync(file, `set: [${set}]\njudge:\n  base_url: ${url}\n  model: noisy\n  rubric: ${RUBRIC}\n  max_retries: 0\n${more}`);
+  return file;
+}
+
+describe('hsa judge calibrate', () => {
+  it('prints accuracy, kappa and the confusion table; k = 3 votes agree better than k = 1; a warm rerun sends nothing', async () => {
+    const server = await startTeacherServer(noisyJudge());
+    try {
+      const cfg = config(server.url);
+      const cache = path.join(tmp.dir, 'cache');
+      const k1 = await runHsaAsync(['judge', 'calibrate', '--config', cfg, '--labels', LABELS, '--votes', '1', '--cache', cache, '--json']);
+      expect(k1.code, k1.stderr).toBe(0);
+      const k3 = await runHsaAsync(['judge', 'calibrate', '--config', cfg, '--labels', LABELS, '--votes', '3', '--cache', cache, '--json']);
+      expect(k3.code, k3.stderr).toBe(0);
+      const a1 = JSON.parse(k1.stdout);
+      const a3 = JSON.parse(k3.stdout);
+      expect(a1.labels).toBe(35);
+      for (const c of ['grounded', 'helpful']) {
+        const one = a1.criteria.find((x: any) => x.criterion === c);
+        const three = a3.criteria.find((x: any) => x.criterion === c);
+        expect(three.accuracy, c).toBeGreaterThan(one.accuracy);
+        expect(three.kappa, c).toBeGreaterThan(one.kappa);
+      }
+      const sent = server.count();
+      const text = await runHsaAsync(['judge', 'calibrate', '--config', cfg, '--labels', LABELS, '--votes', '3', '--cache', cache]);
+      expect(text.code, text.stderr).toBe(0);
+      expect(server.count()).toBe(sent);
+      expect(text.stdout).toMatch(/grounded: n 35, accuracy [\d.]+, within one level [\d.]+, Cohen's kappa [\d.-]+/);
+      expect(text.stdout).toContain('confusion (rows human, columns judge)');
+    } finally {
+      await server.close();
+    }
+  }, 60_000);
+
+  it('bad input: a rubric with a missing scale, labels whose ids are not in the set', async () => {
+    const rubric = path.join(tmp.dir, 'no-scale.yaml');
+    writeFileSync(rubric, readFileSync(RUBRIC, 'utf8').replace(/(- id: helpful\n.*\n.*\n)    scale:\n(      .*\n)+/, '$1'));
+    const bad = path.join(tmp.dir, 'bad.yaml');
+    writeFileSync(bad, `set: [${set}]\njudge:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n  rubric: ${rubric}\n`);
+    const r1 = runHsa(['judge', 'calibrate', '--config', bad, '--labels', LABELS]);
+    expect(r1.code).toBe(2); // a config error, like every bad config file
+    expect(r1.stderr).toMatch(new RegExp(`${rubric.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: criteria\\.1\\.scale: `));
+    const labels = path.join(tmp.dir, 'labels.jsonl');
+    writeFileSync(labels, `${readFileSync(LABELS, 'utf8').split('\n')[0]}\n{"id":"lc-999999","reply":"hi","labels":{"grounded":5}}\n{"id":"lc-000001","turn":7,"reply":"hi","labels":{"grounded":5}}\n{"id":"lc-000001","reply":"hi","labels":{"tone":5}}\n`);
+    const r2 = runHsa(['judge', 'calibrate', '--config', config('http://127.0.0.1:9/v1'), '--labels', labels]);
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toContain(`${labels}:2: id: "lc-999999" is not in the set`);
+    expect(r2.stderr).toContain(`${labels}:3: turn: expected an integer 0..`);
+    expect(r2.stderr).toContain(`${labels}:4: labels.tone: not a criterion of rubric "live-commerce-reply"`);
+  }, 30_000);
+});

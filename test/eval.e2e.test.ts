@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -75,4 +75,71 @@ describe('hsa eval', () => {
       await server.close();
     }
   }, 60_000);
+
+  it('a model URL that refuses connections: a clear error and exit 1; an endpoint that fails midway keeps the finished episodes in the cache', async () => {
+    const closed = await startTeacherServer(() => ({ kind: 'message', content: 'x' }));
+    const url = closed.url;
+    await closed.close();
+    const r = await runHsaAsync(evalArgs(url, 'gone', path.join(tmp.dir, 'cache-gone')));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`model gone at ${url}`);
+    expect(r.stderr).toMatch(/APIConnectionError/);
+    expect(r.stderr).toContain('0 of 64 episodes finished');
+
+    let failing = false;
+    const inner = memorising(parts);
+    const server = await startTeacherServer((req, i) => (failing ? { kind: 'status', status: 503 } : inner(req, i)));
+    try {
+      const cache = path.join(tmp.dir, 'cache-midway');
+      const full = await runHsaAsync(evalArgs(server.url, 'mem2', path.join(tmp.dir, 'cache-full'), '--concurrency', '1'));
+      expect(full.code, full.stderr).toBe(0);
+      const perRun = server.count();
+      const before = server.count();
+      // Fail after 40 requests: the run stops with exit 1 and says how far it got.
+      const stopAt = before + 40;
+      const counting = server.count.bind(server);
+      const watcher = setInterval(() => {
+        if (counting() >= stopAt) failing = true;
+      }, 1);
+      const broken = await runHsaAsync(evalArgs(server.url, 'mem2', cache, '--concurrency', '1'));
+      clearInterval(watcher);
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toMatch(/episodes finished; their answers are in the cache/);
+      failing = false;
+      const mid = server.count();
+      const resumed = await runHsaAsync(evalArgs(server.url, 'mem2', cache, '--concurrency', '1'));
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(server.count() - mid).toBeLessThan(perRun - 20);
+      expect(resumed.stdout).toBe(full.stdout);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
+
+  it('--harness A --harness B names the dev records that regress when B removes a tool they need', async () => {
+    const b = path.join(tmp.dir, 'harness-b');
+    cpSync(path.join(REPO, 'fixtures/live-commerce/harness'), b, { recursive: true });
+    rmSync(path.join(b, 'tools/faq.json'));
+    for (const skill of ['aftersale', 'faq_reply', 'tool_strategy_multi']) {
+      const f = path.join(b, 'skills', skill, 'SKILL.md');
+      writeFileSync(f, readFileSync(f, 'utf8').replace(/^tools: \[(.*)\]$/m, (_, list: string) => `tools: [${list.split(', ').filter((t) => t !== 'lookup_faq').join(', ')}]`));
+    }
+    const dev = path.join(tmp.dir, 'dev.jsonl');
+    const need = readFileSync(dev, 'utf8').split('\n').filter((l) => l.includes('"lookup_faq"')).map((l) => JSON.parse(l).id as string);
+    expect(need.length).toBeGreaterThan(1);
+    const server = await startTeacherServer(memorising(parts));
+    try {
+      const r = await runHsaAsync(['eval', '--harness', 'fixtures/live-commerce/harness', '--harness', b, '-t', dev, '--model-url', server.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-ab'), '--tokenizer', 'estimate', '--bootstrap', '100', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report.records).toBe(16);
+      expect(report.regressed.map((p: any) => p.id).sort()).toEqual([...need].sort());
+      expect(report.ties).toBe(16 - need.length);
+      const text = await runHsaAsync(['eval', '--harness', 'fixtures/live-commerce/harness', '--harness', b, '-t', dev, '--model-url', server.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-ab'), '--tokenizer', 'estimate', '--bootstrap', '100']);
+      expect(text.stdout).toContain(`regressed under B (${need.length}):`);
+      for (const id of need) expect(text.stdout).toContain(id);
+    } finally {
+      await server.close();
+    }
+  }, 90_000);
 });

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readdirSync } from 'node:fs';
+import { memorising } from './helpers/eval-models.js';
 import { REPO, runHsa, runHsaAsync } from './helpers/hsa.js';
 import { startTeacherServer, type ChatRequest, type Respond } from './helpers/teacher-server.js';
 import { makeTmp } from './helpers/tmp.js';
@@ -96,4 +98,31 @@ describe('hsa judge calibrate', () => {
     expect(r2.stderr).toContain(`${labels}:3: turn: expected an integer 0..`);
     expect(r2.stderr).toContain(`${labels}:4: labels.tone: not a criterion of rubric "live-commerce-reply"`);
   }, 30_000);
+
+  it('hsa eval scores reply quality with the judge (the reward module\'s ReplyJudge), grounded in the recorded tool results', async () => {
+    const seen: string[] = [];
+    const judge = await startTeacherServer((req) => {
+      const user = String(req.messages[1]?.content ?? '');
+      seen.push(user);
+      const level = user.includes('Evidence (tool results') ? 4 : 1;
+      return { kind: 'message', content: JSON.stringify({ scores: { grounded: level, helpful: level }, reason: 'ok' }) };
+    });
+    const rows = readdirSync(path.join(set, 'rl')).map((f) => path.join(set, 'rl', f));
+    const model = await startTeacherServer(memorising(rows));
+    try {
+      const cfg = config(judge.url, '  votes: 2\n');
+      writeFileSync(path.join(tmp.dir, 'one.jsonl'), `${readFileSync(path.join(set, 'rl', readdirSync(path.join(set, 'rl'))[0]!), 'utf8').split('\n').slice(0, 6).join('\n')}\n`);
+      const r = await runHsaAsync(['eval', '--config', cfg, '--set', path.join(tmp.dir, 'one.jsonl'), '--model-url', model.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-eval'), '--tokenizer', 'estimate', '--bootstrap', '50', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout);
+      expect(report.reply).toContain('judge noisy (rubric live-commerce-reply, k=2, majority)');
+      expect(report.source.components.reply_quality.mean).toBe(0.75);
+      expect(seen.some((u) => /Evidence[^\n]*\n\[1\] /.test(u))).toBe(true);
+      const plain = await runHsaAsync(['eval', '--config', cfg, '--no-judge', '--set', path.join(tmp.dir, 'one.jsonl'), '--model-url', model.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-eval'), '--tokenizer', 'estimate', '--bootstrap', '50', '--json']);
+      expect(JSON.parse(plain.stdout).reply).toBe('reference token F1');
+    } finally {
+      await judge.close();
+      await model.close();
+    }
+  }, 60_000);
 });

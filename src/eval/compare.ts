@@ -121,7 +121,7 @@ const num = (x: number | null) => (x === null ? '-' : x.toFixed(4));
 export function compareText(r: CompareReport): string {
   const lines = [
     `hsa eval: ${r.model.model} at ${r.model.base_url}, harness A ${r.harness.a} vs B ${r.harness.b}, ${r.records} dev records`,
-    `mean reward A ${num(r.a.mean)}, B ${num(r.b.mean)}; B − A ${num(r.diff.mean)} [${num(r.diff.lo)}, ${num(r.diff.hi)}] over ${r.diff.n} paired records`,
+    `mean reward over the rows each harness could run: A ${num(r.a.mean)}, B ${num(r.b.mean)}; B − A ${num(r.diff.mean)} [${num(r.diff.lo)}, ${num(r.diff.hi)}] over ${r.diff.n} paired records`,
     ...COMPONENTS.map((c) => `  ${c.padEnd(18)} A ${num(r.a.components[c] ?? null)}  B ${num(r.b.components[c] ?? null)}`),
     `wins ${r.wins}, losses ${r.losses}, ties ${r.ties}, missing ${r.missing}`,
     `regressed under B (${r.regressed.length}):`,

@@ -31,7 +31,7 @@ export interface EvalReport {
   reply: string;
   source: ConditionScores;
   variants: ConditionScores;
-  gap: { overall: GapRow; families: GapRow[]; transforms: GapRow[]; skills: GapRow[]; intents: GapRow[] };
+  gap: { overall: GapRow; families: GapRow[]; family_only: GapRow[]; transforms: GapRow[]; skills: GapRow[]; intents: GapRow[] };
   failures: { id: string; source_id: string; reward: number | null; why: string }[];
 }
 
@@ -113,6 +113,12 @@ export function buildReport(outcomes: readonly EpisodeOutcome[], o: ReportOption
     gap: {
       overall: gapRow('all variants', pairs, o, 'gap'),
       families: grouped(pairs, (p) => p.outcome.row.transforms.map((t) => t.family), o, 'family'),
+      // Variants changed by one family alone: the gap that family causes by itself (a set built
+      // with one family's transforms, `--transforms tools.*`, has only these).
+      family_only: grouped(pairs, (p) => {
+        const fams = [...new Set(p.outcome.row.transforms.map((t) => t.family))];
+        return fams.length === 1 ? fams : [];
+      }, o, 'family-only'),
       transforms: grouped(pairs, (p) => p.outcome.row.transforms.map((t) => t.id), o, 'transform'),
       skills: grouped(pairs, skillKeys, o, 'skill'),
       intents: grouped(pairs, (p) => [sourceOf.get(p.outcome.row.sourceId)!.row.row.intent ?? '(no intent)'], o, 'intent'),
@@ -156,6 +162,7 @@ export function reportText(r: EvalReport): string {
     `robustness gap (source − variant, paired): ${fmt(r.gap.overall.gap)} over ${r.gap.overall.n} variants`,
     '',
     ...gapLines('per transform family', r.gap.families),
+    ...gapLines('per transform family, variants changed by that family only', r.gap.family_only),
     ...gapLines('per transform', r.gap.transforms),
     ...gapLines('per skill', r.gap.skills),
     ...gapLines('per intent', r.gap.intents),
@@ -187,6 +194,7 @@ export function reportHtml(r: EvalReport): string {
     `<h2>Robustness gap</h2><p>Source reward minus variant reward, paired by source record: ${esc(fmt(r.gap.overall.gap))} over ${r.gap.overall.n} variants. Bars show gaps above zero; the tables hold every value.</p>`,
     '<div class="grid">',
     `<div class="card"><h3>Per transform family</h3>${gapChart('gap per family', r.gap.families)}${gapTable(r.gap.families)}</div>`,
+    `<div class="card"><h3>Per family, variants changed by that family only</h3>${gapTable(r.gap.family_only)}</div>`,
     `<div class="card"><h3>Per transform</h3>${gapChart('gap per transform', r.gap.transforms)}${gapTable(r.gap.transforms)}</div>`,
     `<div class="card"><h3>Per skill</h3>${gapTable(r.gap.skills)}</div>`,
     `<div class="card"><h3>Per intent</h3>${gapTable(r.gap.intents)}</div>`,

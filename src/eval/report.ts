@@ -166,7 +166,7 @@ export function reportText(r: EvalReport): string {
     ...gapLines('per transform', r.gap.transforms),
     ...gapLines('per skill', r.gap.skills),
     ...gapLines('per intent', r.gap.intents),
-    `failures (${r.failures.length}; open one with: hsa show OUT ID):`,
+    `failures (${r.failures.length}; open one with: hsa show OUT --id ID):`,
     ...r.failures.map((f) => `  ${f.id}  ${f.reward === null ? 'error' : f.reward.toFixed(4)}  ${f.why}`),
   ];
   return `${lines.join('\n')}\n`;
@@ -199,7 +199,7 @@ export function reportHtml(r: EvalReport): string {
     `<div class="card"><h3>Per skill</h3>${gapTable(r.gap.skills)}</div>`,
     `<div class="card"><h3>Per intent</h3>${gapTable(r.gap.intents)}</div>`,
     '</div>',
-    `<h2>Failures (${r.failures.length})</h2><p>Open one with <code>hsa show OUT ID</code>.</p>`,
+    `<h2>Failures (${r.failures.length})</h2><p>Open one with <code>hsa show OUT --id ID</code>.</p>`,
     table(['id', 'source', 'reward', 'why'], r.failures.map((f) => [f.id, f.source_id, f.reward === null ? 'error' : f.reward.toFixed(4), f.why])),
   ].join('\n');
   return page(`hsa eval: ${r.model.model}`, `${r.set.rows} rows (${r.set.sources} source, ${r.set.variants} variants) from ${r.set.files.join(', ')}; reply quality: ${r.reply}; ${r.bootstrap.samples} bootstrap resamples, seed ${r.bootstrap.seed}`, body);

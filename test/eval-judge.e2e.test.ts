@@ -125,4 +125,35 @@ describe('hsa judge calibrate', () => {
       await model.close();
     }
   }, 60_000);
+
+  it('augment --teacher replay with teacher.judge: trajectories the judge scores below min_score are rejected with its reasons', async () => {
+    const judge = await startTeacherServer((req) => {
+      const user = String(req.messages[1]?.content ?? '');
+      // A judge that dislikes replies in Chinese (a stand-in for any rubric failure).
+      const reply = user.slice(user.indexOf('Reply to grade:\n') + 16);
+      const level = /[\u4e00-\u9fff]/.test(reply) ? 1 : 5;
+      return { kind: 'message', content: JSON.stringify({ scores: { grounded: level, helpful: level }, reason: level === 1 ? 'not in English' : 'fine' }) };
+    });
+    try {
+      const dev = path.join(tmp.dir, 'dev12.jsonl');
+      writeFileSync(dev, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 12).join('\n')}\n`);
+      const cfg = path.join(tmp.dir, 'augment-judge.yaml');
+      writeFileSync(cfg, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: [${dev}]\nvariants: 1\nstages: [sft]\ncache: ${path.join(tmp.dir, 'cache-aug')}\nteacher:\n  mode: replay\n  recovery: { max_attempts: 1 }\n  judge:\n    base_url: ${judge.url}\n    model: picky\n    rubric: ${RUBRIC}\n    min_score: 0.5\n`);
+      const out = path.join(tmp.dir, 'aug-judged');
+      const a = await runHsaAsync(['augment', '--config', cfg, '--out', out, '--quiet']);
+      expect(a.code, a.stderr).toBe(0);
+      const rejects = readdirSync(path.join(out, 'rejects')).flatMap((f) => readFileSync(path.join(out, 'rejects', f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+      const judged = rejects.filter((x: any) => x.teacher_reason_kind === 'teacher_judge_rejected' || x.reason_kind === 'teacher_judge_rejected');
+      expect(judged.length).toBeGreaterThan(0);
+      expect(JSON.stringify(judged[0])).toContain('not in English');
+      expect(JSON.stringify(judged[0])).toContain('min_score 0.5');
+      const sft = readdirSync(path.join(out, 'sft')).flatMap((f) => readFileSync(path.join(out, 'sft', f), 'utf8').split('\n').filter(Boolean));
+      expect(sft.length).toBeGreaterThan(0);
+      expect(sft.length + judged.length).toBe(12);
+      const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
+      expect(manifest.config.teacher.judge.min_score).toBe(0.5);
+    } finally {
+      await judge.close();
+    }
+  }, 60_000);
 });

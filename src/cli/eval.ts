@@ -1,10 +1,14 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { resolveRunConfig } from '../config/augment-config.js';
+import { runAugment } from '../output/run.js';
 import { UsageError } from '../errors.js';
 import { readRewardConfig } from '../episode/reward-config.js';
 import type { EpisodeRow } from '../episode/row.js';
 import { defaultCacheDir } from '../teacher/cache.js';
 import { newCounters } from '../teacher/errors.js';
-import { compareHtml, compareReport, compareText, rowsUnderHarness } from '../eval/compare.js';
+import { compareHtml, compareReport, compareText, type HarnessRows } from '../eval/compare.js';
 import { readEvalConfig, type EvalConfigFile } from '../eval/config.js';
 import { judgeSettings, replyJudge, RubricJudge } from '../eval/judge.js';
 import { runModel, type ModelSettings, type RunModelOptions } from '../eval/model.js';
@@ -137,4 +141,31 @@ export async function evalCommand(o: EvalOptions, io: Io): Promise<number> {
   if (o.html) await writeFile(o.html, html);
   if (!o.quiet) io.err(`hsa eval: ${requests} model requests, ${hits} cache hits${judge ? `; judge: ${judgeCounters.done} requests, ${judgeCounters.cacheHits} cache hits` : ''}${errors ? `; ${errors} rows could not be run` : ''}\n`);
   return errors ? 1 : 0;
+}
+
+/**
+ * Build the RL rows of the dev records under a harness: `hsa augment` with no variants, the
+ * sources kept (`~src`), the system prompt re-rendered from that harness (`replace`), bad records
+ * skipped to rejects — so a record that needs something the harness no longer has is named, with
+ * the reason, instead of stopping the comparison.
+ */
+export async function rowsUnderHarness(harness: string, trajectories: string[], label: string): Promise<HarnessRows> {
+  const out = await mkdtemp(path.join(tmpdir(), `hsa-eval-${label}-`));
+  try {
+    const cfg = await resolveRunConfig({ harness, trajectories, out, variants: 0, keepSource: true, stages: 'rl', systemPrompt: 'replace', onError: 'skip', concurrency: 1 });
+    await runAugment(cfg, { force: true });
+    const rows = await loadEvalSet(await setFiles([out]));
+    const rejected = new Map<string, string>();
+    const dir = path.join(out, 'rejects');
+    for (const f of (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort()) {
+      for (const line of (await readFile(path.join(dir, f), 'utf8')).split('\n')) {
+        if (!line.trim()) continue;
+        const r = JSON.parse(line) as { id?: string | null; reason?: string };
+        if (r.id) rejected.set(r.id.replace(/~src$/, ''), r.reason ?? 'rejected');
+      }
+    }
+    return { harness, rows, rejected };
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
 }

@@ -6,6 +6,8 @@ import { isParseFailure, parseLocated } from '../util/located.js';
 import { describeIssue } from '../harness/schema.js';
 import { defaultCacheDir } from '../teacher/cache.js';
 import { SPLITS, type Split } from '../transform/split.js';
+import { teacherJudgeSchema } from '../eval/judge-schema.js';
+import { judgeSettings, type JudgeSettings } from '../eval/judge.js';
 import { defaultSelection, resolveWordsConfig, WordPackError, wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
 
 export class ConfigError extends HsaError {
@@ -68,6 +70,8 @@ export const augmentConfigSchema = z.strictObject({
             max_attempts: z.number().int().min(1).max(100).optional(),
           })
           .optional(),
+        /** A rubric judge as an acceptance check of every teacher trajectory (docs/eval.md). */
+        judge: teacherJudgeSchema.optional(),
       }),
     ])
     .optional(),
@@ -158,6 +162,8 @@ export interface TeacherSettings {
   fallback: 'none' | 'rewrite';
   /** Per-call fallback (retries per episode attempt) and trajectory-level recovery (attempts per episode). */
   recovery: { maxCallRetries: number; maxAttempts: number };
+  /** A judge every accepted teacher trajectory must satisfy (mean reply score at least minScore). */
+  judge?: { settings: JudgeSettings; minScore: number };
 }
 
 /** Everything a run needs, resolved: paths relative to the working folder, defaults applied. */
@@ -287,7 +293,10 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const toolsFormat = flags.toolsFormat ?? file.tools_format ?? DEFAULTS.toolsFormat;
   if (toolsFormat !== 'list' && toolsFormat !== 'json-string') problems.push(`--tools-format: must be list or json-string, not "${toolsFormat}"`);
   const split = splitOption(flags.split ?? file.split, problems);
+  const tj = 'judge' in t ? t.judge : undefined;
+  if (tj && mode === 'rewrite') problems.push('teacher.judge: needs a teacher (mode replay or openai); rewrite mode runs no episode to judge');
   if (problems.length) throw new ConfigError(problems.join('\n'));
+  const judge = tj ? { settings: await judgeSettings({ ...tj, rubric: rel(tj.rubric) }), minScore: tj.min_score } : undefined;
 
   let transforms: Record<string, unknown> | undefined = file.transforms ?? undefined;
   if (flags.transforms?.length) {
@@ -329,6 +338,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
       maxRounds: t.max_rounds ?? 'auto',
       fallback: fallback as TeacherSettings['fallback'],
       recovery: { maxCallRetries: t.recovery?.max_call_retries ?? DEFAULTS.recovery.maxCallRetries, maxAttempts: t.recovery?.max_attempts ?? DEFAULTS.recovery.maxAttempts },
+      ...(judge ? { judge } : {}),
     },
     cache: normalise(flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir())),
     requireCache: flags.requireCache ?? file.require_cache ?? false,

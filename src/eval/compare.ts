@@ -1,12 +1,7 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { resolveRunConfig } from '../config/augment-config.js';
-import { runAugment } from '../output/run.js';
 import { esc, page, table, barChart } from '../review/html.js';
 import type { EpisodeOutcome } from './model.js';
 import { COMPONENTS, failureWhy } from './report.js';
-import { loadEvalSet, setFiles, type EvalRow } from './set.js';
+import type { EvalRow } from './set.js';
 import { bootstrap, r4, type Estimate } from './stats.js';
 
 /** The source rows of dev records under one harness, and the records that cannot be run under it. */
@@ -15,33 +10,6 @@ export interface HarnessRows {
   rows: EvalRow[];
   /** Source id → why the record has no row under this harness (the augment reject reason). */
   rejected: Map<string, string>;
-}
-
-/**
- * Build the RL rows of the dev records under a harness: `hsa augment` with no variants, the
- * sources kept (`~src`), the system prompt re-rendered from that harness (`replace`), bad records
- * skipped to rejects — so a record that needs something the harness no longer has is named, with
- * the reason, instead of stopping the comparison.
- */
-export async function rowsUnderHarness(harness: string, trajectories: string[], label: string): Promise<HarnessRows> {
-  const out = await mkdtemp(path.join(tmpdir(), `hsa-eval-${label}-`));
-  try {
-    const cfg = await resolveRunConfig({ harness, trajectories, out, variants: 0, keepSource: true, stages: 'rl', systemPrompt: 'replace', onError: 'skip', concurrency: 1 });
-    await runAugment(cfg, { force: true });
-    const rows = await loadEvalSet(await setFiles([out]));
-    const rejected = new Map<string, string>();
-    const dir = path.join(out, 'rejects');
-    for (const f of (await readdir(dir)).filter((n) => n.endsWith('.jsonl')).sort()) {
-      for (const line of (await readFile(path.join(dir, f), 'utf8')).split('\n')) {
-        if (!line.trim()) continue;
-        const r = JSON.parse(line) as { id?: string | null; reason?: string };
-        if (r.id) rejected.set(r.id.replace(/~src$/, ''), r.reason ?? 'rejected');
-      }
-    }
-    return { harness, rows, rejected };
-  } finally {
-    await rm(out, { recursive: true, force: true });
-  }
 }
 
 export interface PairedRecord {

@@ -5,6 +5,9 @@ import { ConfigError } from '../config/augment-config.js';
 import { UnreadableInputError } from '../errors.js';
 import { describeIssue } from '../harness/schema.js';
 import { isParseFailure, parseLocated, type LocatedDoc } from '../util/located.js';
+import { endpoint, judgeConfigSchema } from './judge-schema.js';
+
+export type { JudgeConfigFile } from './judge-schema.js';
 
 /** Read a YAML/JSON file against a strict schema; every problem at once as `file:line: key.path: message`. */
 export async function readLocated<S extends z.ZodType>(file: string, schema: S, what: string): Promise<{ data: z.infer<S>; doc: LocatedDoc }> {
@@ -32,30 +35,6 @@ export async function readLocated<S extends z.ZodType>(file: string, schema: S, 
   return { data: r.data, doc };
 }
 
-/** The endpoint keys shared by `model:` and `judge:` (the teacher's names). */
-const endpoint = {
-  base_url: z.string().url(),
-  model: z.string().min(1),
-  api_key_env: z.string().min(1).optional(),
-  temperature: z.number().min(0).max(2).optional(),
-  top_p: z.number().gt(0).max(1).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  seed: z.number().int().optional(),
-  extra_body: z.record(z.string(), z.unknown()).optional(),
-  timeout_s: z.number().positive().optional(),
-  max_retries: z.number().int().min(0).optional(),
-  rpm: z.number().int().positive().optional(),
-  tpm: z.number().int().positive().optional(),
-};
-
-export const judgeConfigSchema = z.strictObject({
-  ...endpoint,
-  rubric: z.string().min(1),
-  votes: z.number().int().min(1).max(15).optional(),
-  aggregate: z.enum(['majority', 'mean']).optional(),
-  evidence: z.enum(['tool_results', 'none']).optional(),
-});
-
 /** `hsa eval --config FILE`: every key optional; flags override the key of the same meaning. */
 export const evalConfigSchema = z.strictObject({
   set: z.array(z.string().min(1)).optional(),
@@ -71,7 +50,6 @@ export const evalConfigSchema = z.strictObject({
 });
 
 export type EvalConfigFile = z.infer<typeof evalConfigSchema>;
-export type JudgeConfigFile = z.infer<typeof judgeConfigSchema>;
 
 /** Read an eval config; paths in it are made relative to the working folder. */
 export async function readEvalConfig(file: string): Promise<EvalConfigFile> {

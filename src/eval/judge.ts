@@ -6,7 +6,8 @@ import { TeacherCache } from '../teacher/cache.js';
 import { TeacherRequestError, type TeacherCounters } from '../teacher/errors.js';
 import { OpenAiTeacher, type OpenAiTeacherConfig } from '../teacher/openai.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { readLocated, type JudgeConfigFile } from './config.js';
+import { readLocated } from './config.js';
+import type { JudgeConfigFile } from './judge-schema.js';
 
 const scaleSchema = z
   .strictObject({
@@ -233,5 +234,45 @@ export function replyJudge(judge: RubricJudge, rowOf: (id: string) => EpisodeRow
       const v = await judge.judge({ user: input.user, reply: input.reply, reference: input.reference, evidence: row ? evidenceOf(row, input.turn) : [] });
       return v.score;
     },
+  };
+}
+
+/** The turns of a conversation: each viewer message, the final reply to it and the tool results in between. */
+function turnsOf(messages: readonly { role: string; name?: string; content?: unknown; tool_calls?: unknown }[], hookPrefix: string): { user: string; reply: string; evidence: string[] }[] {
+  const out: { user: string; reply: string; evidence: string[] }[] = [];
+  const text = (c: unknown) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('') : '');
+  for (const m of messages) {
+    if (m.role === 'user' && !(typeof m.name === 'string' && m.name.startsWith(hookPrefix)) && m.name !== 'harness:preamble') out.push({ user: text(m.content), reply: '', evidence: [] });
+    const t = out[out.length - 1];
+    if (!t) continue;
+    if (m.role === 'tool') t.evidence.push(text(m.content));
+    else if (m.role === 'assistant' && !(Array.isArray(m.tool_calls) && m.tool_calls.length)) t.reply = text(m.content);
+  }
+  return out;
+}
+
+/**
+ * The acceptance check of `augment --teacher openai|replay` with `teacher.judge`: every turn's
+ * final reply is judged (the evidence: the tool results of that turn; the reference: the source's
+ * reply to the same turn) and the trajectory is refused when the mean score is below `minScore`,
+ * with the judge's reasons. An unusable judge answer refuses it too (another sample may pass).
+ */
+export function teacherAcceptance(judge: RubricJudge, minScore: number, hookPrefix: (t: { messages: unknown[] }) => string = () => 'hook:') {
+  return async (trajectory: { messages: unknown[] }, source: { messages: unknown[] }): Promise<string | null> => {
+    type M = Parameters<typeof turnsOf>[0][number];
+    const turns = turnsOf(trajectory.messages as M[], hookPrefix(trajectory));
+    const reference = turnsOf(source.messages as M[], hookPrefix(source));
+    if (turns.length === 0) return null;
+    try {
+      const verdicts = await Promise.all(turns.map((t, i) => judge.judge({ user: t.user, reply: t.reply, reference: reference[i]?.reply ?? '', evidence: judge.settings.evidence === 'tool_results' ? t.evidence : [] })));
+      await judge.settle();
+      const mean = verdicts.reduce((a, v) => a + v.score, 0) / verdicts.length;
+      if (mean >= minScore) return null;
+      const why = verdicts.map((v, i) => `turn ${i}: ${v.score.toFixed(3)} ${canonicalJson(v.criteria)}${v.reasons.length ? ` (${v.reasons.join(' | ')})` : ''}`).join('; ');
+      return `judge ${judge.settings.endpoint.model}: score ${mean.toFixed(3)} < min_score ${minScore}: ${why}`;
+    } catch (e) {
+      if (e instanceof TeacherRequestError) return `judge ${judge.settings.endpoint.model}: ${e.message}`;
+      throw e;
+    }
   };
 }

@@ -304,6 +304,8 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
       ...(cfg.teacher.mode !== 'rewrite'
         ? { consistency: cfg.teacher.consistency, max_rounds: cfg.teacher.maxRounds, fallback: cfg.teacher.fallback, recovery: { max_call_retries: cfg.teacher.recovery.maxCallRetries, max_attempts: cfg.teacher.recovery.maxAttempts } }
         : {}),
+      // The judge decides what is accepted: its identity, rubric and threshold are part of the output's.
+      ...(cfg.teacher.judge ? { judge: judgeIdentity(cfg.teacher.judge) } : {}),
     },
     arguments: cfg.arguments,
     tools_format: cfg.toolsFormat,
@@ -315,6 +317,11 @@ function outputAffectingConfig(cfg: RunConfig): Record<string, unknown> {
     // Only a split run records its split, so the manifest of every other run stays as it was.
     ...(cfg.split ? { split: cfg.split, split_holdout: cfg.splitHoldout } : {}),
   };
+}
+
+function judgeIdentity(j: NonNullable<RunConfig['teacher']['judge']>): Record<string, unknown> {
+  const e = j.settings.endpoint;
+  return { base_url: e.baseUrl, model: e.model, temperature: e.temperature ?? null, seed: e.seed ?? null, rubric: j.settings.rubric, votes: j.settings.votes, aggregate: j.settings.aggregate, evidence: j.settings.evidence, min_score: j.minScore };
 }
 
 /** The transforms of a run without the ones held out of training (`split_holdout`, off when `split: train`). */

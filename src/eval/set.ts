@@ -1,9 +1,9 @@
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import fg from 'fast-glob';
 import { UnreadableInputError, UsageError } from '../errors.js';
 import { BadRowError, parseRow, type EpisodeRow } from '../episode/row.js';
+import { partLines } from '../episode/rows.js';
 import { cmp } from '../problems.js';
 
 /** One evaluation row: the episode row and where it stands among its source's variants. */
@@ -79,17 +79,7 @@ export async function loadEvalSet(files: readonly string[]): Promise<EvalRow[]> 
   const rows: EvalRow[] = [];
   const seen = new Map<string, string>();
   for (const file of files) {
-    let buf: Buffer;
-    try {
-      buf = await readFile(file);
-      if (file.endsWith('.gz')) buf = gunzipSync(buf);
-    } catch (e) {
-      throw new UnreadableInputError(`${file}: ${(e as Error).message}`);
-    }
-    let lineNo = 0;
-    for (const raw of buf.toString('utf8').split('\n')) {
-      lineNo++;
-      if (raw.trim() === '') continue;
+    for (const { line: lineNo, text: raw } of await partLines(file)) {
       const where = `${file}:${lineNo}`;
       let value: unknown;
       try {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cohenKappa } from '../src/eval/calibrate.js';
+import { readEvalConfig } from '../src/eval/config.js';
+import { readRubric } from '../src/eval/judge.js';
 import { bootstrap } from '../src/eval/stats.js';
 import { splitOf, splitWordLists } from '../src/transform/split.js';
 import { emptyWordLists } from '../src/transform/words.js';
@@ -48,5 +50,15 @@ describe('split buckets', () => {
     expect(t.filter((x) => e.includes(x))).toEqual([]);
     expect([...t, ...e].sort()).toEqual([...w.synonyms.get('dress')!.neutral, ...w.prefixes].sort());
     for (const x of t) expect(train.accept!(x) && !evalSplit.accept!(x)).toBe(true);
+  });
+});
+
+describe('fixtures/eval', () => {
+  it('the eval config and the rubric are valid; paths in the config are taken from its folder', async () => {
+    const c = await readEvalConfig('fixtures/eval/eval.yaml');
+    expect(c.judge?.rubric).toBe('fixtures/eval/rubric.yaml');
+    expect(c.set).toEqual(['out/eval-set']);
+    const r = await readRubric(c.judge!.rubric);
+    expect(r.criteria.map((x) => x.id)).toEqual(['grounded', 'helpful']);
   });
 });

@@ -53,6 +53,8 @@ describe('hsa eval', () => {
       expect(server.count()).toBe(sent);
       expect(warm.stdout).toBe(cold.stdout);
       expect(readFileSync(`${html}.2`, 'utf8')).toBe(page);
+      const serial = await runHsaAsync(evalArgs(server.url, 'mem', cache, '--json', '--concurrency', '1'));
+      expect(serial.stdout).toBe(cold.stdout);
       const text = await runHsaAsync(evalArgs(server.url, 'mem', cache, '--concurrency', '1'));
       expect(text.stdout).toMatch(/per transform family:\n[\s\S]*tools/);
       expect(text.stdout).toContain('hsa show');

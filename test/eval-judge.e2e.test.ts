@@ -48,7 +48,7 @@ function noisyJudge(): Respond {
 
 function config(url: string, more = ''): string {
   const file = path.join(tmp.dir, `eval-${createHash('sha256').update(url + more).digest('hex').slice(0, 8)}.yaml`);
-  writeFileSync(file, `set: [${set}]\njudge:\n  base_url: ${url}\n  model: noisy\n  rubric: ${RUBRIC}\n  max_retries: 0\n${more}`);
+  writeFileSync(file, `set: [${set}]\ncache: ${path.join(tmp.dir, 'cache-cfg')}\njudge:\n  base_url: ${url}\n  model: noisy\n  rubric: ${RUBRIC}\n  max_retries: 0\n${more}`);
   return file;
 }
 
@@ -156,4 +156,19 @@ describe('hsa judge calibrate', () => {
       await judge.close();
     }
   }, 60_000);
+
+  it('hsa reward --judge-config scores reply quality with the judge', async () => {
+    const judge = await startTeacherServer(() => ({ kind: 'message', content: JSON.stringify({ scores: { grounded: 3, helpful: 3 }, reason: 'so-so' }) }));
+    try {
+      const rollouts = path.join(tmp.dir, 'rollouts.jsonl');
+      writeFileSync(rollouts, `${JSON.stringify({ id: 'lc-000049~src', messages: [{ role: 'assistant', content: '晚上好！' }] })}\n`);
+      const r = await runHsaAsync(['reward', '--rows', path.join(set, 'rl', '*.jsonl'), '--rollouts', rollouts, '--tokenizer', 'estimate', '--judge-config', config(judge.url)]);
+      expect(r.code, r.stderr).toBe(0);
+      const line = JSON.parse(r.stdout.split('\n')[0]!);
+      expect(line.detail.reply.source).toBe('judge:noisy/live-commerce-reply/k1-majority');
+      expect(line.components.reply_quality).toBe(0.5);
+    } finally {
+      await judge.close();
+    }
+  }, 30_000);
 });

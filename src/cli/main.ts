@@ -163,6 +163,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--reward-config <file>', 'reward weights and penalties (YAML/JSON, docs/reward.md)')
     .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
     .option('--invalid-arguments <mode>', 'tool-call arguments that are not JSON: error (a bad rollout, default) or tool_error (the policy\'s mistake)')
+    .option('--judge-config <file>', 'score reply quality with the judge: section of this eval config (docs/eval.md)')
     .option('--json', 'end stdout with a {"summary": …} line')
     .option('-q, --quiet', 'no progress or summary on stderr')
     .action(async (o: RewardOptions) => {

@@ -70,7 +70,7 @@ describe('augment --split', () => {
     const dev = path.join(tmp.dir, 'dev.jsonl');
     writeFileSync(dev, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 24).join('\n')}\n`);
     const inputs = new Set(files(path.join(REPO, 'fixtures/live-commerce')).flatMap((f) => readFileSync(f, 'utf8').match(TOKEN) ?? []));
-    const common = ['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '-t', dev, '--stages', 'sft,rl', '--quiet', '--force'];
+    const common = ['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '-t', dev, '--stages', 'rl', '--quiet', '--force'];
     const base = path.join(tmp.dir, 'base');
     const b0 = runHsa([...common, '--variants', '0', '--out', base]);
     expect(b0.code, b0.stderr).toBe(0);
@@ -81,7 +81,7 @@ describe('augment --split', () => {
       return JSON.stringify([pack.description_frames ?? {}, pack.feedback_frames ?? []]).match(TOKEN) ?? [];
     });
     const known = new Set([...inputs, ...namesOf(base), ...frames, 'oneOf', 'const', 'harness:preamble']);
-    for (const seed of ['1', '2', '3']) {
+    for (const seed of ['1', '2']) {
       const fresh: Record<string, Set<string>> = {};
       for (const split of ['train', 'eval']) {
         const out = path.join(tmp.dir, `${split}-${seed}`);
@@ -106,7 +106,7 @@ describe('augment --split', () => {
 
   it('a held-out transform is off in train and on in eval; a bad split is an error', async () => {
     const cfg = path.join(tmp.dir, 'holdout.yaml');
-    writeFileSync(cfg, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8').replace(/^harness: harness/m, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`).replace(/^trajectories:\n  - "\*\.jsonl"/m, `trajectories:\n  - ${path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl')}`).replace(/^general: .*$/m, 'general: null').replace(/^out: .*$/m, `out: ${path.join(tmp.dir, 'h')}`)}\nsplit_holdout: [tools.schema-style]\n`);
+    writeFileSync(cfg, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8').replace(/^harness: harness/m, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`).replace(/^trajectories:\n  - "\*\.jsonl"/m, `trajectories:\n  - ${path.join(tmp.dir, 'dev.jsonl')}`).replace(/^general: .*$/m, 'general: null').replace(/^out: .*$/m, `out: ${path.join(tmp.dir, 'h')}`)}\nsplit_holdout: [tools.schema-style]\n`);
     for (const split of ['train', 'eval']) {
       const out = path.join(tmp.dir, `h-${split}`);
       const r = runHsa(['augment', '--config', cfg, '--split', split, '--out', out, '--stages', 'rl', '--quiet', '--force']);

@@ -62,13 +62,13 @@ function namesOf(out: string): Set<string> {
 
 beforeAll(async () => {
   tmp = await makeTmp('hsa-split-');
+  writeFileSync(path.join(tmp.dir, 'dev.jsonl'), `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 24).join('\n')}\n`);
 });
 afterAll(() => tmp?.cleanup());
 
 describe('augment --split', () => {
   it('train and eval runs with the same seed share no new name, over several seeds; the manifest says which split', () => {
     const dev = path.join(tmp.dir, 'dev.jsonl');
-    writeFileSync(dev, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 24).join('\n')}\n`);
     const inputs = new Set(files(path.join(REPO, 'fixtures/live-commerce')).flatMap((f) => readFileSync(f, 'utf8').match(TOKEN) ?? []));
     const common = ['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '-t', dev, '--stages', 'rl', '--quiet', '--force'];
     const base = path.join(tmp.dir, 'base');

@@ -22,6 +22,8 @@ import { mergeCommand, type MergeOptions } from './merge.js';
 import { emitCommand, type EmitOptions } from './emit.js';
 import type { ShardFlags } from '../scale/shard.js';
 
+import { addEvalCommands } from './eval-commands.js';
+
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
  * its exit code; `run` is the one place that turns errors into messages and exit codes.
@@ -197,11 +199,14 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--reward-config <file>', 'reward weights and penalties (YAML/JSON, docs/reward.md)')
     .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
     .option('--invalid-arguments <mode>', 'tool-call arguments that are not JSON: error (a bad rollout, default) or tool_error (the policy\'s mistake)')
+    .option('--judge-config <file>', 'score reply quality with the judge: section of this eval config (docs/eval.md)')
     .option('--json', 'end stdout with a {"summary": …} line')
     .option('-q, --quiet', 'no progress or summary on stderr')
     .action(async (o: RewardOptions) => {
       setCode(await rewardCommand(o, io));
     });
+
+  addEvalCommands(program, io, setCode);
 
   const words = program.command('words').description('word packs: vocabulary for renames, distractors and rewording (docs/words.md)');
   words
@@ -277,6 +282,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--max-tokens <n>', 'SFT/OPD records longer than this (rendered chat template, --tokenizer, default qwen3) go to rejects as too_long', parsePositive)
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs (built-in: default, live-commerce, travel, software; or YAML files)')
+    .option('--split <split>', 'train or eval: new names, synonyms and distractors from disjoint pools (docs/eval.md)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');
 }

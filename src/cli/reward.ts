@@ -1,6 +1,10 @@
 import { UsageError } from '../errors.js';
 import { BadMessageError } from '../episode/message.js';
-import { scoreEpisode, type RewardResult } from '../episode/reward.js';
+import { scoreEpisode, type ReplyJudge, type RewardResult } from '../episode/reward.js';
+import { readEvalConfig } from '../eval/config.js';
+import { judgeSettings, replyJudge, RubricJudge } from '../eval/judge.js';
+import { defaultCacheDir } from '../teacher/cache.js';
+import { newCounters } from '../teacher/errors.js';
 import { readRewardConfig } from '../episode/reward-config.js';
 import { replayRollout } from '../episode/rollout.js';
 import { RowRefError, RowSet, type RowRef } from '../episode/rows.js';
@@ -16,6 +20,8 @@ export interface RewardOptions {
   tokenizer?: string;
   /** Non-JSON tool-call arguments: a bad rollout (default) or the policy's mistake. */
   invalidArguments?: string;
+  /** An eval config whose `judge:` scores reply quality (docs/eval.md). */
+  judgeConfig?: string;
   json?: boolean;
   quiet?: boolean;
 }
@@ -36,6 +42,7 @@ export async function rewardCommand(o: RewardOptions, io: Io): Promise<number> {
   const cfg = await readRewardConfig(o.rewardConfig);
   const counter = await resolveCounter(o.tokenizer, cfg.tokenizer, io);
   const rows = await RowSet.load(files);
+  const judge = o.judgeConfig ? await judgeOf(o.judgeConfig, rows) : undefined;
   const scored: RewardResult[] = [];
   let bad = 0;
   let lastProgress = Date.now();
@@ -62,7 +69,7 @@ export async function rewardCommand(o: RewardOptions, io: Io): Promise<number> {
       const row = rows.resolve({ [keys[0]!]: rec[keys[0]!] } as RowRef);
       if (!Array.isArray(rec.messages)) throw new LineError('messages: expected an array of Chat Completions messages');
       const { episode, ignored } = replayRollout(row, rec.messages, 'messages', badJson);
-      const result = await scoreEpisode(episode, { ...cfg, tokenizer: counter.name }, counter);
+      const result = await scoreEpisode(episode, { ...cfg, tokenizer: counter.name }, counter, judge);
       scored.push(result);
       io.out(`${JSON.stringify({ rollout: line, index: row.index, id: row.id, finished: episode.done, ...(ignored ? { ignored_messages: ignored } : {}), ...result })}\n`);
     } catch (e) {
@@ -97,3 +104,22 @@ export async function rewardCommand(o: RewardOptions, io: Io): Promise<number> {
 }
 
 class LineError extends Error {}
+
+/** The reward module's ReplyJudge from the `judge:` section of an eval config (cached with the teacher's answers). */
+async function judgeOf(file: string, rows: RowSet): Promise<ReplyJudge> {
+  const c = await readEvalConfig(file);
+  if (!c.judge) throw new UsageError(`${file}: judge: required for --judge-config`);
+  const judge = new RubricJudge(await judgeSettings(c.judge), c.cache ?? defaultCacheDir(), newCounters(), c.require_cache ?? false);
+  const inner = replyJudge(judge, (id) => rows.withId(id));
+  // Each score waits for its answers to be stored, so an interrupted run keeps what it paid for.
+  return {
+    name: inner.name,
+    async score(input) {
+      try {
+        return await inner.score(input);
+      } finally {
+        await judge.settle();
+      }
+    },
+  };
+}

@@ -5,6 +5,9 @@ import { HsaError, UnreadableInputError } from '../errors.js';
 import { isParseFailure, parseLocated } from '../util/located.js';
 import { describeIssue } from '../harness/schema.js';
 import { defaultCacheDir } from '../teacher/cache.js';
+import { SPLITS, type Split } from '../transform/split.js';
+import { teacherJudgeSchema } from '../eval/judge-schema.js';
+import { judgeSettings, type JudgeSettings } from '../eval/judge.js';
 import { defaultSelection, resolveWordsConfig, WordPackError, wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
 
 export class ConfigError extends HsaError {
@@ -71,6 +74,8 @@ export const augmentConfigSchema = z.strictObject({
             max_attempts: z.number().int().min(1).max(100).optional(),
           })
           .optional(),
+        /** A rubric judge as an acceptance check of every teacher trajectory (docs/eval.md). */
+        judge: teacherJudgeSchema.optional(),
       }),
     ])
     .optional(),
@@ -92,6 +97,10 @@ export const augmentConfigSchema = z.strictObject({
   transforms: z.record(z.string(), z.union([z.boolean(), z.record(z.string(), z.unknown()), z.null()])).optional(),
   /** Word packs and lists (docs/words.md); resolved to a selection by readConfigFile. */
   words: wordsConfigSchema.optional(),
+  /** train | eval: draw new names from disjoint pools (src/transform/split.ts); none by default. */
+  split: z.enum(SPLITS).optional(),
+  /** Transform ids held out of training: off in `split: train`, on in `split: eval`. */
+  split_holdout: z.array(z.string().min(1)).optional(),
 });
 /** hsa.yaml as read: `words:` resolved to the packs it selects (paths relative to the file, sha256 of each). */
 export type AugmentConfigFile = Omit<z.infer<typeof augmentConfigSchema>, 'words'> & { words?: WordsSelection };
@@ -130,6 +139,7 @@ export interface AugmentFlags {
   tokenizer?: string;
   maxTokens?: number;
   plugin?: string[];
+  split?: string;
   /** Word packs (built-in names or files) instead of the config's `words.packs` / `words.file`. */
   words?: string[];
   force?: boolean;
@@ -160,6 +170,8 @@ export interface TeacherSettings {
   fallback: 'none' | 'rewrite';
   /** Per-call fallback (retries per episode attempt) and trajectory-level recovery (attempts per episode). */
   recovery: { maxCallRetries: number; maxAttempts: number };
+  /** A judge every accepted teacher trajectory must satisfy (mean reply score at least minScore). */
+  judge?: { settings: JudgeSettings; minScore: number };
 }
 
 /** Everything a run needs, resolved: paths relative to the working folder, defaults applied. */
@@ -204,6 +216,9 @@ export interface RunConfig {
   /** The word packs and lists, each pack with its sha256 (recorded in the manifest). */
   words: WordsSelection;
   plugins: string[];
+  /** Disjoint name pools for train and eval sets (null: no split, the pools of every run). */
+  split: Split | null;
+  splitHoldout: string[];
 }
 
 export const DEFAULTS = {
@@ -291,7 +306,11 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   if (args !== 'object' && args !== 'string') problems.push(`--arguments: must be object or string, not "${args}"`);
   const toolsFormat = flags.toolsFormat ?? file.tools_format ?? DEFAULTS.toolsFormat;
   if (toolsFormat !== 'list' && toolsFormat !== 'json-string') problems.push(`--tools-format: must be list or json-string, not "${toolsFormat}"`);
+  const split = splitOption(flags.split ?? file.split, problems);
+  const tj = 'judge' in t ? t.judge : undefined;
+  if (tj && mode === 'rewrite') problems.push('teacher.judge: needs a teacher (mode replay or openai); rewrite mode runs no episode to judge');
   if (problems.length) throw new ConfigError(problems.join('\n'));
+  const judge = tj ? { settings: await judgeSettings({ ...tj, rubric: rel(tj.rubric) }), minScore: tj.min_score } : undefined;
 
   let transforms: Record<string, unknown> | undefined = file.transforms ?? undefined;
   if (flags.transforms?.length) {
@@ -334,6 +353,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
       maxRounds: t.max_rounds ?? 'auto',
       fallback: fallback as TeacherSettings['fallback'],
       recovery: { maxCallRetries: t.recovery?.max_call_retries ?? DEFAULTS.recovery.maxCallRetries, maxAttempts: t.recovery?.max_attempts ?? DEFAULTS.recovery.maxAttempts },
+      ...(judge ? { judge } : {}),
     },
     cache: normalise(flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir())),
     requireCache: flags.requireCache ?? file.require_cache ?? false,
@@ -350,6 +370,8 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     transforms,
     words: wordsFor(flags.words, file.words),
     plugins: (flags.plugin ?? []).map(normalise),
+    split,
+    splitHoldout: file.split_holdout ?? [],
   };
 }
 
@@ -391,4 +413,13 @@ export function canonicalPath(p: string, cwd = process.cwd()): string {
 
 function normalise(p: string): string {
   return canonicalPath(p);
+}
+
+function splitOption(v: string | undefined, problems: string[]): Split | null {
+  if (v === undefined) return null;
+  if (!(SPLITS as readonly string[]).includes(v)) {
+    problems.push(`--split: must be train or eval, not "${v}"`);
+    return null;
+  }
+  return v as Split;
 }

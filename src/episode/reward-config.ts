@@ -1,9 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { ConfigError } from '../config/augment-config.js';
-import { UnreadableInputError } from '../errors.js';
-import { describeIssue } from '../harness/schema.js';
-import { isParseFailure, parseLocated } from '../util/located.js';
+import { readLocated } from '../config/located-file.js';
 import { DEFAULT_REWARD_CONFIG, type RewardConfig } from './reward.js';
 
 const weight = z.number().min(0);
@@ -23,28 +20,7 @@ export const rewardConfigSchema = z.strictObject({
 /** Read a reward config file; every problem at once as `file:line: key.path: message`. */
 export async function readRewardConfig(file: string | undefined): Promise<RewardConfig> {
   if (file === undefined) return DEFAULT_REWARD_CONFIG;
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    throw new UnreadableInputError(`${file}: cannot read reward config`);
-  }
-  const doc = parseLocated(file, text);
-  if (isParseFailure(doc)) throw new ConfigError(`${file}:${doc.line ?? 1}: syntax: ${doc.message}`);
-  const r = rewardConfigSchema.safeParse(doc.value ?? {});
-  if (!r.success) {
-    throw new ConfigError(
-      r.error.issues
-        .map((issue) => {
-          const d = describeIssue(issue);
-          const at = issue.code === 'unrecognized_keys' && issue.keys[0] !== undefined ? [...d.path, issue.keys[0]] : d.path;
-          const line = doc.lineOf(at);
-          return `${file}${line ? `:${line}` : ''}: ${d.path.join('.') || '(root)'}: ${d.message}`;
-        })
-        .join('\n'),
-    );
-  }
-  const c = r.data;
+  const { data: c, doc } = await readLocated(file, rewardConfigSchema, 'reward config');
   const d = DEFAULT_REWARD_CONFIG;
   const out: RewardConfig = {
     weights: {

@@ -39,23 +39,7 @@ export class RowSet {
   /** Load every row of these files (already expanded and sorted). */
   static async load(files: readonly string[]): Promise<RowSet> {
     const set = new RowSet();
-    for (const file of files) {
-      let buf: Buffer;
-      try {
-        buf = await readFile(file);
-        if (file.endsWith('.gz')) buf = gunzipSync(buf);
-      } catch (e) {
-        throw new UnreadableInputError(`${file}: ${(e as Error).message}`);
-      }
-      const text = buf.toString('utf8');
-      let lineNo = 0;
-      for (const raw of text.split('\n')) {
-        lineNo++;
-        const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-        if (line.trim() === '') continue;
-        set.add(file, lineNo, line);
-      }
-    }
+    for (const file of files) for (const { line, text } of await partLines(file)) set.add(file, line, text);
     return set;
   }
 
@@ -160,4 +144,23 @@ export class RowSet {
     }
     return `indices ${lo}..${hi}, ${this.lines.length} rows`;
   }
+}
+
+/** The non-blank lines of an RL part (`.jsonl` or `.jsonl.gz`), with their 1-based numbers. */
+export async function partLines(file: string): Promise<{ line: number; text: string }[]> {
+  let buf: Buffer;
+  try {
+    buf = await readFile(file);
+    if (file.endsWith('.gz')) buf = gunzipSync(buf);
+  } catch (e) {
+    throw new UnreadableInputError(`${file}: ${(e as Error).message}`);
+  }
+  const out: { line: number; text: string }[] = [];
+  let lineNo = 0;
+  for (const raw of buf.toString('utf8').split('\n')) {
+    lineNo++;
+    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (line.trim() !== '') out.push({ line: lineNo, text: line });
+  }
+  return out;
 }

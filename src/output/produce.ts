@@ -5,6 +5,8 @@ import type { Harness } from '../harness/types.js';
 import { formatProblem, type Problem } from '../problems.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import { runEpisode, type EpisodeOptions, type EpisodeResult } from '../teacher/runtime.js';
+import { newCounters } from '../teacher/errors.js';
+import { RubricJudge, teacherAcceptance } from '../eval/judge.js';
 import type { Teacher } from '../teacher/types.js';
 import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
@@ -283,7 +285,21 @@ export function episodeOptions(cfg: RunConfig, warn: (line: string) => void): Ep
     maxCallRetries: cfg.teacher.recovery.maxCallRetries,
     maxAttempts: cfg.teacher.recovery.maxAttempts,
     ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn } } : {}),
+    ...(cfg.teacher.judge ? { accept: acceptanceOf(cfg) } : {}),
   };
+}
+
+/** One judge per run (its client holds the cache index and the rate limiter), made on first use. */
+const acceptances = new WeakMap<RunConfig, NonNullable<EpisodeOptions['accept']>>();
+
+function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
+  let a = acceptances.get(cfg);
+  if (!a) {
+    const j = cfg.teacher.judge!;
+    a = teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore);
+    acceptances.set(cfg, a);
+  }
+  return a;
 }
 
 /** The folder command hooks run in: the harness folder, or the folder of a single-file harness. */

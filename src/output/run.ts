@@ -6,7 +6,7 @@ import pLimit from 'p-limit';
 import { builtinWords } from '../../transforms/index.js';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { INLINE_HARNESS } from '../config/augment-config.js';
+import { ConfigError, INLINE_HARNESS } from '../config/augment-config.js';
 import { loadHarness, type LoadResult } from '../harness/load.js';
 import { deriveInlineHarness } from '../ingest/inline-harness.js';
 import { withPinnedSections } from '../harness/render.js';
@@ -19,6 +19,7 @@ import type { Teacher } from '../teacher/types.js';
 import { loadRegistry } from '../transform/registry.js';
 import { resolveTransforms } from '../transform/variant.js';
 import { mergeWordLists, type WordLists } from '../transform/words.js';
+import { splitWordLists } from '../transform/split.js';
 import { canonicalJson, sortKeys } from '../util/canonical-json.js';
 import { hashValue } from '../util/hash.js';
 import { expandInputs } from '../util/inputs.js';
@@ -112,8 +113,9 @@ export const META_DIR = '.hsa';
  */
 export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => void, allowInline = false) {
   const registry = await loadRegistry(cfg.plugins);
-  const transforms = resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher');
-  const words = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
+  const transforms = heldOut(resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher'), cfg, Object.keys(registry));
+  const merged = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
+  const words = cfg.split ? splitWordLists(merged, cfg.split) : merged;
   setFormatMode(cfg.formats);
   if (cfg.harness === INLINE_HARNESS) {
     if (!allowInline) throw new HsaError('HSA_USAGE', 'this command needs a harness (--harness or `harness:` in the config); inline harnesses work with hsa augment and hsa validate', 2);
@@ -388,6 +390,8 @@ function outputAffectingConfig(cfg: RunConfig, counter: TokenCounter | undefined
       ...(cfg.teacher.mode !== 'rewrite'
         ? { consistency: cfg.teacher.consistency, max_rounds: cfg.teacher.maxRounds, fallback: cfg.teacher.fallback, recovery: { max_call_retries: cfg.teacher.recovery.maxCallRetries, max_attempts: cfg.teacher.recovery.maxAttempts } }
         : {}),
+      // The judge decides what is accepted: its identity, rubric and threshold are part of the output's.
+      ...(cfg.teacher.judge ? { judge: judgeIdentity(cfg.teacher.judge) } : {}),
     },
     arguments: cfg.arguments,
     tools_format: cfg.toolsFormat,
@@ -396,7 +400,21 @@ function outputAffectingConfig(cfg: RunConfig, counter: TokenCounter | undefined
     rl: cfg.rl,
     words: cfg.words ?? null,
     plugins: cfg.plugins,
+    // Only a split run records its split, so the manifest of every other run stays as it was.
+    ...(cfg.split ? { split: cfg.split, split_holdout: cfg.splitHoldout } : {}),
   };
+}
+
+function judgeIdentity(j: NonNullable<RunConfig['teacher']['judge']>): Record<string, unknown> {
+  const e = j.settings.endpoint;
+  return { base_url: e.baseUrl, model: e.model, temperature: e.temperature ?? null, seed: e.seed ?? null, rubric: j.settings.rubric, votes: j.settings.votes, aggregate: j.settings.aggregate, evidence: j.settings.evidence, min_score: j.minScore };
+}
+
+/** The transforms of a run without the ones held out of training (`split_holdout`, off when `split: train`). */
+function heldOut<T extends { def: { id: string } }>(transforms: T[], cfg: RunConfig, known: readonly string[]): T[] {
+  const unknown = cfg.splitHoldout.filter((id) => !known.includes(id));
+  if (unknown.length) throw new ConfigError(`split_holdout: unknown transform${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (hsa transforms lists them)`);
+  return cfg.split === 'train' ? transforms.filter((t) => !cfg.splitHoldout.includes(t.def.id)) : transforms;
 }
 
 interface PartContext {

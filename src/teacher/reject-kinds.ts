@@ -30,6 +30,8 @@ export const TEACHER_REJECT_KINDS = {
   teacher_request_refused: 'the endpoint refused the request',
   /** A 200 answer that is not a usable completion. */
   teacher_unusable_answer: 'an answer that is not a completion',
+  /** The judge (teacher.judge) scored the replies below teacher.judge.min_score. */
+  teacher_judge_rejected: 'the judge scored the replies below min_score',
 } as const;
 
 export type TeacherRejectKind = keyof typeof TEACHER_REJECT_KINDS;

@@ -35,6 +35,11 @@ export interface EpisodeOptions {
    * gets one attempt.
    */
   maxAttempts?: number;
+  /**
+   * A last check of a trajectory that passed every other (teacher.judge): a reason rejects it as
+   * `teacher_judge_rejected` (recoverable: another sample may do better).
+   */
+  accept?: (trajectory: Trajectory, source: Trajectory) => Promise<string | null>;
   /** Run the harness's command hooks (only with --allow-command-hooks), from this folder. */
   commandHooks?: { cwd: string; warn: (line: string) => void };
 }
@@ -173,6 +178,8 @@ export async function runEpisode(
     if (leaks.length) return result('rejected', 'teacher_leak', `leak: ${leaks[0]}`);
     const mismatch = env.consistency(opts.consistency);
     if (mismatch) return result('rejected', 'teacher_inconsistent', mismatch);
+    const refused = opts.accept ? await opts.accept(episode.trajectory, source) : null;
+    if (refused) return result('rejected', 'teacher_judge_rejected', refused);
     return episode;
 
     async function runTurn(t: number, userText: string, maxRounds: number): Promise<void> {

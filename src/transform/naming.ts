@@ -36,7 +36,7 @@ export function proposeName(
   for (const style of rng.shuffle(styles)) {
     for (let attempt = 0; attempt < 4; attempt++) {
       const name = candidate(style, base, style0, current, rules, rng, words, ctx);
-      if (name !== null && name !== old && rules.valid(name) && !taken(name)) return { name, style };
+      if (name !== null && name !== old && rules.valid(name) && !taken(name) && (words.accept?.(name) ?? true)) return { name, style };
     }
   }
   return null;

@@ -54,6 +54,8 @@ export interface WordLists {
   descriptionFrames: Record<DescriptionShape, string[]>;
   /** Hook feedback formats; `{tag}` is the hook id, `{reason}` the original feedback without its tag. */
   feedbackFrames: string[];
+  /** Set for a split run (`augment --split`): a proposed name must pass it (src/transform/split.ts). */
+  accept?: (name: string) => boolean;
 }
 
 export const WORD_LIST_KEYS = ['synonyms', 'prefixes', 'suffixes', 'servers', 'idStyles', 'distractorTools', 'distractorSkills', 'descriptionFrames', 'feedbackFrames'] as const;

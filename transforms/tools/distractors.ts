@@ -21,7 +21,8 @@ export default defineTransform({
     const params = new Set(state.tools.flatMap((x) => schemaPropertyNames(x.parameters)));
     const names = new Set(state.tools.map((x) => x.name));
     const free = ctx.words.distractorTools.filter(
-      (t) => !ctx.isTaken(t.name) && !names.has(t.name) && schemaPropertyNames(t.parameters).every((p) => params.has(p) || !ctx.isTaken(p)),
+      // In a split run a parameter the harness does not have is a new name: it must be the split's.
+      (t) => !ctx.isTaken(t.name) && !names.has(t.name) && schemaPropertyNames(t.parameters).every((p) => params.has(p) || (!ctx.isTaken(p) && (ctx.words.accept?.(p) ?? true))),
     );
     if (free.length === 0) return null;
     const picked = ctx.rng.sample(free, 1 + ctx.rng.int(Math.min(ctx.options.max, free.length)));

@@ -40,7 +40,8 @@ export default defineTransform({
     for (const tool of out.tools) {
       if (!chosen.has(tool.name)) continue;
       for (const style of ctx.rng.shuffle(ctx.options.styles)) {
-        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name), callsOf(ctx.record, mapId(back.tools, tool.name), ctx.plan.args[mapId(back.tools, tool.name)] ?? []));
+        // A split run (augment --split) draws wrapper keys from its own pool, like every other new name.
+        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name) || !(ctx.words.accept?.(name) ?? true), callsOf(ctx.record, mapId(back.tools, tool.name), ctx.plan.args[mapId(back.tools, tool.name)] ?? []));
         if (!edit) continue;
         tool.parameters = edit.schema;
         const op = edit.op;

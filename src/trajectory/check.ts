@@ -97,7 +97,13 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
       open.delete(m.tool_call_id);
     }
   });
-  for (const [id, j] of open) add(`messages.${j}.tool_calls`, `tool call "${id}" has no tool message answering it`);
+  // A conversation may end with the assistant's calls and nothing after them: single-turn
+  // function-calling sets are made of such records (the final calls are the target). Only calls of
+  // the last message, none of them answered, are accepted open; anything else is a missing answer.
+  const last = rec.messages.length - 1;
+  const finalCalls = rec.messages[last]?.role === 'assistant' ? (rec.messages[last]!.tool_calls?.length ?? 0) : 0;
+  const finalTarget = finalCalls > 0 && open.size === finalCalls && [...open.values()].every((j) => j === last);
+  if (!finalTarget) for (const [id, j] of open) add(`messages.${j}.tool_calls`, `tool call "${id}" has no tool message answering it`);
 
   const first = rec.messages[0];
   if (first && first.role === 'system') {

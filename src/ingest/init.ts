@@ -159,7 +159,10 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   const writePrompt = async (exact: boolean) => {
     for (const s of sections) if (s.id !== catalogId) await writeFile(path.join(opts.out, 'prompt', `${s.id}.md`), exact ? s.text : `${s.text}\n`);
     const l = await loadHarness(opts.out);
-    const renders = system === undefined || (l.harness !== undefined && !hasErrors(l.problems) && renderSystemPrompt(l.harness, {}) === system);
+    // Blank space around the rendered prompt (a logged final newline) is the record's own text,
+    // which every --system-prompt mode accepts and keeps: such a message is rendered exactly too.
+    const rendered = l.harness !== undefined && !hasErrors(l.problems) ? renderSystemPrompt(l.harness, {}) : undefined;
+    const renders = system === undefined || (rendered !== undefined && (rendered === system || (rendered !== '' && system.trim() === rendered)));
     return { loaded: l, renders };
   };
   if (sections.some((s) => s.id !== catalogId)) {

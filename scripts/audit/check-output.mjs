@@ -230,7 +230,8 @@ function main() {
           } else {
             if (body && isParam) continue; // plain-word parameters stay in skill bodies unless beside their tool
             const span = new RegExp('`' + esc(old) + '(\\([^`]*\\))?`');
-            const key = !body && new RegExp(`"${esc(old)}"\\s*:`).test(text);
+            // JSON keys, and in a tool list written out as JSON: `"required": [..]` items and `"name": ".."` values.
+            const key = !body && (new RegExp(`"${esc(old)}"\\s*:`).test(text) || new RegExp(`"required"\\s*:\\s*\\[[^\\]]*"${esc(old)}"`).test(text) || new RegExp(`"name"\\s*:\\s*"${esc(old)}"`).test(text));
             if (span.test(text) || key) fail('b_leak', id, `plain "${old}" in ${where}`);
           }
         }
@@ -298,7 +299,9 @@ function main() {
         if (harness?.loader && name === harness.loader.tool && args && typeof args[harness.loader.argument] === 'string') {
           args = { ...args, [harness.loader.argument]: invSkills[args[harness.loader.argument]] ?? args[harness.loader.argument] };
         }
-        if (name !== srcCalls[k].name) fail('e_task', id, `call ${k}: ${c.name} maps to ${name}, source ${srcCalls[k].name}`);
+        // An MCP name OpenAI does not allow is written with `_` for each other character (docs/harness-format.md, Tools).
+        const safe = (n) => (/^[a-zA-Z0-9_-]{1,64}$/.test(n) ? n : n.replace(/[^a-zA-Z0-9_-]/g, '_'));
+        if (name !== srcCalls[k].name && name !== safe(srcCalls[k].name)) fail('e_task', id, `call ${k}: ${c.name} maps to ${name}, source ${srcCalls[k].name}`);
         else if (canon(args) !== canon(srcCalls[k].args)) fail('e_task', id, `call ${k} (${name}): arguments differ: ${canon(args).slice(0, 120)} vs ${canon(srcCalls[k].args).slice(0, 120)}`);
       });
     }

@@ -3,6 +3,7 @@ import { parseFeedback, renderFeedback } from '../../src/harness/feedback.js';
 import type { Hook } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { cloneState } from '../../src/transform/state.js';
+import { renamedAwayNames } from '../../src/transform/plan.js';
 
 const SLOT = /\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g;
 
@@ -122,12 +123,16 @@ export default defineTransform({
     const chosen = ctx.rng.sample(candidates, k).sort();
     const out = cloneState(state);
     const frames: Record<string, string> = {};
+    // A frame's own words (a JSON frame's keys) must not spell a name the plan renamed away: the
+    // model would read the old name in generated markup (`"message":` beside a renamed `message`).
+    const away = renamedAwayNames(ctx.plan);
+    const clean = (f: string) => !(f.replace(/\{(tag|reason)\}/g, ' ').match(/[A-Za-z0-9_-]+/g) ?? []).some((w) => away.has(w));
     for (const id of chosen) {
       const hook = out.hooks.find((h) => h.id === id)!;
       const { frame, tag, reason } = splitFeedback(hook.feedback, hook.id, ctx.words.feedbackFrames);
       const others = out.hooks.filter((h) => h !== hook);
       for (const next of ctx.rng.shuffle(ctx.words.feedbackFrames)) {
-        if (next === frame) continue;
+        if (next === frame || !clean(next)) continue;
         const template = fillFeedbackFrame(next, tag, reason);
         if (!usableTemplate(template, hook.feedback, hook.id, others)) continue;
         hook.feedback = template;

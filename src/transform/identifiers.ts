@@ -12,7 +12,7 @@ import { TextKeyedCache } from '../util/bounded-cache.js';
  * and its tools as `"name": "…"` values too: those strings are code as well, or a renamed plain
  * parameter or tool would stay behind in them.
  */
-const SPANS = /`[^`\n]+`|"required"\s*:\s*\[[^\][{}]*\]|"[A-Za-z_][A-Za-z0-9_-]*"(?=\s*:)|(?<="name"\s*:\s*)"[A-Za-z_][A-Za-z0-9_-]*"|\{\{[^{}\n]*\}\}/g;
+const SPANS = /`[^`\n]+`|"required"\s*:\s*\[[^\][{}]*\]|"[A-Za-z_][A-Za-z0-9_-]*"(?=\s*:)|"(?<="name"\s*:\s*")[A-Za-z_][A-Za-z0-9_-]*"|\{\{[^{}\n]*\}\}/g;
 
 /**
  * A distinctive identifier (has `_`, `-`, a digit or an inner capital) is recognisable in prose and

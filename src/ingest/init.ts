@@ -159,8 +159,10 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   const writePrompt = async (exact: boolean) => {
     for (const s of sections) if (s.id !== catalogId) await writeFile(path.join(opts.out, 'prompt', `${s.id}.md`), exact ? s.text : `${s.text}\n`);
     const l = await loadHarness(opts.out);
-    // Blank space around the whole logged prompt is the record's own text (validate accepts it).
-    const renders = system === undefined || (l.harness !== undefined && !hasErrors(l.problems) && rendersAs(renderSystemPrompt(l.harness, {}), system));
+    // Blank space around the rendered prompt (a logged final newline) is the record's own text,
+    // which every --system-prompt mode accepts and keeps: such a message is rendered exactly too.
+    const rendered = l.harness !== undefined && !hasErrors(l.problems) ? renderSystemPrompt(l.harness, {}) : undefined;
+    const renders = system === undefined || (rendered !== undefined && (rendered === system || (rendered !== '' && system.trim() === rendered)));
     return { loaded: l, renders };
   };
   if (sections.some((s) => s.id !== catalogId)) {
@@ -273,13 +275,6 @@ async function prepareOut(out: string, force: boolean): Promise<void> {
 function harnessName(out: string): string {
   const base = path.basename(path.resolve(out)).toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
   return base === '' ? 'inferred' : base;
-}
-
-/** Whether a logged system message is the rendered harness, blank space around it allowed (as `validate` takes it). */
-function rendersAs(rendered: string, system: string): boolean {
-  if (rendered === system) return true;
-  const at = system.indexOf(rendered);
-  return rendered !== '' && at >= 0 && system.slice(0, at).trim() === '' && system.slice(at + rendered.length).trim() === '';
 }
 
 /** Why the renderer may not give the message back byte for byte (said only when it does not). */

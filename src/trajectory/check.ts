@@ -5,6 +5,7 @@ import { callArgs, jsonError, NOT_JSON } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
+import { renameCalls } from './read.js';
 import { textOf, type Trajectory } from './types.js';
 
 /** How a logged system message is taken: as the rendered harness, with the harness's sections found inside it, or replaced. */
@@ -28,6 +29,8 @@ export interface CheckContext {
  * message equals the harness rendered with the record's context.
  */
 export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): Problem[] {
+  // Calls logged under an MCP tool's own name follow the OpenAI-safe name the harness gives it.
+  renameCalls(rec, mcpNames(h));
   const problems: Problem[] = [];
   const add = (path: string, message: string, severity: Problem['severity'] = 'error') =>
     problems.push({ file: at.file, line: at.line, id: rec.id, path, message, severity });
@@ -97,7 +100,13 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
       open.delete(m.tool_call_id);
     }
   });
-  for (const [id, j] of open) add(`messages.${j}.tool_calls`, `tool call "${id}" has no tool message answering it`);
+  // A conversation may end with the assistant's calls and nothing after them: single-turn
+  // function-calling sets are made of such records (the final calls are the target). Only calls of
+  // the last message, none of them answered, are accepted open; anything else is a missing answer.
+  const last = rec.messages.length - 1;
+  const finalCalls = rec.messages[last]?.role === 'assistant' ? (rec.messages[last]!.tool_calls?.length ?? 0) : 0;
+  const finalTarget = finalCalls > 0 && open.size === finalCalls && [...open.values()].every((j) => j === last);
+  if (!finalTarget) for (const [id, j] of open) add(`messages.${j}.tool_calls`, `tool call "${id}" has no tool message answering it`);
 
   const first = rec.messages[0];
   if (first && first.role === 'system') {
@@ -157,6 +166,19 @@ function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: C
     return outcome('replaced', actual.length);
   }
   add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}`);
+}
+
+const mcpNameMaps = new WeakMap<Harness, Map<string, string>>();
+
+/** MCP tool names of a harness that were made OpenAI-safe (source name → name), once per harness. */
+function mcpNames(h: Harness): Map<string, string> {
+  let m = mcpNameMaps.get(h);
+  if (!m) {
+    const names = new Set(h.tools.map((t) => t.name));
+    m = new Map(h.tools.filter((t) => t.sourceName !== t.name && !names.has(t.sourceName)).map((t) => [t.sourceName, t.name]));
+    mcpNameMaps.set(h, m);
+  }
+  return m;
 }
 
 /** The first differing line of two texts, as `line N: expected "…", got "…"`. */

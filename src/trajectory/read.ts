@@ -52,7 +52,16 @@ export function parseTrajectoryLine(file: string, line: number, text: string): R
 const NONE: Problem[] = [];
 
 function accepted(file: string, line: number, record: Trajectory, text: string): ReadItem {
-  if (record.tools?.some((t) => !('function' in t))) record.tools = record.tools.map(openAiShape);
+  if (record.tools?.some((t) => !('function' in t))) {
+    const names = new Map<string, string>();
+    record.tools = record.tools.map((t) => {
+      const o = openAiShape(t);
+      const source = (t as unknown as { name?: unknown }).name;
+      if (!('function' in t) && typeof source === 'string' && source !== o.function.name) names.set(source, o.function.name);
+      return o;
+    });
+    renameCalls(record, names);
+  }
   const first = record.messages[0];
   // A system message is re-rendered in every variant (as a string): text parts are joined on read,
   // so the source and its variants compare alike.
@@ -67,6 +76,25 @@ function accepted(file: string, line: number, record: Trajectory, text: string):
   });
   const warnings = uniqueCallIds(record, file, line);
   return { ok: true, file, line, record, text, warnings };
+}
+
+/**
+ * Calls (and tool results that name their tool) under an MCP tool name that OpenAI does not allow
+ * (`github.create_issue`) follow the OpenAI-safe name the tool is given (`github_create_issue`), as
+ * the tool list does, so that they stay the calls of that tool. A name that some tool of the record
+ * really has is left alone.
+ */
+export function renameCalls(rec: Trajectory, names: ReadonlyMap<string, string>): void {
+  if (names.size === 0) return;
+  const own = new Set((rec.tools ?? []).map((t) => ('function' in t ? t.function.name : '')));
+  const to = (n: string) => (own.has(n) ? undefined : names.get(n));
+  rec.messages.forEach((m, i) => {
+    if (m.role === 'assistant' && m.tool_calls?.some((c) => to(c.function.name) !== undefined)) {
+      rec.messages[i] = { ...m, tool_calls: m.tool_calls.map((c) => (to(c.function.name) === undefined ? c : { ...c, function: { ...c.function, name: to(c.function.name)! } })) };
+    } else if (m.role === 'tool' && typeof m.name === 'string' && to(m.name) !== undefined) {
+      rec.messages[i] = { ...m, name: to(m.name)! };
+    }
+  });
 }
 
 /** An MCP tool of a record in the OpenAI shape every other part reads (names made OpenAI-safe as in a harness). */

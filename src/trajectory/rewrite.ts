@@ -148,7 +148,9 @@ export function planOwners(plan: RewritePlan, from: Harness, keys: readonly stri
       set.add(t.name);
       set.add(mapId(plan.tools, t.name));
     }
-    if (set.size > 0) owners.set(k, set);
+    // A parameter that no source tool has (only a distractor's) has no owner in the source, so no
+    // source text refers to it: an empty set, not a missing one (which would read it as a tool name).
+    owners.set(k, set);
   }
   return owners;
 }

@@ -7,9 +7,12 @@ import { TextKeyedCache } from '../util/bounded-cache.js';
 
 /**
  * Code spans and JSON keys (`"name":`), where every identifier is rewritten, and template slots
- * (`{{path}}`), which name context data and are never rewritten.
+ * (`{{path}}`), which name context data and are never rewritten. A tool list written out as JSON in
+ * a prompt (Hermes-style `<tools>[…]</tools>`) names its parameters in `"required": [...]` arrays
+ * and its tools as `"name": "…"` values too: those strings are code as well, or a renamed plain
+ * parameter or tool would stay behind in them.
  */
-const SPANS = /`[^`\n]+`|"[A-Za-z_][A-Za-z0-9_-]*"(?=\s*:)|\{\{[^{}\n]*\}\}/g;
+const SPANS = /`[^`\n]+`|"required"\s*:\s*\[[^\][{}]*\]|"[A-Za-z_][A-Za-z0-9_-]*"(?=\s*:)|"(?<="name"\s*:\s*")[A-Za-z_][A-Za-z0-9_-]*"|\{\{[^{}\n]*\}\}/g;
 
 /**
  * A distinctive identifier (has `_`, `-`, a digit or an inner capital) is recognisable in prose and

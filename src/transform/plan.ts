@@ -26,6 +26,19 @@ export interface RewritePlan {
   args: Record<string, ArgOp[]>;
 }
 
+/**
+ * Every name a plan renames away: tools, skills, hooks, and the leaf names of renamed parameters
+ * (of any tool, distractors included). Text a transform generates must not spell them.
+ */
+export function renamedAwayNames(p: RewritePlan): Set<string> {
+  const out = new Set<string>();
+  for (const m of [p.tools, p.skills, p.hooks]) for (const [a, b] of Object.entries(m)) if (a !== b) out.add(a);
+  for (const ops of Object.values(p.args)) {
+    for (const op of ops) if (op.op === 'rename') for (const [path, leaf] of Object.entries(op.paths)) if (path.split('.').pop() !== leaf) out.add(path.split('.').pop()!);
+  }
+  return out;
+}
+
 export function emptyPlan(): RewritePlan {
   return { tools: {}, skills: {}, hooks: {}, sections: {}, args: {} };
 }

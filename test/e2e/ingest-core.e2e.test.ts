@@ -199,6 +199,7 @@ describe('augment with 8 variants: 0 invalid calls, 0 leaks, nothing rejected', 
   it('a variant renaming a tool that the record\'s own prompt text names is rejected with its own reason', async () => {
     const { manifest, sft, rejects } = await augment('mentions', ['--harness', HELPDESK, '-t', log('outer-mentions'), '--system-prompt', 'locate']);
     expect(rejects.length).toBeGreaterThan(0);
+    // Reject reasons are counted by kind (issue #10 item 5); the detail stays in the reject line.
     expect(manifest.reject_reasons).toEqual({ check_record_prompt_text: rejects.length });
     expect(rejects[0]!.reason).toContain('mentions old name "reset_password" (kept verbatim)');
     for (const r of sft) expect(r.tools.map((t: Json) => t.function.name)).toContain('reset_password');

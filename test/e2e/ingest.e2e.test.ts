@@ -247,9 +247,9 @@ describe('hsa init', () => {
 });
 
 describe('hsa init on a logged prompt that ends with a newline', () => {
-  // Blank space around the whole logged prompt is the record's own text (issue #11 item 1): init
-  // writes the sections, and validate takes the record as given.
-  it('infers a harness that validates the record as given', async () => {
+  // The final newline is blank space around the rendered prompt: the record's own text, kept in
+  // every variant (issue #11 item 1). init renders the message exactly, and validate passes.
+  it('renders it byte for byte; validate and augment keep the newline', async () => {
     const dir = tmp();
     const file = path.join(dir, 't.jsonl');
     const rec = { id: 'n1', messages: [{ role: 'system', content: '# Role\nYou help.\n\n# Rules\n- be brief\n' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] };
@@ -257,12 +257,18 @@ describe('hsa init on a logged prompt that ends with a newline', () => {
     const harness = path.join(dir, 'h');
     const r = await hsa(['init', '-t', file, '-o', harness]);
     clean(r);
-    expect(r.stderr).not.toContain('does not render');
-    expect(r.code).toBe(0);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).not.toContain('byte for byte');
+    expect(r.stderr).not.toContain('blank space');
     const v = await hsa(['validate', harness, '-t', file]);
-    expect(v.code).toBe(0);
-    const shown = await hsa(['inspect', harness, '--render']);
-    expect(shown.stdout).toBe('# Role\nYou help.\n\n# Rules\n- be brief');
+    expect(v.code, v.stderr).toBe(0);
+    const out = path.join(dir, 'aug');
+    const a = await hsa(['augment', '--harness', harness, '-t', file, '-o', out, '-k', '4', '--seed', '1', '--stages', 'sft', '-q']);
+    expect(a.code, a.stderr).toBe(0);
+    const lines = readFileSync(path.join(out, 'sft', 'part-00000.jsonl'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(4);
+    // Sections move and restyle; the record's own final newline stays, once.
+    for (const l of lines) expect((JSON.parse(l) as { messages: { content: string }[] }).messages[0]!.content).toMatch(/[^\n]\n$/);
   });
 });
 

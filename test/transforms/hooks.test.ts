@@ -18,6 +18,8 @@ import rename, { retag } from '../../transforms/hooks/rename.js';
 import threshold from '../../transforms/hooks/threshold.js';
 import toggle from '../../transforms/hooks/toggle.js';
 import { builtinWords } from '../../transforms/words/index.js';
+import { emptyPlan } from '../../src/transform/plan.js';
+import { createRng } from '../../src/transform/rng.js';
 import { REPO } from '../helpers/hsa.js';
 import { applyTransform, baseHarness, stateErrors } from '../helpers/state.js';
 
@@ -174,6 +176,20 @@ describe('hooks.feedback-style', () => {
         expect(renderFeedback(h.feedback, parseFeedback(t, renderFeedback(t, parseFeedback(h.feedback, old)!))!)).toBe(old);
       }
     }
+  });
+
+  it('never draws a frame whose own words spell a name the plan renamed away (JSON keys beside a renamed `message`)', () => {
+    const state = allHooks();
+    const plan = { ...emptyPlan(), args: { set_reminder: [{ op: 'rename' as const, paths: { message: 'msg', remind_at: 'remindAt' } }] } };
+    let json = 0;
+    for (let seed = 0; seed < 60; seed++) {
+      const r = feedbackStyle.apply(state, { options: feedbackStyle.options.parse({ p: 1, intensity: 1 }), rng: createRng('test', seed, feedbackStyle.id), words: builtinWords, source: state, plan, isTaken: () => false });
+      for (const f of Object.values((r?.params.frames ?? {}) as Record<string, string>)) expect(f).not.toMatch(/\bmessage\b/);
+      // Without the rename the JSON frame (`"message":`) is drawn: the test sees the frame it excludes.
+      const free = run(feedbackStyle, state, { p: 1, intensity: 1 }, seed)!;
+      json += Object.values(free.params.frames as Record<string, string>).filter((f) => f.includes('"message"')).length;
+    }
+    expect(json).toBeGreaterThan(0);
   });
 
   it('restyles a share of hooks with a different frame, same reason and slots', () => {

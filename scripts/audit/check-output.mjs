@@ -1,0 +1,340 @@
+#!/usr/bin/env node
+// Independent checker of an `hsa augment` output folder. It shares no code with the engine on
+// purpose: it reads the final bytes (SFT parts, rejects, manifest) and the source trajectories
+// (and harness folder, when one was used) with its own parsers and ajv, so that a defect in the
+// engine's own checks cannot hide a defect in its output. See scripts/audit/README.md.
+//
+//   node scripts/audit/check-output.mjs --out OUT --sources traj.jsonl [more.jsonl] [--harness DIR] [--json]
+//
+// Exit 0: every check passed; 1: some check failed (the first examples of each are printed).
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import Ajv2020 from 'ajv/dist/2020.js';
+import YAML from 'yaml';
+
+function parseArgs(argv) {
+  const o = { sources: [], json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--out') o.out = argv[++i];
+    else if (a === '--harness') o.harness = argv[++i];
+    else if (a === '--json') o.json = true;
+    else if (a === '--sources') { while (argv[i + 1] && !argv[i + 1].startsWith('--')) o.sources.push(argv[++i]); }
+    else throw new Error(`unknown argument ${a}`);
+  }
+  if (!o.out || o.sources.length === 0) throw new Error('usage: check-output.mjs --out OUT --sources traj.jsonl... [--harness DIR] [--json]');
+  return o;
+}
+
+function readJsonl(file) {
+  let buf = readFileSync(file);
+  if (file.endsWith('.gz')) buf = gunzipSync(buf);
+  return buf.toString('utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+}
+
+function partFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((f) => /\.jsonl(\.gz)?$/.test(f)).sort().map((f) => join(dir, f));
+}
+
+// ---- harness folder (only what the checks need: tools, loader, unordered sections) ----
+function readHarness(dir) {
+  const doc = YAML.parse(readFileSync(join(dir, 'harness.yaml'), 'utf8')) ?? {};
+  const tools = [];
+  const sources = doc.tools?.sources ?? (existsSync(join(dir, 'tools')) ? readdirSync(join(dir, 'tools')).sort().map((f) => `tools/${f}`) : []);
+  for (const s of sources) {
+    const text = readFileSync(join(dir, s), 'utf8');
+    let v = s.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);
+    if (v?.result?.tools) v = v.result.tools;
+    else if (v?.tools) v = v.tools;
+    for (const t of Array.isArray(v) ? v : [v]) tools.push(t.function ? t.function.name : t.name);
+  }
+  return { tools, loader: doc.skills?.loader ?? null, unordered: doc.prompt?.unordered ?? [] };
+}
+
+// ---- names ----
+const DISTINCTIVE = /[_\-0-9]|[a-z][A-Z]/;
+const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// A name as a whole token: not inside a longer identifier (`core-x` does not hold `x`... but it is not `x`).
+const tokenRe = (name) => new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9])`, 'g');
+
+function renameTables(meta) {
+  const t = { tools: {}, params: {}, skills: {}, hooks: {}, wrap: {} };
+  for (const tr of meta?.transforms ?? []) {
+    const r = tr.params?.renamed;
+    if (tr.id === 'tools.rename' && r) Object.assign(t.tools, r);
+    if (tr.id === 'tools.param-rename' && r) Object.assign(t.params, r);
+    if (tr.id === 'skills.rename' && r) Object.assign(t.skills, r);
+    if (tr.id === 'hooks.rename' && r) Object.assign(t.hooks, r);
+    if (tr.id === 'tools.schema-style' && tr.params?.restyled) {
+      for (const [tool, how] of Object.entries(tr.params.restyled)) if (/^wrap:/.test(how)) t.wrap[tool] = how.slice(5);
+    }
+  }
+  return t;
+}
+
+const contentText = (c) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (typeof p?.text === 'string' ? p.text : '')).join('\n') : '');
+const parseArgsOf = (a) => (typeof a === 'string' ? JSON.parse(a) : a);
+function canon(v) {
+  if (Array.isArray(v)) return `[${v.map(canon).join(',')}]`;
+  if (v && typeof v === 'object') return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canon(v[k])}`).join(',')}}`;
+  return JSON.stringify(v);
+}
+function renameKeys(v, map) {
+  if (Array.isArray(v)) return v.map((x) => renameKeys(x, map));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [map[k] ?? k, renameKeys(x, map)]));
+  return v;
+}
+function propertyNames(schema, out = new Set()) {
+  if (Array.isArray(schema)) { for (const s of schema) propertyNames(s, out); return out; }
+  if (!schema || typeof schema !== 'object') return out;
+  if (schema.properties && typeof schema.properties === 'object') for (const k of Object.keys(schema.properties)) out.add(k);
+  for (const [k, v] of Object.entries(schema)) if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') propertyNames(k === 'properties' ? Object.values(v ?? {}) : v, out);
+  return out;
+}
+function descriptions(schema, out = []) {
+  if (Array.isArray(schema)) { for (const s of schema) descriptions(s, out); return out; }
+  if (!schema || typeof schema !== 'object') return out;
+  for (const [k, v] of Object.entries(schema)) {
+    if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') descriptions(k === 'properties' ? Object.values(v ?? {}) : v, out);
+  }
+  return out;
+}
+
+// Skill bodies and prompt lists, compared line by line after undoing the renames the plan states
+// and normalising what restyles may change (list markers, heading levels, spacing).
+function normaliseLine(l) {
+  return l.replace(/^\s*(?:[-*+•]|\d+[.)])[ \t]+/, '').replace(/^#{1,6}[ \t]+/, '').replace(/\s+/g, ' ').trim();
+}
+// A variant line is explained by a source line when both split into the same identifier tokens and
+// separators, every token being equal or the plan's rename of the source token.
+const TOKENS = /([A-Za-z0-9_]+(?:-[A-Za-z0-9_]+)*)/;
+function explains(src, variant, forward) {
+  if (src === variant) return true;
+  const a = src.split(TOKENS);
+  const b = variant.split(TOKENS);
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !(i % 2 === 1 && forward.get(a[i]) === b[i])) return false;
+  return true;
+}
+function listBlocks(text) {
+  // Top-level list blocks (bullets or numbers at the left margin), with their kind.
+  const blocks = [];
+  let cur = null;
+  let fence = false;
+  for (const line of text.split('\n')) {
+    if (/^\s{0,3}(```|~~~)/.test(line)) fence = !fence;
+    const m = !fence && /^((?:[-*+])|\d+[.)])[ \t]+\S/.exec(line);
+    if (m) {
+      const numbered = /\d/.test(m[1]);
+      if (!cur) { cur = { numbered, items: [] }; blocks.push(cur); }
+      cur.items.push(normaliseLine(line));
+    } else if (!(line.trim() === '' || /^\s+\S/.test(line))) cur = null; // blank and indented lines stay in a list
+  }
+  return blocks.filter((b) => b.items.length >= 2);
+}
+
+// Indices of the tool messages that answer calls of `tool`: a result answers the nearest open call
+// with its id (ids may be reused across turns).
+function answersOf(messages, tool) {
+  const out = new Set();
+  const open = [];
+  messages.forEach((m, i) => {
+    for (const c of m.tool_calls ?? []) open.push({ id: c.id, name: c.function.name });
+    if (m.role === 'tool') {
+      for (let k = open.length - 1; k >= 0; k--) if (open[k].id === m.tool_call_id) { if (open[k].name === tool) out.add(i); open.splice(k, 1); break; }
+    }
+  });
+  return out;
+}
+
+function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const harness = o.harness ? readHarness(o.harness) : null;
+  const sources = new Map();
+  let sourceLines = 0;
+  for (const f of o.sources) for (const r of readJsonl(f)) { sourceLines++; sources.set(r.id, r); }
+  const manifest = JSON.parse(readFileSync(join(o.out, 'manifest.json'), 'utf8'));
+  const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+  const compiled = new Map();
+  const validator = (schema) => {
+    const key = JSON.stringify(schema);
+    if (!compiled.has(key)) {
+      let fn;
+      try { fn = ajv.compile(schema); } catch { fn = null; }
+      compiled.set(key, fn);
+    }
+    return compiled.get(key);
+  };
+  const fails = {};
+  const fail = (kind, id, detail) => { (fails[kind] ??= []).push(`${id}: ${detail}`); };
+  let records = 0;
+  const sourcesSeen = new Set();
+  const stat = { calls: 0, skillBodies: 0, promptLists: 0 };
+
+  for (const file of partFiles(join(o.out, 'sft'))) {
+    for (const r of readJsonl(file)) {
+      records++;
+      const id = r.id;
+      if (/~src$/.test(id)) continue;
+      const src = sources.get(r.meta?.source_id);
+      if (!src) { fail('f_source', id, `source ${r.meta?.source_id} not among the sources`); continue; }
+      sourcesSeen.add(src.id);
+      const t = renameTables(r.meta);
+      const newNames = new Set([...Object.values(t.tools), ...Object.values(t.params), ...Object.values(t.skills), ...Object.values(t.hooks)]);
+      const olds = [...new Set([...Object.keys(t.tools), ...Object.keys(t.params), ...Object.keys(t.skills), ...Object.keys(t.hooks)])].filter((n) => !newNames.has(n));
+      const forward = new Map();
+      for (const tab of [t.tools, t.params, t.skills, t.hooks]) for (const [old, nw] of Object.entries(tab)) if (old !== nw) forward.set(old, nw);
+      const invTools = Object.fromEntries(Object.entries(t.tools).map(([a, b]) => [b, a]));
+      const invParams = Object.fromEntries(Object.entries(t.params).map(([a, b]) => [b, a]));
+      const invSkills = Object.fromEntries(Object.entries(t.skills).map(([a, b]) => [b, a]));
+
+      // (a) calls validate against the record's own tools
+      const toolByName = new Map((r.tools ?? []).map((x) => [x.function?.name ?? x.name, x.function ?? x]));
+      const calls = [];
+      for (const m of r.messages) for (const c of m.tool_calls ?? []) {
+        stat.calls++;
+        let args;
+        try { args = parseArgsOf(c.function.arguments); } catch { fail('a_invalid_call', id, `${c.function.name}: arguments not JSON`); continue; }
+        calls.push({ name: c.function.name, args });
+        const tool = toolByName.get(c.function.name);
+        if (!tool) { fail('a_invalid_call', id, `${c.function.name}: not in the record's tools`); continue; }
+        const v = validator(tool.parameters ?? { type: 'object' });
+        if (v === null) fail('a_invalid_call', id, `${c.function.name}: schema does not compile`);
+        else if (!v(args)) fail('a_invalid_call', id, `${c.function.name}: ${ajv.errorsText(v.errors)}`);
+      }
+
+      // (b) no renamed-away name in what the model reads
+      const loaderTool = harness?.loader ? (t.tools[harness.loader.tool] ?? harness.loader.tool) : null;
+      const loaderAnswers = answersOf(r.messages, loaderTool);
+      const texts = []; // [where, text, isSkillBody]
+      r.messages.forEach((m, i) => {
+        if (m.role === 'system' || m.name === 'harness:preamble') texts.push([`messages.${i}(system)`, contentText(m.content), false]);
+        else if (m.role === 'assistant') texts.push([`messages.${i}(assistant)`, contentText(m.content), false]);
+        else if (m.name && /^hook:/.test(m.name)) texts.push([`messages.${i}(feedback)`, contentText(m.content), false]);
+        else if (m.role === 'tool' && loaderAnswers.has(i)) texts.push([`messages.${i}(skill body)`, contentText(m.content), true]);
+      });
+      for (const x of r.tools ?? []) {
+        const f = x.function ?? x;
+        texts.push([`tools.${f.name}.description`, [f.description ?? '', ...descriptions(f.parameters)].join('\n'), false]);
+        if (olds.includes(f.name)) fail('b_leak', id, `tool list still has "${f.name}"`);
+        for (const p of propertyNames(f.parameters)) if (olds.includes(p) && t.params[p] !== undefined) fail('b_leak', id, `tool ${f.name} still has parameter "${p}"`);
+      }
+      for (const old of olds) {
+        const isParam = t.params[old] !== undefined && t.tools[old] === undefined && t.skills[old] === undefined && t.hooks[old] === undefined;
+        for (const [where, text, body] of texts) {
+          if (DISTINCTIVE.test(old)) {
+            if (tokenRe(old).test(text)) fail('b_leak', id, `"${old}" in ${where}`);
+          } else {
+            if (body && isParam) continue; // plain-word parameters stay in skill bodies unless beside their tool
+            const span = new RegExp('`' + esc(old) + '(\\([^`]*\\))?`');
+            // JSON keys, and in a tool list written out as JSON: `"required": [..]` items and `"name": ".."` values.
+            const key = !body && (new RegExp(`"${esc(old)}"\\s*:`).test(text) || new RegExp(`"required"\\s*:\\s*\\[[^\\]]*"${esc(old)}"`).test(text) || new RegExp(`"name"\\s*:\\s*"${esc(old)}"`).test(text));
+            if (span.test(text) || key) fail('b_leak', id, `plain "${old}" in ${where}`);
+          }
+        }
+      }
+
+      // (c)/(d) skill bodies: only plan renames and restyles; list order kept
+      const srcBodies = [];
+      if (harness?.loader) {
+        const answers = answersOf(src.messages, harness.loader.tool);
+        src.messages.forEach((m, i) => { if (answers.has(i)) srcBodies.push(contentText(m.content)); });
+      }
+      const varBodies = texts.filter((x) => x[2]).map((x) => x[1]);
+      if (srcBodies.length !== varBodies.length) fail('c_skill_body', id, `${varBodies.length} skill bodies, source has ${srcBodies.length}`);
+      srcBodies.forEach((sb, k) => {
+        if (varBodies[k] === undefined) return;
+        stat.skillBodies++;
+        const a = sb.split('\n').map(normaliseLine).filter(Boolean);
+        const b = varBodies[k].split('\n').map(normaliseLine).filter(Boolean);
+        const j = a.length === b.length ? a.findIndex((l, n) => !explains(l, b[n], forward)) : Math.min(a.length, b.length);
+        if (j < 0) return;
+        const used = new Set();
+        const permuted = a.length === b.length && b.every((l) => {
+          const n = a.findIndex((x, m) => !used.has(m) && explains(x, l, forward));
+          if (n >= 0) used.add(n);
+          return n >= 0;
+        });
+        if (permuted) fail('d_reordered_skill_list', id, `skill body ${k} has its lines in another order (first at line ${j})`);
+        else fail('c_skill_body', id, `skill body ${k} line ${j}: source ${JSON.stringify(a[j]?.slice(0, 80))} vs ${JSON.stringify(b[j]?.slice(0, 80))}`);
+      });
+      // (d) lists of the system prompt keep their order (all lists when no section is unordered,
+      // else numbered lists only — the checker does not map lists to sections)
+      const srcSys = src.messages.find((m) => m.role === 'system');
+      // The prompt the model reads: the system message and a preamble (a section placed before the first user turn).
+      const varSys = r.messages.filter((m) => m.role === 'system' || m.name === 'harness:preamble');
+      if (srcSys && varSys.length > 0) {
+        const lines = varSys.map((m) => contentText(m.content)).join('\n').split('\n').map(normaliseLine);
+        const find = (item, from) => { for (let n = from; n < lines.length; n++) if (explains(item, lines[n], forward)) return n; return -1; };
+        for (const blk of listBlocks(contentText(srcSys.content))) {
+          if ((harness?.unordered?.length ?? 0) > 0 && !blk.numbered) continue;
+          // The skill catalog (`- id: description`) is not instructions: catalog-order and describe change it.
+          if (harness?.loader && blk.items.every((x) => /^[A-Za-z0-9_-]+: /.test(x))) continue;
+          stat.promptLists++;
+          let at = -1;
+          let ok = true;
+          for (const item of blk.items) {
+            const n = find(item, at + 1);
+            if (n < 0) { ok = find(item, 0) >= 0 ? 'order' : 'missing'; break; }
+            at = n;
+          }
+          if (ok === 'order') fail('d_reordered_prompt_list', id, `list starting ${JSON.stringify(blk.items[0].slice(0, 60))}`);
+          else if (ok === 'missing') fail('d_prompt_list_changed', id, `list starting ${JSON.stringify(blk.items[0].slice(0, 60))}`);
+        }
+      }
+
+      // (e) the task: calls map back to the source's calls
+      const srcCalls = [];
+      for (const m of src.messages) for (const c of m.tool_calls ?? []) { try { srcCalls.push({ name: c.function.name, args: parseArgsOf(c.function.arguments) }); } catch { srcCalls.push({ name: c.function.name, args: c.function.arguments }); } }
+      if (srcCalls.length !== calls.length) fail('e_task', id, `${calls.length} calls, source has ${srcCalls.length}`);
+      else calls.forEach((c, k) => {
+        const name = invTools[c.name] ?? c.name;
+        let args = c.args;
+        const wrap = t.wrap[c.name];
+        if (wrap && args && typeof args === 'object' && Object.keys(args).length === 1 && args[wrap] !== undefined) args = args[wrap];
+        args = renameKeys(args, invParams);
+        if (harness?.loader && name === harness.loader.tool && args && typeof args[harness.loader.argument] === 'string') {
+          args = { ...args, [harness.loader.argument]: invSkills[args[harness.loader.argument]] ?? args[harness.loader.argument] };
+        }
+        // An MCP name OpenAI does not allow is written with `_` for each other character (docs/harness-format.md, Tools).
+        const safe = (n) => (/^[a-zA-Z0-9_-]{1,64}$/.test(n) ? n : n.replace(/[^a-zA-Z0-9_-]/g, '_'));
+        if (name !== srcCalls[k].name && name !== safe(srcCalls[k].name)) fail('e_task', id, `call ${k}: ${c.name} maps to ${name}, source ${srcCalls[k].name}`);
+        else if (canon(args) !== canon(srcCalls[k].args)) fail('e_task', id, `call ${k} (${name}): arguments differ: ${canon(args).slice(0, 120)} vs ${canon(srcCalls[k].args).slice(0, 120)}`);
+      });
+    }
+  }
+
+  // (f) counts
+  const tot = manifest.totals ?? {};
+  const rejects = partFiles(join(o.out, 'rejects')).reduce((n, f) => n + readJsonl(f).length, 0);
+  if (tot.input_records !== sourceLines) fail('f_counts', 'manifest', `input_records ${tot.input_records}, source lines ${sourceLines}`);
+  if (tot.input_records !== tot.valid_records + tot.rejected_records) fail('f_counts', 'manifest', 'input_records != valid + rejected');
+  if (tot.variants_expected !== tot.variants_written + tot.variants_rejected) fail('f_counts', 'manifest', 'variants_expected != written + rejected');
+  if (records !== tot.variants_written + (tot.kept_sources ?? 0) - (tot.sft_skipped ?? 0)) fail('f_counts', 'sft', `${records} SFT records, manifest says ${tot.variants_written} written`);
+  if (rejects < tot.rejected_records + tot.variants_rejected) fail('f_counts', 'rejects', `${rejects} reject lines < ${tot.rejected_records} + ${tot.variants_rejected}`);
+
+  const report = {
+    out: o.out,
+    source_records: sourceLines,
+    valid_records: tot.valid_records,
+    sources_with_variants: sourcesSeen.size,
+    variants_written: tot.variants_written,
+    variants_rejected: tot.variants_rejected,
+    validate_rate: sourceLines ? tot.valid_records / sourceLines : 0,
+    augment_rate: sourceLines ? sourcesSeen.size / sourceLines : 0,
+    checked: { records, ...stat },
+    failures: Object.fromEntries(Object.entries(fails).map(([k, v]) => [k, { count: v.length, examples: v.slice(0, 5) }])),
+  };
+  if (o.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else {
+    process.stdout.write(`${o.out}: ${records} records; validate ${(report.validate_rate * 100).toFixed(1)}%, augment ${(report.augment_rate * 100).toFixed(1)}%; ${stat.calls} calls, ${stat.skillBodies} skill bodies, ${stat.promptLists} prompt lists checked\n`);
+    for (const [k, v] of Object.entries(report.failures)) process.stdout.write(`  FAIL ${k}: ${v.count}\n${v.examples.map((e) => `    ${e}\n`).join('')}`);
+    if (Object.keys(fails).length === 0) process.stdout.write('  all checks passed\n');
+  }
+  process.exitCode = Object.keys(fails).length ? 1 : 0;
+}
+
+main();

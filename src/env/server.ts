@@ -13,8 +13,11 @@ export interface EnvServerOptions {
   maxBodyBytes: number;
   /** Lines for the operator (never request bodies). */
   log: (line: string) => void;
-  /** Called for every request after it is answered, with the time from its body read to its answer written. */
-  onRequest?: (path: string, status: number, ms: number) => void;
+  /**
+   * Called for every request after it is answered, with the time from its body read to its answer
+   * written (and the request's headers, e.g. for a benchmark to tell its steps apart).
+   */
+  onRequest?: (path: string, status: number, ms: number, headers: IncomingMessage['headers']) => void;
 }
 
 export interface RunningServer {
@@ -102,7 +105,7 @@ export function startEnvServer(o: EnvServerOptions): Promise<RunningServer> {
       }
     }
     if (!res.headersSent && !res.destroyed) send(res, r);
-    o.onRequest?.(url.pathname, r.status, performance.now() - start);
+    o.onRequest?.(url.pathname, r.status, performance.now() - start, req.headers);
   });
   server.keepAliveTimeout = 60_000;
   server.on('clientError', (_e, socket) => {

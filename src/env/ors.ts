@@ -54,19 +54,22 @@ function blocks(messages: Obj[]): Obj[] {
   });
 }
 
-function sse(taskId: string, payload: unknown): EnvResponse {
+type Events = { event: string; data: string }[];
+
+function sse(taskId: string, payload: unknown): Events {
   const text = JSON.stringify(payload);
   const events = [{ event: 'task_id', data: taskId }];
   for (let i = 0; i < text.length || i === 0; i += CHUNK) events.push({ event: i + CHUNK >= text.length ? 'end' : 'chunk', data: text.slice(i, i + CHUNK) });
-  return { status: 200, events };
+  return events;
 }
 
 export function createOrsProtocol(split = 'train'): Protocol {
-  // Finished call results by task id, so a client that lost the stream can ask again (ORS reconnection).
-  const results = new Map<string, unknown>();
-  const remember = (taskId: string, payload: unknown) => {
+  // Finished call results by task id, so a client that lost the stream can ask again (ORS
+  // reconnection). Kept as their events' text: a few strings per result, not a tree the GC walks.
+  const results = new Map<string, Events>();
+  const remember = (taskId: string, events: Events) => {
     if (results.size >= 1000) results.delete(results.keys().next().value!);
-    results.set(taskId, payload);
+    results.set(taskId, events);
   };
 
   const checkSplit = (o: Obj): void => {
@@ -195,7 +198,7 @@ export function createOrsProtocol(split = 'train'): Protocol {
       if (o.task_id !== undefined && o.task_id !== null) {
         if (typeof o.task_id !== 'string') throw new EnvError(400, 'bad_request', 'task_id: expected a string', 'task_id');
         const seen = results.get(o.task_id);
-        if (seen !== undefined) return sse(o.task_id, seen);
+        if (seen !== undefined) return { status: 200, events: seen };
       }
       if (typeof o.name !== 'string' || o.name === '') throw new EnvError(400, 'bad_request', 'name: expected the tool name (or hsa.message / hsa.reply)', 'name');
       const input = o.input ?? {};
@@ -232,8 +235,9 @@ export function createOrsProtocol(split = 'train'): Protocol {
         },
       };
       const taskId = typeof o.task_id === 'string' ? o.task_id : randomUUID();
-      remember(taskId, payload);
-      return sse(taskId, payload);
+      const events = sse(taskId, payload);
+      remember(taskId, events);
+      return { status: 200, events };
     }
     return undefined;
   }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RewardResult } from '../episode/reward.js';
 import type { RowRef } from '../episode/rows.js';
-import { EnvError, type SessionOptions, type SessionStore } from './sessions.js';
+import { EnvError, type Session, type SessionOptions, type SessionStore } from './sessions.js';
 import type { EnvRequest, EnvResponse, Protocol } from './protocol.js';
 
 /**
@@ -64,13 +64,12 @@ function sse(taskId: string, payload: unknown): Events {
 }
 
 export function createOrsProtocol(split = 'train'): Protocol {
-  // Finished call results by task id, so a client that lost the stream can ask again (ORS
-  // reconnection). Kept as their events' text: a few strings per result, not a tree the GC walks.
-  const results = new Map<string, Events>();
-  const remember = (taskId: string, events: Events) => {
-    if (results.size >= 1000) results.delete(results.keys().next().value!);
-    results.set(taskId, events);
-  };
+  // Each session's last call result by task id, so a client that lost the stream can ask again
+  // (ORS reconnection: calls of a session come one after another, so the last is the one in
+  // flight). Kept on the session, not in a server-wide table: one session never gets another's
+  // answer, and results die with their session instead of filling the old generation (a table of
+  // the last thousand results made every scavenge promote them).
+  const results = new WeakMap<Session, { taskId: string; events: Events }>();
 
   const checkSplit = (o: Obj): void => {
     if (o.split !== split) throw new EnvError(400, 'bad_request', `split: expected "${split}"`, 'split');
@@ -197,8 +196,8 @@ export function createOrsProtocol(split = 'train'): Protocol {
       only(o, ['name', 'input', 'task_id'], '');
       if (o.task_id !== undefined && o.task_id !== null) {
         if (typeof o.task_id !== 'string') throw new EnvError(400, 'bad_request', 'task_id: expected a string', 'task_id');
-        const seen = results.get(o.task_id);
-        if (seen !== undefined) return { status: 200, events: seen };
+        const seen = results.get(store.get(id));
+        if (seen !== undefined && seen.taskId === o.task_id) return { status: 200, events: seen.events };
       }
       if (typeof o.name !== 'string' || o.name === '') throw new EnvError(400, 'bad_request', 'name: expected the tool name (or hsa.message / hsa.reply)', 'name');
       const input = o.input ?? {};
@@ -218,7 +217,8 @@ export function createOrsProtocol(split = 'train'): Protocol {
         message = { role: 'assistant', content: '', tool_calls: [{ id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: o.name, arguments: JSON.stringify(input) } }] };
         field = 'input';
       }
-      const answer = await store.step(id, message, field);
+      const session = store.get(id);
+      const answer = await store.stepIn(session, message, field);
       const payload = {
         ok: true,
         output: {
@@ -236,7 +236,7 @@ export function createOrsProtocol(split = 'train'): Protocol {
       };
       const taskId = typeof o.task_id === 'string' ? o.task_id : randomUUID();
       const events = sse(taskId, payload);
-      remember(taskId, events);
+      results.set(session, { taskId, events });
       return { status: 200, events };
     }
     return undefined;

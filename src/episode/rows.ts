@@ -43,9 +43,11 @@ export class RowSet {
     return this.lines.length;
   }
 
-  /** Load every row of these files (already expanded and sorted). */
-  static async load(files: readonly string[]): Promise<RowSet> {
-    const set = new RowSet();
+  private constructor(private readonly parsedBudget: number) {}
+
+  /** Load every row of these files (already expanded and sorted); `parsedChars` overrides the parsed-row budget. */
+  static async load(files: readonly string[], { parsedChars = PARSED_CHARS }: { parsedChars?: number } = {}): Promise<RowSet> {
+    const set = new RowSet(parsedChars);
     for (const file of files) for (const { line, text } of await partLines(file)) set.add(file, line, text);
     return set;
   }
@@ -67,7 +69,7 @@ export class RowSet {
     this.lines.push({ file, line, text, index: row.index, id: row.id });
     this.byIndex.set(row.index, position);
     if (!this.byId.has(row.id)) this.byId.set(row.id, position);
-    if (this.parsedChars + text.length <= PARSED_CHARS) this.keep(position, row);
+    if (this.parsedChars + text.length <= this.parsedBudget) this.keep(position, row);
   }
 
   /** Keep a parsed row as the most recently used, dropping the least recently used past the budget. */
@@ -75,7 +77,7 @@ export class RowSet {
     this.parsed.set(position, row);
     this.parsedChars += this.lines[position]!.text.length;
     // The newest row always stays, whatever its size.
-    while (this.parsedChars > PARSED_CHARS && this.parsed.size > 1) {
+    while (this.parsedChars > this.parsedBudget && this.parsed.size > 1) {
       const oldest = this.parsed.keys().next().value!;
       this.parsed.delete(oldest);
       this.parsedChars -= this.lines[oldest]!.text.length;

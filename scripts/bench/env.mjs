@@ -8,8 +8,7 @@
 // written, from the server's onRequest hook — the same span as before), split by step kind (tool
 // call, reply, final reply with the reward; session starts apart, they are not steps), the server
 // process's CPU per step, the GC pauses of the measured run and how many steps one fell into, what
-// the client saw and the client's own CPU; the work per step is also given as the process CPU of
-// the same span (the server's cpuTiming option), which waiting for a core does not inflate. On a busy machine wall times include time the process
+// the client saw and the client's own CPU. On a busy machine wall times include time the process
 // was not running; the CPU figures and GC counts do not.
 //
 // The client is kept about as light as a trainer's: node:http with keep-alive and the headers an
@@ -141,20 +140,18 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
   // Server work per step by kind (the client's x-bench-step header), and every step's window on
   // the performance clock, to tell which steps a GC pause fell into.
   const byKind = { start: [], call: [], reply: [], final: [] };
-  const stepCpu = [];
   const windows = [];
   let measuring = false;
-  const onRequest = (p, _s, ms, headers, cpuMs) => {
+  const onRequest = (p, _s, ms, headers) => {
     if (!measuring) return;
     const kind = headers['x-bench-step'];
     if (byKind[kind]) byKind[kind].push(ms);
-    if (p === '/hsa/call') stepCpu.push(cpuMs);
     if (p === '/hsa/call') windows.push(performance.now() - ms, ms);
   };
   const gcs = [];
   const gcObserver = new PerformanceObserver((list) => measuring && gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, ms: e.duration, kind: e.detail?.kind }))));
   gcObserver.observe({ entryTypes: ['gc'] });
-  const server = await startEnvServer({ host: '127.0.0.1', port: 0, protocols: [createOrsProtocol()], store, maxBodyBytes: 16 << 20, log, onRequest, cpuTiming: true });
+  const server = await startEnvServer({ host: '127.0.0.1', port: 0, protocols: [createOrsProtocol()], store, maxBodyBytes: 16 << 20, log, onRequest });
   log(`env bench: ${episodes} episodes over ${concurrency} concurrent clients (rows: ${rows.size}, tokenizer ${counter.name}) …`);
   const child = spawn(process.execPath, [SELF, '--client', server.url, '--rows-dir', dir, '--episodes', String(episodes), '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let cpu0;
@@ -188,7 +185,6 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
     ['env: steps/s', `${f(result.steps / result.wall, 0)} (${result.steps} steps)`, '', ''],
     ['env: server work per step p50 / p95 (wall)', `${f(quantile(serverMs, 0.5))} / ${f(p95)} ms`, '< 2 ms (p95)', p95 < 2 ? 'ok' : 'MISSED'],
     ['(info) env: server CPU per step (HTTP, JSON, episode, reward)', `${f(cpuMsPerStep)} ms`, '', ''],
-    ['(info) env: server work per step p50 / p95 (process CPU of the same span)', `${f(quantile(stepCpu, 0.5))} / ${f(quantile(stepCpu, 0.95))} ms`, '', ''],
     ['(info) env: server work p50 / p95 — tool-call steps', pct(byKind.call), '', ''],
     ['(info) env: server work p50 / p95 — replies / final replies (with the reward)', `${pct(byKind.reply)}; ${pct(byKind.final)}`, '', ''],
     ['(info) env: server work p50 / p95 — session starts (not steps)', pct(byKind.start), '', ''],

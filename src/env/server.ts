@@ -17,12 +17,7 @@ export interface EnvServerOptions {
    * Called for every request after it is answered, with the time from its body read to its answer
    * written (and the request's headers, e.g. for a benchmark to tell its steps apart).
    */
-  onRequest?: (path: string, status: number, ms: number, headers: IncomingMessage['headers'], cpuMs?: number) => void;
-  /**
-   * Also give onRequest the process CPU time of the same span (two getrusage calls a request): on
-   * a shared machine a benchmark's wall times include waiting for a core, its CPU times do not.
-   */
-  cpuTiming?: boolean;
+  onRequest?: (path: string, status: number, ms: number, headers: IncomingMessage['headers']) => void;
 }
 
 export interface RunningServer {
@@ -92,14 +87,12 @@ function errorResponse(e: EnvError): EnvResponse {
 export function startEnvServer(o: EnvServerOptions): Promise<RunningServer> {
   const server = createServer(async (req, res) => {
     let start = performance.now();
-    let cpu: NodeJS.CpuUsage | undefined;
     const url = target(req.url ?? '/');
     let r: EnvResponse;
     try {
       const raw = req.method === 'GET' || req.method === 'HEAD' ? Buffer.alloc(0) : await readBody(req, o.maxBodyBytes);
       // The server's own work is timed from here: waiting for the body is the client's time.
       start = performance.now();
-      if (o.cpuTiming) cpu = process.cpuUsage();
       let body: unknown;
       if (raw.length > 0) {
         try {
@@ -125,11 +118,7 @@ export function startEnvServer(o: EnvServerOptions): Promise<RunningServer> {
       }
     }
     if (!res.headersSent && !res.destroyed) send(res, r);
-    if (o.onRequest) {
-      const ms = performance.now() - start;
-      const used = cpu && process.cpuUsage(cpu);
-      o.onRequest(url.pathname, r.status, ms, req.headers, used && (used.user + used.system) / 1000);
-    }
+    o.onRequest?.(url.pathname, r.status, performance.now() - start, req.headers);
   });
   server.keepAliveTimeout = 60_000;
   server.on('clientError', (_e, socket) => {

@@ -5,8 +5,8 @@ import { BadRowError, parseRow, type EpisodeRow } from './row.js';
 
 /**
  * Parsed rows kept (most recently used), by the length of their text: ~32 M characters (a few
- * thousand rows; parsed, ~1.4 heap bytes per character of text beyond the text itself) stay parsed from load on, so a row set of that size is parsed
- * once; a larger one keeps its recently used rows and holds the rest as text.
+ * thousand rows; ~1.4 bytes of heap per character on top of the text) stay parsed from load on, so
+ * a row set of that size is parsed once; a larger one keeps its recently used rows parsed.
  */
 const PARSED_CHARS = 32 << 20;
 

@@ -149,7 +149,9 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
     if (p === '/hsa/call') windows.push(performance.now() - ms, ms);
   };
   const gcs = [];
-  const gcObserver = new PerformanceObserver((list) => measuring && gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, ms: e.duration, kind: e.detail?.kind }))));
+  // Entries arrive later than the pauses; they are kept by when they started (the measured span).
+  let span = [Infinity, Infinity];
+  const gcObserver = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, ms: e.duration, kind: e.detail?.kind }))));
   gcObserver.observe({ entryTypes: ['gc'] });
   const server = await startEnvServer({ host: '127.0.0.1', port: 0, protocols: [createOrsProtocol()], store, maxBodyBytes: 16 << 20, log, onRequest });
   log(`env bench: ${episodes} episodes over ${concurrency} concurrent clients (rows: ${rows.size}, tokenizer ${counter.name}) …`);
@@ -160,15 +162,19 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
   for await (const line of createInterface({ input: child.stdout })) {
     if (line === 'start') {
       measuring = true;
+      span = [performance.now(), Infinity];
       cpu0 = process.cpuUsage();
     } else if (line.startsWith('{')) {
       cpu = process.cpuUsage(cpu0);
       measuring = false;
+      span[1] = performance.now();
       result = JSON.parse(line);
     }
   }
   await server.close();
+  await new Promise((r) => setTimeout(r, 50));
   gcObserver.disconnect();
+  const inSpan = gcs.filter((g) => g.start >= span[0] && g.start <= span[1]);
   if (!result) throw new Error('the env bench client did not finish');
   const serverMs = [...byKind.call, ...byKind.reply, ...byKind.final];
   const cpuMsPerStep = (cpu.user + cpu.system) / 1000 / result.steps;
@@ -176,10 +182,10 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
   const f = (x, d = 2) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
   const pct = (xs) => `${f(quantile(xs, 0.5))} / ${f(quantile(xs, 0.95))} ms (${xs.length})`;
   // GC kinds (perf_hooks constants): 1 scavenge, 4 mark-compact, 8 incremental marking, 16 weak callbacks.
-  const gcOf = (k) => gcs.filter((g) => g.kind === k);
+  const gcOf = (k) => inSpan.filter((g) => g.kind === k);
   const gcLine = (xs) => `${xs.length}, ${f(xs.reduce((a, g) => a + g.ms, 0), 1)} ms${xs.length ? `, longest ${f(Math.max(...xs.map((g) => g.ms)), 1)} ms` : ''}`;
   let hit = 0;
-  for (let i = 0; i < windows.length; i += 2) if (gcs.some((g) => g.start < windows[i] + windows[i + 1] && g.start + g.ms > windows[i])) hit++;
+  for (let i = 0; i < windows.length; i += 2) if (inSpan.some((g) => g.start < windows[i] + windows[i + 1] && g.start + g.ms > windows[i])) hit++;
   return [
     [`env: episodes/s (${episodes} episodes, ${concurrency} concurrent clients in another process)`, f(episodes / result.wall, 0), '', ''],
     ['env: steps/s', `${f(result.steps / result.wall, 0)} (${result.steps} steps)`, '', ''],

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RewardResult } from '../episode/reward.js';
 import type { RowRef } from '../episode/rows.js';
-import { EnvError, type SessionOptions, type SessionStore } from './sessions.js';
+import { EnvError, type Session, type SessionOptions, type SessionStore } from './sessions.js';
 import type { EnvRequest, EnvResponse, Protocol } from './protocol.js';
 
 /**
@@ -54,20 +54,22 @@ function blocks(messages: Obj[]): Obj[] {
   });
 }
 
-function sse(taskId: string, payload: unknown): EnvResponse {
+type Events = { event: string; data: string }[];
+
+function sse(taskId: string, payload: unknown): Events {
   const text = JSON.stringify(payload);
   const events = [{ event: 'task_id', data: taskId }];
   for (let i = 0; i < text.length || i === 0; i += CHUNK) events.push({ event: i + CHUNK >= text.length ? 'end' : 'chunk', data: text.slice(i, i + CHUNK) });
-  return { status: 200, events };
+  return events;
 }
 
 export function createOrsProtocol(split = 'train'): Protocol {
-  // Finished call results by task id, so a client that lost the stream can ask again (ORS reconnection).
-  const results = new Map<string, unknown>();
-  const remember = (taskId: string, payload: unknown) => {
-    if (results.size >= 1000) results.delete(results.keys().next().value!);
-    results.set(taskId, payload);
-  };
+  // Each session's last call result by task id, so a client that lost the stream can ask again
+  // (ORS reconnection: calls of a session come one after another, so the last is the one in
+  // flight). Kept on the session, not in a server-wide table: one session never gets another's
+  // answer, and results die with their session instead of filling the old generation (a table of
+  // the last thousand results made every scavenge promote them).
+  const results = new WeakMap<Session, { taskId: string; events: Events }>();
 
   const checkSplit = (o: Obj): void => {
     if (o.split !== split) throw new EnvError(400, 'bad_request', `split: expected "${split}"`, 'split');
@@ -194,8 +196,8 @@ export function createOrsProtocol(split = 'train'): Protocol {
       only(o, ['name', 'input', 'task_id'], '');
       if (o.task_id !== undefined && o.task_id !== null) {
         if (typeof o.task_id !== 'string') throw new EnvError(400, 'bad_request', 'task_id: expected a string', 'task_id');
-        const seen = results.get(o.task_id);
-        if (seen !== undefined) return sse(o.task_id, seen);
+        const seen = results.get(store.get(id));
+        if (seen !== undefined && seen.taskId === o.task_id) return { status: 200, events: seen.events };
       }
       if (typeof o.name !== 'string' || o.name === '') throw new EnvError(400, 'bad_request', 'name: expected the tool name (or hsa.message / hsa.reply)', 'name');
       const input = o.input ?? {};
@@ -215,7 +217,8 @@ export function createOrsProtocol(split = 'train'): Protocol {
         message = { role: 'assistant', content: '', tool_calls: [{ id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: o.name, arguments: JSON.stringify(input) } }] };
         field = 'input';
       }
-      const answer = await store.step(id, message, field);
+      const session = store.get(id);
+      const answer = await store.stepIn(session, message, field);
       const payload = {
         ok: true,
         output: {
@@ -232,8 +235,9 @@ export function createOrsProtocol(split = 'train'): Protocol {
         },
       };
       const taskId = typeof o.task_id === 'string' ? o.task_id : randomUUID();
-      remember(taskId, payload);
-      return sse(taskId, payload);
+      const events = sse(taskId, payload);
+      results.set(session, { taskId, events });
+      return { status: 200, events };
     }
     return undefined;
   }

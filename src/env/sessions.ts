@@ -117,7 +117,12 @@ export class SessionStore {
 
   /** Apply the policy's assistant message (`field` names it in errors). */
   async step(id: string, message: unknown, field = 'message'): Promise<StepAnswer> {
-    const s = this.get(id);
+    return this.stepIn(this.get(id), message, field);
+  }
+
+  /** `step` for a session already looked up (with `get`). */
+  async stepIn(s: Session, message: unknown, field = 'message'): Promise<StepAnswer> {
+    const id = s.id;
     if (s.episode.done) throw new EnvError(409, 'done', `session ${JSON.stringify(id)}: the episode is over; start another session`, 'session_id');
     let m;
     try {
@@ -127,6 +132,8 @@ export class SessionStore {
       throw e;
     }
     const result = s.episode.step(m);
+    // The message's reasoning is counted with its own step, not all at once by the final reward.
+    s.episode.reasoningTokens(this.options.counter);
     if (!result.done) return result;
     return { ...result, reward: await this.rewardOf(s) };
   }

@@ -5,7 +5,7 @@ import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
 import { BAD_JSON, type PolicyCall, type PolicyMessage } from './message.js';
 import type { EpisodeRow } from './row.js';
-import { splitReasoning } from './tokens.js';
+import { splitReasoning, type TokenCounter } from './tokens.js';
 
 /**
  * The episode core shared by the RL environment, `hsa reward` (and later `hsa eval`): one session
@@ -106,6 +106,34 @@ function callKey(name: string, args: unknown): string {
   return `${name}\u0000${canonicalJson(args)}`;
 }
 
+/** What every episode of a row derives from it alone, built once per (read-only, shared) row. */
+export interface RowRuntime {
+  harness: Harness;
+  toolNames: Set<string>;
+  /** Recorded results by call key (name and canonical arguments), in recorded order. */
+  replay: Map<string, string[]>;
+  /** The expected calls' keys, in order. */
+  expectedKeys: string[];
+}
+
+const runtimes = new WeakMap<EpisodeRow, RowRuntime>();
+
+/** The row's runtime (see RowRuntime); sessions of one row share it, as they share the row. */
+export function rowRuntime(row: EpisodeRow): RowRuntime {
+  let rt = runtimes.get(row);
+  if (rt) return rt;
+  const replay = new Map<string, string[]>();
+  for (const r of row.replay) {
+    const key = callKey(r.name, r.arguments);
+    const list = replay.get(key);
+    if (list) list.push(r.result);
+    else replay.set(key, [r.result]);
+  }
+  rt = { harness: harnessOfRow(row), toolNames: new Set(row.tools.map((t) => t.function.name)), replay, expectedKeys: row.truth.expectedCalls.map((e) => callKey(e.name, e.arguments)) };
+  runtimes.set(row, rt);
+  return rt;
+}
+
 export class Episode {
   readonly row: EpisodeRow;
   readonly options: EpisodeOptions;
@@ -119,8 +147,9 @@ export class Episode {
   done = false;
   truncated: string | undefined;
   private readonly harness: Harness;
-  private readonly replay = new Map<string, { result: string; used: boolean }[]>();
-  private readonly toolNames: Set<string>;
+  private readonly runtime: RowRuntime;
+  /** Recorded results answered so far, by call key (they are used in recorded order). */
+  private readonly used = new Map<string, number>();
   private turn!: TurnState;
   private turnIndex = -1;
   private steps = 0;
@@ -128,18 +157,15 @@ export class Episode {
   /** The reply is forced because the policy ran into a tool-round limit. */
   private limitForced = false;
   private hookRounds = new Map<string, number>();
+  /** Reasoning tokens of the model messages counted so far, and the counter that counted them. */
+  private reasoningCounts: number[] = [];
+  private countedWith: TokenCounter | undefined;
 
   constructor(row: EpisodeRow, options: EpisodeOptions = DEFAULT_EPISODE_OPTIONS) {
     this.row = row;
     this.options = options;
-    this.harness = harnessOfRow(row);
-    this.toolNames = new Set(row.tools.map((t) => t.function.name));
-    for (const r of row.replay) {
-      const key = callKey(r.name, r.arguments);
-      const list = this.replay.get(key) ?? [];
-      list.push({ result: r.result, used: false });
-      this.replay.set(key, list);
-    }
+    this.runtime = rowRuntime(row);
+    this.harness = this.runtime.harness;
     this.messages = row.prompt.map((m) => ({ ...m }));
     const firstUser = row.userTurns[0];
     if (firstUser === undefined) {
@@ -158,6 +184,19 @@ export class Episode {
 
   get forcedReply(): boolean {
     return this.forceReply;
+  }
+
+  /**
+   * The reasoning tokens of every model message so far, each message counted once: the server
+   * counts a message when it arrives, so the reward at the end counts only the last one.
+   */
+  reasoningTokens(counter: TokenCounter): readonly number[] {
+    if (this.countedWith !== counter) {
+      this.countedWith = counter;
+      this.reasoningCounts = [];
+    }
+    for (let i = this.reasoningCounts.length; i < this.modelMessages.length; i++) this.reasoningCounts.push(counter.count(this.modelMessages[i]!.reasoning));
+    return this.reasoningCounts;
   }
 
   /** Apply one policy message; the episode must not be done. */
@@ -251,11 +290,12 @@ export class Episode {
   }
 
   private runCall(c: PolicyCall): Msg[] {
+    const args = c.args === BAD_JSON ? c.argumentsText : canonicalJson(c.args);
     const record = (outcome: CallOutcome, hook?: string): void => {
-      this.calls.push({ turn: this.turnIndex, name: c.name, args: c.args === BAD_JSON ? c.argumentsText : canonicalJson(c.args), outcome, ...(hook ? { hook } : {}) });
+      this.calls.push({ turn: this.turnIndex, name: c.name, args, outcome, ...(hook ? { hook } : {}) });
     };
     const tool = (content: string): Msg => ({ role: 'tool', tool_call_id: c.id, content });
-    if (!this.toolNames.has(c.name)) {
+    if (!this.runtime.toolNames.has(c.name)) {
       record('unknown_tool');
       return [tool(`Error: there is no tool named "${c.name}". Call one of the tools you were given.`)];
     }
@@ -276,22 +316,25 @@ export class Episode {
       turn.blocked++;
       return [tool(blocking.feedback)];
     }
-    const hits = this.replay.get(callKey(c.name, c.args));
+    const key = `${c.name}\u0000${args}`;
+    const hits = this.runtime.replay.get(key);
     if (!hits) {
       record('no_record');
       return [tool(`Error: ${c.name} returned nothing for these arguments.`)];
     }
-    const unused = hits.find((h) => !h.used);
-    const hit = unused ?? hits[0]!;
-    if (unused) unused.used = true;
-    record(unused ? 'ok' : 'repeat');
+    // The first unused recorded result, or (a repeat) the first one again.
+    const n = this.used.get(key) ?? 0;
+    const fresh = n < hits.length;
+    const result = fresh ? hits[n]! : hits[0]!;
+    if (fresh) this.used.set(key, n + 1);
+    record(fresh ? 'ok' : 'repeat');
     this.turn.called.push(c.name);
     const loader = this.row.skillLoader;
     if (loader && c.name === loader.tool) {
       const skill = getPath(c.args, loader.argument);
       if (typeof skill === 'string') this.loadedSkills.push(skill);
     }
-    const out: Msg[] = [tool(hit.result)];
+    const out: Msg[] = [tool(result)];
     for (const f of toolHooks(this.harness, 'post_tool_use', c.name, c.args, c.argumentsText, this.turn)) {
       out.push(this.feedbackMessage({ ...f, hook: { ...f.hook, channel: f.hook.channel === 'tool' ? 'user' : f.hook.channel } }));
       turn.otherFeedback++;

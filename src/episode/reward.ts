@@ -1,6 +1,5 @@
-import { canonicalJson } from '../util/canonical-json.js';
 import { getPath } from '../util/path.js';
-import type { CallRecord, Episode } from './episode.js';
+import { rowRuntime, type CallRecord, type Episode } from './episode.js';
 import type { TokenCounter, TokenizerName } from './tokens.js';
 
 /**
@@ -147,10 +146,7 @@ export async function scoreEpisode(ep: Episode, cfg: RewardConfig, counter: Toke
   const made = ep.calls.filter((c) => c.outcome !== 'not_run');
   const expected = new Map<string, number>();
   const expectedNames = new Map<string, number>();
-  for (const e of row.truth.expectedCalls) {
-    const key = `${e.name}\u0000${canonicalJson(e.arguments)}`;
-    expected.set(key, (expected.get(key) ?? 0) + 1);
-  }
+  for (const key of rowRuntime(row).expectedKeys) expected.set(key, (expected.get(key) ?? 0) + 1);
   const leftover: CallRecord[] = [];
   let exact = 0;
   for (const c of made) {
@@ -211,8 +207,9 @@ export async function scoreEpisode(ep: Episode, cfg: RewardConfig, counter: Toke
   const reply = planned ? perTurn.reduce((a, b) => a + b, 0) / planned : 1;
 
   // Reasoning length.
-  const perMessage = ep.modelMessages.map((m) => {
-    const tokens = counter.count(m.reasoning);
+  const counts = ep.reasoningTokens(counter);
+  const perMessage = ep.modelMessages.map((m, i) => {
+    const tokens = counts[i]!;
     return { turn: m.turn, kind: m.kind, tokens, q: round(reasoningQ(tokens, cfg.reasoning)) };
   });
   const qs = perMessage.map((m) => reasoningQ(m.tokens, cfg.reasoning));

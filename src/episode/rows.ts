@@ -3,8 +3,12 @@ import { gunzipSync } from 'node:zlib';
 import { UnreadableInputError } from '../errors.js';
 import { BadRowError, parseRow, type EpisodeRow } from './row.js';
 
-/** Parsed rows kept (most recently used). */
-const PARSED_ROWS = 256;
+/**
+ * Parsed rows kept (most recently used), by the length of their text: ~32 M characters (a few
+ * thousand rows; ~1.4 bytes of heap per character on top of the text) stay parsed from load on, so
+ * a row set of that size is parsed once; a larger one keeps its recently used rows parsed.
+ */
+const PARSED_CHARS = 32 << 20;
 
 /** Which row an episode runs: its `extra_info.index`, its id, its position in the loaded order, or the row itself. */
 export type RowRef = { index: number } | { id: string } | { position: number } | { row: unknown };
@@ -24,21 +28,26 @@ export class RowRefError extends Error {
 /**
  * RL rows loaded from `rl/` parts (`.jsonl` or `.jsonl.gz`), in file order then line order. Each
  * row is checked once at load (a bad row names file, line and field) and kept as its line of text;
- * it is parsed again when an episode starts, so memory holds the text, not a tree per row.
+ * the parsed rows are kept too up to a budget (PARSED_CHARS), so a server's sessions share one
+ * read-only row and what is derived from it (validators cached on its schema objects, the
+ * episode's replay table); past the budget a row is parsed again when an episode needs it.
  */
 export class RowSet {
   private readonly lines: { file: string; line: number; text: string; index: number; id: string }[] = [];
   private readonly byIndex = new Map<number, number>();
   private readonly byId = new Map<string, number>();
   private readonly parsed = new Map<number, EpisodeRow>();
+  private parsedChars = 0;
 
   get size(): number {
     return this.lines.length;
   }
 
-  /** Load every row of these files (already expanded and sorted). */
-  static async load(files: readonly string[]): Promise<RowSet> {
-    const set = new RowSet();
+  private constructor(private readonly parsedBudget: number) {}
+
+  /** Load every row of these files (already expanded and sorted); `parsedChars` overrides the parsed-row budget. */
+  static async load(files: readonly string[], { parsedChars = PARSED_CHARS }: { parsedChars?: number } = {}): Promise<RowSet> {
+    const set = new RowSet(parsedChars);
     for (const file of files) for (const { line, text } of await partLines(file)) set.add(file, line, text);
     return set;
   }
@@ -60,12 +69,24 @@ export class RowSet {
     this.lines.push({ file, line, text, index: row.index, id: row.id });
     this.byIndex.set(row.index, position);
     if (!this.byId.has(row.id)) this.byId.set(row.id, position);
+    if (this.parsedChars + text.length <= this.parsedBudget) this.keep(position, row);
+  }
+
+  /** Keep a parsed row as the most recently used, dropping the least recently used past the budget. */
+  private keep(position: number, row: EpisodeRow): void {
+    this.parsed.set(position, row);
+    this.parsedChars += this.lines[position]!.text.length;
+    // The newest row always stays, whatever its size.
+    while (this.parsedChars > this.parsedBudget && this.parsed.size > 1) {
+      const oldest = this.parsed.keys().next().value!;
+      this.parsed.delete(oldest);
+      this.parsedChars -= this.lines[oldest]!.text.length;
+    }
   }
 
   /**
-   * The row at a position of the loaded order (0-based). Recently used rows are kept parsed: a
-   * GRPO group runs one row many times at once, and its sessions can share one (read-only) row,
-   * and with it the validators cached on its schema objects.
+   * The row at a position of the loaded order (0-based). Rows within the budget are kept parsed: a
+   * GRPO group runs one row many times at once, and its sessions share one (read-only) row.
    */
   at(position: number): EpisodeRow | undefined {
     const hit = this.parsed.get(position);
@@ -77,8 +98,7 @@ export class RowSet {
     const l = this.lines[position];
     if (!l) return undefined;
     const row = parseRow(JSON.parse(l.text), position);
-    if (this.parsed.size >= PARSED_ROWS) this.parsed.delete(this.parsed.keys().next().value!);
-    this.parsed.set(position, row);
+    this.keep(position, row);
     return row;
   }
 

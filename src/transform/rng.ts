@@ -23,6 +23,9 @@ export interface Rng {
  * also stringifies its whole state into a global entropy pool on every construction, which we never
  * read. The sequence is the same number for number (test/rng.test.ts compares with seedrandom).
  */
+/** Scratch space for a key: used only inside the constructor, which never reenters. */
+const KEY = new Uint8Array(256);
+
 class Arc4 {
   private readonly s = new Uint8Array(256);
   private i = 0;
@@ -30,7 +33,8 @@ class Arc4 {
 
   constructor(seed: string) {
     // seedrandom's mixkey: a key of min(256, length) bytes, each slot smeared with the one before.
-    const key = new Uint8Array(256);
+    const key = KEY;
+    key.fill(0);
     const keylen = Math.min(256, seed.length) || 1;
     let smear = 0;
     for (let n = 0; n < seed.length; n++) {

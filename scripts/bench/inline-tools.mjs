@@ -1,7 +1,16 @@
 // Per-record tools for scripts/bench.mjs: every record carries its own tool list (3–20 tools, no two
 // records alike) and its own system message, so `hsa augment` without --harness derives a harness
 // (and samples its states) for every record. Measures it against the pass-through on the same input.
-// Standalone: node scripts/bench/inline-tools.mjs [--records N] [--seed S]   (default 2,000 records)
+// Standalone: node scripts/bench/inline-tools.mjs [--records N] [--seed S]   (default 10,000 records)
+//
+// How fair the ratio is: the pass-through's rate is taken inside its process (records ÷ the time of
+// its read-parse-write loop), hsa's from outside (output records ÷ the wall time of the whole
+// process: start, module loading, word packs, the manifest), so every fixed cost counts against
+// hsa. At 2,000 records (~10 MB, the earlier default) the pass-through's loop takes a fifth of a
+// second, and hsa's start alone (~0.3 s of CPU) would be a large share of its budget; public
+// function-calling sets are 10^4–10^5 records, so the default is 10,000 (~47 MB), where start-up is
+// what it is for a user's run. The ratio is computed as before; hsa's `--version` start (CPU) is
+// reported on its own row so the fixed cost stays visible.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -72,8 +81,11 @@ function run(args, cpuFile) {
   });
 }
 
+/** The default size of the input (see the header). */
+export const DEFAULT_RECORDS = 10000;
+
 /** Rows `[measurement, result, target, status]` for the report of scripts/bench.mjs. */
-export async function inlineToolsRows({ data, seed = 'hsa-bench-v1', records = 2000, log = () => {} }) {
+export async function inlineToolsRows({ data, seed = 'hsa-bench-v1', records = DEFAULT_RECORDS, log = () => {} }) {
   mkdirSync(data, { recursive: true });
   const input = writeInlineInput(path.join(data, 'input-inline-tools.jsonl'), records, seed);
   log(`per-record tools: ${records} records, ${(input.bytes / 2 ** 20).toFixed(1)} MB …`);
@@ -85,19 +97,21 @@ export async function inlineToolsRows({ data, seed = 'hsa-bench-v1', records = 2
   const out = path.join(data, 'out-inline-tools');
   const r = await run([path.join(ROOT, 'bin/hsa'), 'augment', '-t', input.file, '-o', out, '--force', '--stages', 'sft', '-q'], path.join(data, '.cpu-inline-tools.json'));
   if (r.code !== 0) return [['per-record tools', `augment FAILED: ${r.err.slice(-300)}`, '', 'MISSED']];
+  const start = await run([path.join(ROOT, 'bin/hsa'), '--version'], path.join(data, '.cpu-inline-start.json'));
   const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
   const written = manifest.totals.variants_written;
   const ratio = written / r.wall / (p.records / p.seconds);
   return [
-    [`(per-record tools) pass-through, ${records} records with their own 3–20 tools`, `${Math.round(p.records / p.seconds)} records/s`, '', ''],
-    ['(per-record tools) augment, inline harnesses, defaults', `${Math.round(written / r.wall)} output records/s (${written} written, ${manifest.totals.variants_rejected} rejected; wall ${r.wall.toFixed(2)} s)`, '', ''],
-    ['(per-record tools) augment ÷ pass-through (records/s)', `${ratio.toFixed(2)}${r.cpu ? ` (per CPU-second: ${(written / r.cpu / (p.records / p.cpu_seconds)).toFixed(2)})` : ''}`, '≥ 0.3', ratio >= 0.3 ? 'ok' : 'MISSED'],
+    [`(per-record tools) pass-through, ${records} records with their own 3–20 tools`, `${Math.round(p.records / p.seconds)} records/s (CPU ${p.cpu_seconds.toFixed(3)} s)`, '', ''],
+    ['(per-record tools) augment, inline harnesses, defaults', `${Math.round(written / r.wall)} output records/s (${written} written, ${manifest.totals.variants_rejected} rejected; wall ${r.wall.toFixed(2)} s${r.cpu ? `, CPU ${r.cpu.toFixed(2)} s` : ''})`, '', ''],
+    ['(per-record tools) hsa start-up (`hsa --version`), counted in the wall above', `${start.wall.toFixed(2)} s wall${start.cpu ? `, ${start.cpu.toFixed(2)} s CPU` : ''}`, '', ''],
+    ['(per-record tools) augment ÷ pass-through (records/s)', `${ratio.toFixed(3)}${r.cpu ? ` (per CPU-second: ${(written / r.cpu / (p.records / p.cpu_seconds)).toFixed(3)})` : ''}`, '≥ 0.3', ratio >= 0.3 ? 'ok' : 'MISSED'],
   ];
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const argv = process.argv.slice(2);
   const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
-  const rows = await inlineToolsRows({ data: path.join(ROOT, 'bench-data'), seed: opt('--seed', 'hsa-bench-v1'), records: Number(opt('--records', 2000)), log: (l) => process.stderr.write(`${l}\n`) });
+  const rows = await inlineToolsRows({ data: path.join(ROOT, 'bench-data'), seed: opt('--seed', 'hsa-bench-v1'), records: Number(opt('--records', DEFAULT_RECORDS)), log: (l) => process.stderr.write(`${l}\n`) });
   for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
 }

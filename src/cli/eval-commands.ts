@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { evalCommand, type EvalOptions } from './eval.js';
+import type { EvalOptions } from './eval.js';
 import type { Io } from './io.js';
-import { judgeCalibrateCommand, type JudgeCalibrateOptions } from './judge.js';
+import type { JudgeCalibrateOptions } from './judge.js';
 
 function count(v: string): number {
   const n = Number(v);
@@ -50,7 +50,7 @@ export function addEvalCommands(program: Command, io: Io, setCode: (code: number
     .option('--html <file>', 'also write the report as one self-contained HTML page')
     .option('-q, --quiet', 'no counters on stderr')
     .action(async (o: EvalOptions) => {
-      setCode(await evalCommand(o, io));
+      setCode(await (await import('./eval.js')).evalCommand(o, io));
     });
 
   const judge = program.command('judge').description('the reply-quality judge (rubric, k votes) used by eval and the reward');
@@ -67,6 +67,6 @@ export function addEvalCommands(program: Command, io: Io, setCode: (code: number
     .option('--concurrency <n>', 'replies judged at once (default 4)', count)
     .option('--json', 'print JSON on stdout')
     .action(async (o: JudgeCalibrateOptions) => {
-      setCode(await judgeCalibrateCommand(o, io));
+      setCode(await (await import('./judge.js')).judgeCalibrateCommand(o, io));
     });
 }

@@ -2,27 +2,26 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { HsaError } from '../errors.js';
 import { HSA_VERSION } from '../version.js';
 import { addReviewCommands } from './review-commands.js';
-import { inspectCommand } from './inspect.js';
-import { augmentCommand } from './augment.js';
-import { teacherExportCommand, teacherImportCommand } from './teacher.js';
 import type { AugmentFlags } from '../config/augment-config.js';
-import { previewCommand, type PreviewOptions } from './preview.js';
-import { transformsCommand } from './transforms.js';
+import type { PreviewOptions } from './preview.js';
 import { processIo, type Io } from './io.js';
-import { validateCommand } from './validate.js';
-import { importCommand, type ImportCommandOptions } from './import.js';
-import { initCommand, type InitCommandOptions } from './init.js';
+import type { ImportCommandOptions } from './import.js';
+import type { InitCommandOptions } from './init.js';
 import type { SystemPromptMode } from '../trajectory/check.js';
 
-import { envServeCommand, type EnvServeOptions } from './env.js';
-import { rewardCommand, type RewardOptions } from './reward.js';
-import { wordsSuggestCommand, type WordsSuggestOptions } from './words.js';
-import { exportCommand, type ExportFlags } from './export.js';
-import { mergeCommand, type MergeOptions } from './merge.js';
-import { emitCommand, type EmitOptions } from './emit.js';
+import type { EnvServeOptions } from './env.js';
+import type { RewardOptions } from './reward.js';
+import type { WordsSuggestOptions } from './words.js';
+import type { ExportFlags } from './export.js';
+import type { MergeOptions } from './merge.js';
+import type { EmitOptions } from './emit.js';
 import type { ShardFlags } from '../scale/shard.js';
 
 import { addEvalCommands } from './eval-commands.js';
+
+// Each command's module (and the engine under it) is imported inside its action, so `hsa --version`,
+// `--help` and every command load only what they run (every module at once cost ~0.6 s of CPU per
+// process, which dominated short runs).
 
 /**
  * Build the program. Each action calls a command function with a typed options object and stores
@@ -47,7 +46,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--summary', 'after the problems, a table of problem kinds with counts and one example each')
     .action(async (harness: string | undefined, o: { trajectories?: string[]; json?: boolean; summary?: boolean; systemPrompt?: SystemPromptMode; formats?: string }) => {
       const { formats, ...rest } = o;
-      setCode(await validateCommand({ ...(harness !== undefined ? { harness } : {}), ...rest, ...(formats ? { formats: formats === 'assert' ? 'assertion' : 'annotation' } : {}) }, io));
+      setCode(await (await import('./validate.js')).validateCommand({ ...(harness !== undefined ? { harness } : {}), ...rest, ...(formats ? { formats: formats === 'assert' ? 'assertion' : 'annotation' } : {}) }, io));
     });
 
   program
@@ -58,7 +57,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(new Option('--context <file.json>', 'JSON file with the trajectory context that fills template slots'))
     .option('--json', 'print JSON on stdout')
     .action(async (harness: string, o: { render?: boolean; context?: string; json?: boolean }) => {
-      setCode(await inspectCommand({ harness, ...o }, io));
+      setCode(await (await import('./inspect.js')).inspectCommand({ harness, ...o }, io));
     });
 
   program
@@ -67,7 +66,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print JSON on stdout')
     .action(async (o: { plugin?: string[]; json?: boolean }) => {
-      setCode(await transformsCommand(o, io));
+      setCode(await (await import('./transforms.js')).transformsCommand(o, io));
     });
 
   program
@@ -85,7 +84,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print JSON on stdout')
     .action(async (harness: string, o: Omit<PreviewOptions, 'harness'>) => {
-      setCode(await previewCommand({ harness, ...o }, io));
+      setCode(await (await import('./preview.js')).previewCommand({ harness, ...o }, io));
     });
 
   program
@@ -99,7 +98,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--keep-prefixes', 'keep records whose conversation another record continues (API logs: one line per call); default: superseded, counted')
     .option('--json', 'print a machine-readable summary on stdout')
     .action(async (files: string[], o: Omit<ImportCommandOptions, 'files'>) => {
-      setCode(await importCommand({ ...o, files }, io));
+      setCode(await (await import('./import.js')).importCommand({ ...o, files }, io));
     });
 
   program
@@ -112,7 +111,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--force', 'write into a folder that is not empty (files hsa init writes are replaced)')
     .option('--json', 'print a machine-readable report on stdout')
     .action(async (o: InitCommandOptions) => {
-      setCode(await initCommand(o, io));
+      setCode(await (await import('./init.js')).initCommand(o, io));
     });
 
   addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))
@@ -122,7 +121,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--workers <n>', 'rewrite mode: produce records on N worker threads (output identical whatever N; default 1)', parseCount)
     .option('--shard-index <i>', 'this shard (default: HSA_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN); a shard writes no manifest, hsa merge does', parseCount)
     .action(async (o: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }) => {
-      setCode(await augmentCommand(o, io));
+      setCode(await (await import('./augment.js')).augmentCommand(o, io));
     });
 
   program
@@ -132,7 +131,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no summary on stderr')
     .action(async (out: string, o: MergeOptions) => {
-      setCode(await mergeCommand(out, o, io));
+      setCode(await (await import('./merge.js')).mergeCommand(out, o, io));
     });
 
   program
@@ -150,14 +149,14 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--dir <folder>', 'where to write the files (default: the config\'s folder)')
     .option('--force', 'overwrite files that exist')
     .action(async (engine: string, o: EmitOptions) => {
-      setCode(await emitCommand(engine, o, io));
+      setCode(await (await import('./emit.js')).emitCommand(engine, o, io));
     });
 
   const teacher = program.command('teacher').description('offline batch runs for the teacher re-run (OpenAI Batch API or vllm run-batch)');
   addAugmentOptions(teacher.command('export').description('write the teacher requests missing from the cache as OpenAI Batch JSONL (custom_id = cache key)'))
     .requiredOption('--batch-dir <dir>', 'folder for batch-00000.jsonl … (50,000 requests a file)')
     .action(async (o: AugmentFlags & { batchDir: string }) => {
-      setCode(await teacherExportCommand(o, io));
+      setCode(await (await import('./teacher.js')).teacherExportCommand(o, io));
     });
   teacher
     .command('import')
@@ -167,7 +166,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--cache <dir>', 'teacher answer cache (default $HSA_CACHE_DIR, else ~/.cache/hsa/teacher)')
     .option('--json', 'print JSON on stdout')
     .action(async (results: string[], o: { config?: string; cache?: string; json?: boolean }) => {
-      setCode(await teacherImportCommand({ ...o, results }, io));
+      setCode(await (await import('./teacher.js')).teacherImportCommand({ ...o, results }, io));
     });
 
   addReviewCommands(program, io, setCode);
@@ -188,7 +187,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--json', 'print the server address as one JSON line on stdout')
     .option('-q, --quiet', 'no messages on stderr')
     .action(async (o: EnvServeOptions) => {
-      setCode(await envServeCommand(o, io));
+      setCode(await (await import('./env.js')).envServeCommand(o, io));
     });
 
   program
@@ -203,7 +202,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--json', 'end stdout with a {"summary": …} line')
     .option('-q, --quiet', 'no progress or summary on stderr')
     .action(async (o: RewardOptions) => {
-      setCode(await rewardCommand(o, io));
+      setCode(await (await import('./reward.js')).rewardCommand(o, io));
     });
 
   addEvalCommands(program, io, setCode);
@@ -221,7 +220,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--require-cache', 'fail on a request missing from the cache')
     .option('--attempts <n>', 'requests at most: the first answer and corrections of invalid ones (default 3)', parseCount)
     .action(async (o: WordsSuggestOptions) => {
-      setCode(await wordsSuggestCommand(o, io));
+      setCode(await (await import('./words.js')).wordsSuggestCommand(o, io));
     });
 
   program
@@ -240,7 +239,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no summary on stderr')
     .action(async (out: string, o: ExportFlags) => {
-      setCode(await exportCommand(out, o, io));
+      setCode(await (await import('./export.js')).exportCommand(out, o, io));
     });
 
   return program;

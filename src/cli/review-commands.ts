@@ -1,9 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import type { Io } from './io.js';
-import { verifyCommand, type VerifyCommandOptions } from './verify.js';
-import { diffCommand, type DiffCommandOptions } from './diff.js';
-import { statsCommand, type StatsCommandOptions } from './stats.js';
-import { showCommand, type ShowCommandOptions } from './show.js';
+import type { VerifyCommandOptions } from './verify.js';
+import type { DiffCommandOptions } from './diff.js';
+import type { StatsCommandOptions } from './stats.js';
+import type { ShowCommandOptions } from './show.js';
 
 /** `verify`, `diff`, `show` and `stats`: the commands that read output folders (registered from main.ts). */
 export function addReviewCommands(program: Command, io: Io, setCode: (code: number) => void): void {
@@ -16,7 +16,7 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .option('--json', 'print one JSON report on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr')
     .action(async (out: string, o: Omit<VerifyCommandOptions, 'out'>) => {
-      setCode(await verifyCommand({ out, ...o }, io));
+      setCode(await (await import('./verify.js')).verifyCommand({ out, ...o }, io));
     });
 
   program
@@ -31,7 +31,7 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .option('--html <file>', 'also write the report as one self-contained HTML page')
     .option('-q, --quiet', 'no progress on stderr')
     .action(async (a: string, b: string, o: Omit<DiffCommandOptions, 'a' | 'b'>) => {
-      setCode(await diffCommand({ a, b, ...o }, io));
+      setCode(await (await import('./diff.js')).diffCommand({ a, b, ...o }, io));
     });
 
   program
@@ -42,7 +42,7 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .option('--html <file>', 'also write the report as one self-contained HTML page with inline SVG charts')
     .option('-q, --quiet', 'no progress on stderr')
     .action(async (out: string, o: Omit<StatsCommandOptions, 'out'>) => {
-      setCode(await statsCommand({ out, ...o }, io));
+      setCode(await (await import('./stats.js')).statsCommand({ out, ...o }, io));
     });
 
   program
@@ -55,7 +55,7 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .option('--html <file>', 'also write the view as one self-contained HTML page')
     .option('--json', 'print the view as JSON on stdout')
     .action(async (out: string, o: Omit<ShowCommandOptions, 'out'>) => {
-      setCode(await showCommand({ out, ...o }, io));
+      setCode(await (await import('./show.js')).showCommand({ out, ...o }, io));
     });
 }
 

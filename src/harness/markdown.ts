@@ -23,6 +23,12 @@ const HEADING = /^(#{1,6})\s+(.*?)(?:\s+#+)?\s*$/;
 const BULLET = /^(\s{0,3})([-*+•]|\d{1,9}[.)])\s+(.*)$/;
 const FENCE = /^(```|~~~)/;
 
+/** True when `parseSection(text).title` is not null (reads only the first line). */
+export function hasTitle(text: string): boolean {
+  const nl = text.indexOf('\n');
+  return HEADING.test(nl === -1 ? text : text.slice(0, nl));
+}
+
 export function parseSection(text: string): ParsedSection {
   const lines = text.split('\n');
   let title: string | null = null;

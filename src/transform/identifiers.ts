@@ -96,6 +96,8 @@ interface Tokenized {
 // About 1.5 M characters: the harness texts of a few variants; token tables cost a few times that.
 const tokenCache = new TextKeyedCache<Tokenized>(1_500_000);
 const IDENT = /[A-Za-z0-9_-]+/g;
+/** See TextRewriter.mayMention: about the work of compiling and first running a ~20-key expression. */
+const INCLUDES_BUDGET = 200_000;
 
 /**
  * A record's own texts (assistant turns, hook feedback) are met once per variant of that record
@@ -185,10 +187,29 @@ export class TextRewriter {
   private tokens(text: string, scope: TextScope): Tokenized | null {
     const cached = scope === 'state' ? tokenCache.get(text) : recordTokenCache.get(text);
     if (cached) return cached;
-    // One regular expression over all keys: V8 scans the text once (~5× faster than a loop of
-    // includes over ~20 keys; this runs ~45 times per output record).
-    this.anyKey ??= new RegExp(this.keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
-    return this.anyKey.test(text) ? tokenize(text, scope) : null;
+    return this.mayMention(text) ? tokenize(text, scope) : null;
+  }
+
+  /** Characters × keys scanned with `includes` before this rewriter compiles its one expression. */
+  private scanned = 0;
+
+  /** True when some key occurs in `text` as a substring. */
+  private mayMention(text: string): boolean {
+    if (this.anyKey === undefined) {
+      // A rewriter of a pooled state meets thousands of texts: one regular expression over all
+      // keys scans each once (~5× faster than a loop of includes over ~20 keys). One that lives
+      // for a single record (per-record harnesses) meets a few dozen short texts, and compiling
+      // the expression would cost more than all its scans: until the loop of includes has done
+      // about as much work as compiling, it is used instead (the answer is the same).
+      const cost = (text.length + 16) * this.keys.length;
+      if (this.scanned + cost <= INCLUDES_BUDGET) {
+        this.scanned += cost;
+        for (const k of this.keys) if (text.includes(k)) return true;
+        return false;
+      }
+      this.anyKey = new RegExp(this.keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+    }
+    return this.anyKey.test(text);
   }
 
   /** Rewrite every mention in `text` (`scope`: whose text it is, for caching only). */

@@ -1,5 +1,3 @@
-import seedrandom from 'seedrandom';
-
 /**
  * A seeded random source. Every random choice in hsa comes from one of these, seeded from
  * (run seed, source id, variant index, transform id and version), so output never depends on
@@ -18,9 +16,67 @@ export interface Rng {
   sample<T>(items: readonly T[], k: number): T[];
 }
 
+/**
+ * The generator of `seedrandom(seed).quick()` (ARC4 keyed by seedrandom's key mixing, the first 256
+ * bytes dropped, four bytes per draw), written out on a typed array. Every sampled state makes one
+ * of these per transform (tens per output record with per-record harnesses); the library's version
+ * also stringifies its whole state into a global entropy pool on every construction, which we never
+ * read. The sequence is the same number for number (test/rng.test.ts compares with seedrandom).
+ */
+/** Scratch space for a key: used only inside the constructor, which never reenters. */
+const KEY = new Uint8Array(256);
+
+class Arc4 {
+  private readonly s = new Uint8Array(256);
+  private i = 0;
+  private j = 0;
+
+  constructor(seed: string) {
+    // seedrandom's mixkey: a key of min(256, length) bytes, each slot smeared with the one before.
+    const key = KEY;
+    key.fill(0);
+    const keylen = Math.min(256, seed.length) || 1;
+    let smear = 0;
+    for (let n = 0; n < seed.length; n++) {
+      // A slot not yet written reads as undefined there, and `undefined * 19` xors as 0.
+      smear ^= (n < 256 ? 0 : key[n & 255]!) * 19;
+      key[n & 255] = (smear + seed.charCodeAt(n)) & 255;
+    }
+    const s = this.s;
+    for (let n = 0; n < 256; n++) s[n] = n;
+    for (let n = 0, j = 0; n < 256; n++) {
+      const t = s[n]!;
+      j = (j + key[n % keylen]! + t) & 255;
+      s[n] = s[j]!;
+      s[j] = t;
+    }
+    this.bytes(256);
+  }
+
+  /** The next `count` bytes as one big-endian number (count ≤ 6 stays exact). */
+  bytes(count: number): number {
+    const s = this.s;
+    let i = this.i;
+    let j = this.j;
+    let r = 0;
+    while (count-- > 0) {
+      i = (i + 1) & 255;
+      const t = s[i]!;
+      j = (j + t) & 255;
+      const u = s[j]!;
+      s[i] = u;
+      s[j] = t;
+      r = r * 256 + s[(u + t) & 255]!;
+    }
+    this.i = i;
+    this.j = j;
+    return r;
+  }
+}
+
 export function createRng(...parts: (string | number)[]): Rng {
-  const prng = seedrandom(parts.map(String).join('\u241f'));
-  const next = () => prng.quick();
+  const prng = new Arc4(parts.map(String).join('\u241f'));
+  const next = () => prng.bytes(4) / 0x100000000;
   const int = (n: number) => Math.floor(next() * n);
   const shuffle = <T>(items: readonly T[]): T[] => {
     const a = [...items];

@@ -180,9 +180,23 @@ export function stem(word: string): string {
 }
 
 function cueMatches(cue: string, ctx: WordContext): boolean {
-  if (/[^\x00-\x7f]/.test(cue)) return ctx.text.includes(cue.toLowerCase());
-  const parts = cue.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  return parts.length > 0 && parts.every((p) => ctx.stems.has(stem(p)));
+  const c = cueForm(cue);
+  if (typeof c === 'string') return ctx.text.includes(c);
+  return c.length > 0 && c.every((p) => ctx.stems.has(p));
+}
+
+/** A cue's lower-cased text (scripts without spaces) or its word stems: a pack's cues are met for every name of every state. */
+const cueForms = new Map<string, string | string[]>();
+
+function cueForm(cue: string): string | string[] {
+  let f = cueForms.get(cue);
+  if (f === undefined) {
+    f = /[^\x00-\x7f]/.test(cue) ? cue.toLowerCase() : cue.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).map(stem);
+    // Cues come from word packs (a few thousand at most); a bound keeps odd packs from growing it.
+    if (cueForms.size >= 65_536) cueForms.clear();
+    cueForms.set(cue, f);
+  }
+  return f;
 }
 
 /**

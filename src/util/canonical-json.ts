@@ -21,12 +21,16 @@ function serialize(value: unknown): string | undefined {
       const toJSON = (value as { toJSON?: () => unknown }).toJSON;
       if (typeof toJSON === 'function') return serialize(toJSON.call(value));
       const obj = value as Record<string, unknown>;
-      const parts: string[] = [];
-      for (const key of Object.keys(obj).sort(codePointCompare)) {
+      // The default sort compares UTF-16 code units, as codePointCompare does, without calling back
+      // into JS; a state hash serialises tens of small schemas per state.
+      const keys = Object.keys(obj);
+      if (keys.length > 1) keys.sort();
+      let out = '{';
+      for (const key of keys) {
         const v = serialize(obj[key]);
-        if (v !== undefined) parts.push(`${JSON.stringify(key)}:${v}`);
+        if (v !== undefined) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${v}`;
       }
-      return `{${parts.join(',')}}`;
+      return `${out}}`;
     }
     default:
       return undefined;

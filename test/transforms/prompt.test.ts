@@ -181,6 +181,13 @@ describe('prompt.heading-style', () => {
     expect(r.state.promptStyle).toEqual({ ...style(), ...params });
   });
 
+  it('returns null when no section has a title (a logged system message), and restyles when one has', () => {
+    const untitled = harness({ sections: [text('system', 'You are Mia.\n\n- Be brief.\n## Not a title\n- Be kind.'), text('more', 'Thanks.')] });
+    for (const seed of ALL_SEEDS.slice(0, 8)) expect(apply(headingStyle, untitled, {}, seed)).toBeNull();
+    const second = harness({ sections: [untitled.sections[0]!, text('more', '# More\nThanks.')] });
+    expect(applied(headingStyle, second, { headings: ['caps'] }).system).toContain('MORE\n\nThanks.');
+  });
+
   it('keeps the list marker and separator of the current style', () => {
     const s = { ...state, promptStyle: style({ listMarker: '*', separator: '\n\n---\n\n', titleCase: 'upper' }) };
     const r = applied(headingStyle, s, { headings: ['bracket'], titleCases: ['title'] });

@@ -3,6 +3,8 @@ import type { PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { baseStyle, neutralTitles, stylePreview } from '../../src/transform/prompt-style.js';
 import { cloneState } from '../../src/transform/state.js';
+import { hasTitle } from '../../src/harness/markdown.js';
+import { catalogText } from '../../src/harness/render.js';
 
 const HEADINGS = ['markdown', 'xml', 'bracket', 'caps', 'colon'] as const;
 const TITLE_CASES = ['as-is', 'upper', 'lower', 'title'] as const;
@@ -27,6 +29,9 @@ export default defineTransform({
     titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from (xml and CAPS ignore it)'),
   }),
   apply(state, ctx) {
+    // Only titles show a heading style: a prompt without one (a logged system message, mostly)
+    // previews the same under every style, so the search below would try them all to find none.
+    if (!state.sections.some((s) => hasTitle(s.kind === 'catalog' ? catalogText(state) : s.text))) return null;
     const base = baseStyle(state);
     const before = stylePreview(state, base);
     // Heading kind first (uniform over kinds), then its level and casing.

@@ -222,6 +222,24 @@ export function rewordings(text: string, frames: WordLists['descriptionFrames'],
 
 /** One rewording chosen by `rng` (null when there is none). */
 export function reword(text: string, words: WordLists, thing: 'tool' | 'skill', rng: Rng, maxLength = Infinity): { text: string; frame: string } | null {
-  const options = rewordings(text, words.descriptionFrames, thing, maxLength);
+  const options = cachedRewordings(text, words.descriptionFrames, thing, maxLength);
   return options.length ? rng.pick(options) : null;
+}
+
+/**
+ * rewordings is a pure function of its arguments, and every state of a harness rewords the same
+ * descriptions: its answers are kept per frame set (one per run) and text, within a bound.
+ */
+const rewordingCache = new WeakMap<WordLists['descriptionFrames'], Map<string, readonly { text: string; frame: string }[]>>();
+
+function cachedRewordings(text: string, frames: WordLists['descriptionFrames'], thing: 'tool' | 'skill', maxLength: number): readonly { text: string; frame: string }[] {
+  let byText = rewordingCache.get(frames);
+  if (!byText) rewordingCache.set(frames, (byText = new Map()));
+  const key = `${thing}\u0000${maxLength}\u0000${text}`;
+  let out = byText.get(key);
+  if (out === undefined) {
+    if (byText.size >= 4_096) byText.clear();
+    byText.set(key, (out = rewordings(text, frames, thing, maxLength)));
+  }
+  return out;
 }

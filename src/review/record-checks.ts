@@ -1,5 +1,6 @@
 import type { OpenAiTool } from '../harness/types.js';
 import { eligibleIdentifiers, TextRewriter } from '../transform/identifiers.js';
+import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { schemaPropertyNames } from '../transform/state.js';
 import { checkCalls } from '../trajectory/invariants.js';
@@ -107,7 +108,7 @@ export function asTrajectory(stage: ReviewBucket, v: Obj): Trajectory | undefine
   }
   if (stage === 'rl') {
     const env = JSON.parse((v.extra_info as Obj).env as string) as { tool_replay?: { id: string; name: string; arguments: unknown }[]; tools?: OpenAiTool[] };
-    const calls = (env.tool_replay ?? []).map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments) } }));
+    const calls = (env.tool_replay ?? []).map((c) => ({ id: c.id, type: 'function' as const, function: argsFunction(c.name, c.arguments) }));
     const prompt = (v.prompt as Message[]).map(stringArgs);
     // The replayed calls stand as one assistant turn after the prompt (paths are mapped back by rlPath).
     return { id: (v.extra_info as Obj).id as string, messages: [...prompt, { role: 'assistant', content: '', tool_calls: calls }], tools: env.tools ?? [] };
@@ -130,9 +131,16 @@ function stringArgs(m: Message): Message {
     ...m,
     tool_calls: m.tool_calls.map((c) => {
       const a = c.function.arguments as unknown;
-      return typeof a === 'string' ? c : { ...c, function: { ...c.function, arguments: JSON.stringify(a) } };
+      return typeof a === 'string' ? c : { ...c, function: argsFunction(c.function.name, a, c.function) };
     }),
   };
+}
+
+/** A call's function with its arguments as JSON text; parsed arguments are kept as its callArgs value (no parse back). */
+function argsFunction(name: string, args: unknown, base?: object): { name: string; arguments: string } {
+  const text = typeof args === 'string' ? args : (JSON.stringify(args) as string | undefined);
+  const fn = { ...base, name, arguments: text as string };
+  return typeof args === 'string' || text === undefined ? fn : withArgs(fn, args);
 }
 
 /** The rename tables a record's meta carries, by kind (old → new), merged over its transforms. */
@@ -213,12 +221,8 @@ export function metaLeaks(rec: Trajectory, tables: RenameTables, hookPrefix = 'h
       const at = `messages.${i}.tool_calls.${k}.function`;
       if (old.tools.has(c.function.name)) out.push({ path: `${at}.name`, message: `old tool name "${c.function.name}"` });
       if (old.params.size === 0 && old.skills.size === 0) return;
-      let args: unknown;
-      try {
-        args = JSON.parse(c.function.arguments);
-      } catch {
-        return;
-      }
+      const args = callArgs(c.function);
+      if (args === NOT_JSON) return;
       walk(args, (key, value) => {
         if (key !== undefined && old.params.has(key)) out.push({ path: `${at}.arguments`, message: `old parameter "${key}"` });
         if (typeof value === 'string' && old.skills.has(value)) out.push({ path: `${at}.arguments`, message: `loads old skill name "${value}"` });
@@ -243,6 +247,7 @@ interface OldNames {
   skills: ReadonlySet<string>;
   hooks: ReadonlySet<string>;
   keys: readonly string[];
+  keySet: ReadonlySet<string>;
   finder: () => TextRewriter;
 }
 
@@ -252,6 +257,7 @@ const TOOL_LISTS = 256;
 const OLD_NAME_SETS = 1_024;
 const CHUNK_CHARS = 4_000_000;
 const SPLIT_AT = 512;
+const SAME_LENGTH = 64;
 
 /**
  * What a verifier keeps from record to record so that the parts records of one pooled state share
@@ -271,7 +277,7 @@ export class LeakScanCache {
   private lists = new Map<string, OpenAiTool[] | null>();
   private facts = new WeakMap<readonly OpenAiTool[], ToolFacts>();
   private olds = new Map<string, OldNames>();
-  private chunks = new Map<string, ReadonlySet<string>>();
+  private chunks = new Map<number, { text: string; words: ReadonlySet<string> }[]>();
   private chunkChars = 0;
 
   /**
@@ -313,7 +319,7 @@ export class LeakScanCache {
       for (const set of sets) for (const n of set) all.set(n, '');
       let finder: TextRewriter | undefined;
       const keys = [...all.keys()].filter((k) => k !== '');
-      o = { signature, tools: new Set(sets[0]), params: new Set(sets[1]), skills: new Set(sets[2]), hooks: new Set(sets[3]), keys, finder: () => (finder ??= new TextRewriter(all)) };
+      o = { signature, tools: new Set(sets[0]), params: new Set(sets[1]), skills: new Set(sets[2]), hooks: new Set(sets[3]), keys, keySet: new Set(keys), finder: () => (finder ??= new TextRewriter(all)) };
       if (this.olds.size >= OLD_NAME_SETS) this.olds.clear();
       this.olds.set(signature, o);
     }
@@ -349,23 +355,29 @@ export class LeakScanCache {
     for (const chunk of chunksOf(text)) {
       const words = this.identifiers(chunk, text);
       if (words.size === 0) continue;
-      for (const k of old.keys) if (words.has(k)) found.add(k);
+      if (words.size < old.keys.length) {
+        for (const w of words) if (old.keySet.has(w)) found.add(w);
+      } else for (const k of old.keys) if (words.has(k)) found.add(k);
     }
     return [...found].sort();
   }
 
   private identifiers(chunk: string, whole: string): ReadonlySet<string> {
-    const hit = this.chunks.get(chunk);
-    if (hit) return hit;
+    // Found by length, then compared in full: cheaper than hashing every piece of every prompt.
+    let same = this.chunks.get(chunk.length);
+    if (same) for (const c of same) if (c.text === chunk) return c.words;
     // A slice would keep the record's whole string alive: the key is a flat copy.
-    const key = chunk.length === whole.length ? chunk : Buffer.from(chunk, 'utf16le').toString('utf16le');
-    const words = eligibleIdentifiers(key);
-    if (this.chunkChars + key.length > CHUNK_CHARS) {
+    const text = chunk.length === whole.length ? chunk : Buffer.from(chunk, 'utf16le').toString('utf16le');
+    const found = eligibleIdentifiers(text);
+    const words = found.size === 0 ? EMPTY : found;
+    if (this.chunkChars + text.length > CHUNK_CHARS) {
       this.chunks.clear();
       this.chunkChars = 0;
+      same = undefined;
     }
-    this.chunks.set(key, words.size === 0 ? EMPTY : words);
-    this.chunkChars += key.length;
+    if (!same || same.length >= SAME_LENGTH) this.chunks.set(text.length, (same = []));
+    same.push({ text, words });
+    this.chunkChars += text.length;
     return words;
   }
 }
@@ -382,7 +394,9 @@ function chunksOf(text: string): string[] {
   let from = 0;
   for (let i = text.indexOf('\n\n'); i !== -1; i = text.indexOf('\n\n', i + 1)) {
     const p = i + 2;
-    if (p >= text.length || UNSAFE_START.test(text[p]!)) continue;
+    const c = text.charCodeAt(p);
+    // Printable ASCII other than '"' and ':' at once; the rest by the rule (JavaScript's \s).
+    if (p >= text.length || (c > 32 && c < 127 ? c === 34 || c === 58 : UNSAFE_START.test(text[p]!))) continue;
     out.push(text.slice(from, p));
     from = p;
   }

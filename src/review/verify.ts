@@ -7,7 +7,7 @@ import type { Trajectory } from '../trajectory/types.js';
 import { IdIndex } from '../util/id-index.js';
 import { BUCKETS, readManifest, recordId, unlistedFiles, type ListedPart, type Manifest, type ReviewBucket } from './folder.js';
 import { newTally, readPartLines } from './part-reader.js';
-import { appliedTransforms, asTrajectory, callProblems, metaLeaks, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
+import { appliedTransforms, asTrajectory, callProblems, LeakScanCache, metaLeaks, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
 import { SourceIndex, StateRebuilder } from './rebuild.js';
 
 export interface VerifyOptions {
@@ -85,6 +85,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
   const progress: ReviewProgress = { bytesRead: 0, bytesTotal, records: 0 };
   const records: VerifyReport['records'] = {};
   const hookPrefix = 'hook:';
+  const cache = new LeakScanCache();
 
   for (const b of BUCKETS) {
     const ids = new IdIndex();
@@ -126,7 +127,7 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
           if (first) here({ path: b === 'rl' ? 'extra_info.id' : 'id', message: `duplicate id in ${b} (first at ${first})` });
         }
         if (shape.length === 0 && b !== 'rejects') {
-          const found = await recordChecks(b, v as Obj, rebuilder, sources, hookPrefix);
+          const found = await recordChecks(b, v as Obj, rebuilder, sources, hookPrefix, cache);
           found.forEach(here);
           if (found.length) bad++;
         }
@@ -206,18 +207,21 @@ function balanceProblems(m: Manifest, file: string): Omit<Problem, 'severity'>[]
  * record's tools and leaks judged by its rename tables. With it: the rebuilt state's hash, the
  * engine's leak check, and (with the source) the round trip.
  */
-export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: StateRebuilder | undefined, sources: SourceIndex | undefined, hookPrefix: string): Promise<RecordProblem[]> {
+export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: StateRebuilder | undefined, sources: SourceIndex | undefined, hookPrefix: string, cache = new LeakScanCache()): Promise<RecordProblem[]> {
   const rec = asTrajectory(stage, v);
   if (!rec) return [];
   const promptLength = stage === 'rl' ? (v.prompt as unknown[]).length : 0;
   const fix = (p: RecordProblem) => (stage === 'rl' ? { ...p, path: rlPath(p.path, promptLength) } : p);
   const meta = (stage === 'rl' ? v.extra_info : v.meta) as Obj;
+  // A state's records carry equal tool lists: one shared list lets every per-list cache serve them all.
+  const stateHash = (meta.harness as { state_hash?: unknown } | undefined)?.state_hash;
+  if (rec.tools) rec.tools = cache.sharedTools(rec.tools, typeof stateHash === 'string' ? stateHash : '');
   if (meta.source === 'general') return callProblems(rec).map(fix);
   const out: RecordProblem[] = callProblems(rec);
   const applied = appliedTransforms(stage, v);
   const sourceId = typeof meta.source_id === 'string' ? meta.source_id : undefined;
   if (!rebuilder) {
-    out.push(...metaLeaks(rec, renameTables(applied), hookPrefix));
+    out.push(...metaLeaks(rec, renameTables(applied), hookPrefix, cache));
     return out.map(fix);
   }
   const provenance = stage === 'rl' ? { variant: meta.variant, harness: { state_slot: undefined as unknown } } : (meta as { variant?: unknown; harness?: { state_slot?: unknown; state_hash?: unknown } });
@@ -227,10 +231,9 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   const variant = stage === 'rl' ? undefined : rebuilder.variantFor(provenance, source?.record);
   if (!variant) {
     if (stage !== 'rl') rebuilder.unrebuilt++;
-    out.push(...metaLeaks(rec, renameTables(applied), hookPrefix));
+    out.push(...metaLeaks(rec, renameTables(applied), hookPrefix, cache));
     return out.map(fix);
   }
-  const stateHash = (meta.harness as { state_hash?: unknown } | undefined)?.state_hash;
   if (meta.variant !== 'src' && variant.stateHash !== stateHash) {
     out.push({ path: 'meta.harness.state_hash', message: `the rebuilt state hashes to ${variant.stateHash.slice(0, 12)}…, the record says ${String(stateHash).slice(0, 12)}… (harness, transforms or seed differ from the run's)` });
     return out.map(fix);

@@ -151,6 +151,14 @@ function computeTokens(text: string): Tokenized {
 }
 
 /**
+ * The identifiers in `text` a rewrite or a mention check may match (distinctive tokens in prose,
+ * every token in code spans and JSON keys), uncached: for callers that keep their own cache.
+ */
+export function eligibleIdentifiers(text: string): ReadonlySet<string> {
+  return computeTokens(text).eligible;
+}
+
+/**
  * A simultaneous replacement of identifiers in text (so swaps a→b, b→a need no placeholders).
  * Distinctive identifiers are replaced wherever they stand as whole tokens; plain-word ones only
  * inside code spans and JSON keys; template slots ({{path}}) are left alone.

@@ -274,25 +274,9 @@ writeFileSync(sliceFile, `${sliceLines.join('\n')}\n`);
 const perRecord = await measureAugment(sliceFile, Buffer.byteLength(sliceLines.join('\n')) + 1, path.join(DATA, 'out-per-record'), 'augment-per-record', ['--state-pool', '0']);
 if (!perRecord.ok) errors.push(perRecord.error);
 
-// Teacher throughput: every request answered after 200 ms, --concurrency 64, a cold cache.
-// Target: at least 0.8 × 64 / 0.2 s = 256 requests per second.
-const teacherRun = async (extra) => {
-  const { startLatencyServer } = await import('./bench/latency-server.mjs');
-  const server = await startLatencyServer({ delayMs: 200 });
-  const small = path.join(DATA, 'teacher-input.jsonl');
-  const lines = readFirstLines(mainFile, 400);
-  writeFileSync(small, `${lines.join('\n')}\n`);
-  const cache = path.join(DATA, 'teacher-cache');
-  rmSync(cache, { recursive: true, force: true });
-  log(`augment --teacher openai ${extra.join(' ')} against a 200 ms server, --concurrency 64 …`);
-  const r = await runHsa(['augment', '--harness', rel(HARNESS), '-t', rel(small), '-o', rel(path.join(DATA, 'out-teacher')), '--force', '--variants', '2', '--stages', 'sft',
-    '--part-size', '400', '-q', '--teacher', 'openai', '--teacher-url', server.url, '--teacher-model', 'bench', '--cache', rel(cache), '--concurrency', '64', '--consistency', 'any', ...extra], 'teacher');
-  const requests = server.count();
-  const sustained = server.sustained();
-  await server.close();
-  if (r.code !== 0) return { ok: false, error: failure('hsa augment --teacher openai', r) };
-  return { ok: true, requests, wall: r.wall, rps: requests / r.wall, sustained };
-};
+// Teacher throughput against a 200 ms server (scripts/bench/teacher.mjs; target ≥ 256 requests/s).
+const { teacherRun: runTeacher, teacherSummary } = await import('./bench/teacher.mjs');
+const teacherRun = (extra) => runTeacher({ input: mainFile, records: 400, extra, log });
 const teacherBench = await teacherRun([]);
 if (!teacherBench.ok) errors.push(teacherBench.error);
 const teacherPerRecord = await teacherRun(['--state-pool', '0']);
@@ -368,6 +352,7 @@ if (teacherBench.ok) {
   const sus = teacherBench.sustained ?? 0;
   row('teacher requests/s sustained (200 ms server, --concurrency 64; 10th–90th percentile arrivals)', fmtNum(sus, 0), '≥ 256', sus >= 256 ? 'ok' : MISSED);
   row('(info) teacher requests/s over the whole run (start, sampling and tail included)', `${fmtNum(teacherBench.rps, 0)} (${fmtNum(teacherBench.requests)} requests in ${fmtS(teacherBench.wall)})`, '', '');
+  row('(info) teacher: requests per episode, hsa CPU per request', teacherSummary(teacherBench).split('; ').slice(1).join('; '), '', '');
 }
 if (teacherPerRecord.ok) {
   row('(info) teacher, --state-pool 0: sustained / whole run', `${fmtNum(teacherPerRecord.sustained ?? 0, 0)} / ${fmtNum(teacherPerRecord.rps, 0)} requests/s`, '', '');

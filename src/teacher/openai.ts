@@ -4,6 +4,7 @@ import type { Message, ToolCall } from '../trajectory/types.js';
 import { createRng } from '../transform/rng.js';
 import { TeacherCache } from './cache.js';
 import { CacheMissError, TeacherFatalError, TeacherRequestError, TeacherUnavailableError, type TeacherCounters } from './errors.js';
+import { teacherFetch } from './http-fetch.js';
 import { RateLimiter, sleep } from './limiter.js';
 import type { Teacher, TeacherReply, TeacherRequest, TeacherStep } from './types.js';
 
@@ -34,7 +35,7 @@ export class OpenAiTeacher implements Teacher {
     if (!apiKey && !opts.requireCache && !isLoopback(cfg.baseUrl)) {
       throw new TeacherFatalError(`teacher.api_key_env: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}, or name another variable with --teacher-key-env)`);
     }
-    this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 0, timeout: cfg.timeoutMs });
+    this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 0, timeout: cfg.timeoutMs, fetch: teacherFetch() });
     this.limiter = new RateLimiter(cfg.rpm, cfg.tpm);
   }
 

@@ -6,7 +6,6 @@ import { formatProblem, type Problem } from '../problems.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import { runEpisode, type EpisodeOptions, type EpisodeResult } from '../teacher/runtime.js';
 import { newCounters } from '../teacher/errors.js';
-import { RubricJudge, teacherAcceptance } from '../eval/judge.js';
 import type { Teacher } from '../teacher/types.js';
 import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
@@ -296,7 +295,12 @@ function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
   let a = acceptances.get(cfg);
   if (!a) {
     const j = cfg.teacher.judge!;
-    a = teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore);
+    // The judge (and the OpenAI client under it) is loaded on first use: rewrite-mode runs never need it.
+    let made: Promise<NonNullable<EpisodeOptions['accept']>> | undefined;
+    a = async (trajectory, source) => {
+      made ??= import('../eval/judge.js').then(({ RubricJudge, teacherAcceptance }) => teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore));
+      return (await made)(trajectory, source);
+    };
     acceptances.set(cfg, a);
   }
   return a;

@@ -104,8 +104,10 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   if (prompt) count(prompt === 'matched' ? 'prompts_matched' : prompt === 'located' ? 'prompts_located' : 'prompts_replaced');
   if (at.outcome?.discardedChars) out.counts.prompt_chars_discarded = at.outcome.discardedChars;
   if (parsed.warnings.length > 0) out.counts.reused_call_ids = parsed.warnings.length;
-  const sourceMessages = new Set<object>(source.messages);
-  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages.has(m)), meta: META };
+  // A source message shown by more than one SFT record (each variant, the kept source) has its
+  // JSON encoded once; when only one record shows it (one variant), it is written as text.
+  const sourceMessages = cfg.variants + (cfg.keepSource ? 1 : 0) > 1 ? new Set<object>(source.messages) : undefined;
+  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages?.has(m) === true), meta: META };
   const counter = ctx.tokens;
   const tokens: OutputTokens | undefined = counter ? (out.tokens = { sft: [], opd: [], tooLong: { sft: 0, opd: 0 } }) : undefined;
   /**

@@ -24,6 +24,7 @@
 //        --augment-runs N  augment repetitions, fastest one reported, highest peak RSS (default 2)
 //        --seed S          generator seed (default hsa-bench-v1)
 //        --inline-records N  records of the per-record-tools input (default 10,000; scripts/bench/inline-tools.mjs)
+//        --fixture-mb N    size of the fixture-shaped input (default 64; scripts/bench/fixture-shape.mjs)
 //        --env-episodes N  RL environment episodes (scripts/bench/env.mjs; default 2000)
 //        --regen           regenerate data even when the params match
 
@@ -363,6 +364,7 @@ if (val.ok) {
 } else {
   row('validate --trajectories', 'FAILED (see below)', '', MISSED);
 }
+for (const r of await (await import('./bench/fixture-shape.mjs')).fixtureShapeRows({ data: DATA, mb: Number(opt('--fixture-mb', 64)), log, errors })) row(...r);
 for (const r of await (await import('./bench/inline-tools.mjs')).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 10000)), log })) row(...r);
 
 await (await import('./bench/review.mjs')).benchReview({ runHsa, row, rel, fmtNum, log, errors, aug, big, outDir: path.join(DATA, 'out'), bigOutDir: big && big.file !== mainFile ? path.join(DATA, 'out-big') : path.join(DATA, 'out') });

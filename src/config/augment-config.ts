@@ -7,7 +7,7 @@ import { describeIssue } from '../harness/schema.js';
 import { defaultCacheDir } from '../teacher/cache.js';
 import { SPLITS, type Split } from '../transform/split.js';
 import { teacherJudgeSchema } from '../eval/judge-schema.js';
-import { judgeSettings, type JudgeSettings } from '../eval/judge.js';
+import type { JudgeSettings } from '../eval/judge.js';
 import { defaultSelection, resolveWordsConfig, WordPackError, wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
 
 export class ConfigError extends HsaError {
@@ -310,7 +310,8 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const tj = 'judge' in t ? t.judge : undefined;
   if (tj && mode === 'rewrite') problems.push('teacher.judge: needs a teacher (mode replay or openai); rewrite mode runs no episode to judge');
   if (problems.length) throw new ConfigError(problems.join('\n'));
-  const judge = tj ? { settings: await judgeSettings({ ...tj, rubric: rel(tj.rubric) }), minScore: tj.min_score } : undefined;
+  // The judge's module (and the OpenAI client under it) is loaded only for a config that has one.
+  const judge = tj ? { settings: await (await import('../eval/judge.js')).judgeSettings({ ...tj, rubric: rel(tj.rubric) }), minScore: tj.min_score } : undefined;
 
   let transforms: Record<string, unknown> | undefined = file.transforms ?? undefined;
   if (flags.transforms?.length) {

@@ -1,4 +1,4 @@
-import { parseSection, renderSection as renderMarkdownSection, restyleSection, styleKey } from './markdown.js';
+import { parseSection, renderSection as renderMarkdownSection, restyleSection, styleKey, type ParsedSection } from './markdown.js';
 import { fillTemplate, hasSlots } from './template.js';
 import { attach, attached } from '../util/attach.js';
 import { TextKeyedCache } from '../util/bounded-cache.js';
@@ -298,20 +298,22 @@ export function renderTools(h: Harness): OpenAiTool[] {
   return list;
 }
 
-const staticSections = new WeakMap<Harness, Map<string, string>>();
+/** Per state and section id: the rendered text of a section without slots, or the template text of one with slots. */
+const staticSections = new WeakMap<Harness, Map<string, { static: true; out: string } | { static: false; text: string }>>();
 
 function renderSection(h: Harness, s: Section, context: unknown, contextKey: string, defaults: Record<string, unknown>): { text: string; static: boolean } {
-  // A section without template slots renders the same for every record: once per state.
+  // A section without template slots renders the same for every record: once per state. Whether
+  // it has slots (and a catalog's text) is worked out once per state as well.
   let cache = staticSections.get(h);
-  const hit = cache?.get(s.id);
-  if (hit !== undefined) return { text: hit, static: true };
-  const text = s.kind === 'catalog' ? catalogText(h) : s.text;
-  if (h.literalPrompt || !hasSlots(text)) {
-    const out = h.promptStyle ? restyleSection(text, h.promptStyle) : text;
+  let hit = cache?.get(s.id);
+  if (hit === undefined) {
+    const text = s.kind === 'catalog' ? catalogText(h) : s.text;
+    hit = h.literalPrompt || !hasSlots(text) ? { static: true, out: h.promptStyle ? restyleSection(text, h.promptStyle) : text } : { static: false, text };
     if (!cache) staticSections.set(h, (cache = new Map()));
-    cache.set(s.id, out);
-    return { text: out, static: true };
+    cache.set(s.id, hit);
   }
+  if (hit.static) return { text: hit.out, static: true };
+  const text = hit.text;
   if (text === '') return { text: '', static: false };
   // A record's variants mostly fill the same section text with the same context, and many share a
   // style: the fills of the last few contexts and the restyles of the last few filled texts are
@@ -325,15 +327,16 @@ function renderSection(h: Harness, s: Section, context: unknown, contextKey: str
     fills.set(text, filled);
   }
   if (!h.promptStyle) return { text: filled, static: false };
-  // (Filled texts are the record's own: restyled without the per-text cache.)
+  // (Filled texts are the record's own: restyled without the per-text cache.) The parse is kept
+  // with the styles: a record's variants restyle the same filled text, each in its own style.
   let styles = recentStyled.get(filled);
   if (styles === undefined) {
     if (recentStyled.size >= 32) recentStyled.clear();
-    recentStyled.set(filled, (styles = new Map()));
+    recentStyled.set(filled, (styles = { parsed: undefined, out: new Map() }));
   }
   const sk = styleKey(h.promptStyle);
-  let out = styles.get(sk);
-  if (out === undefined) styles.set(sk, (out = renderMarkdownSection(parseSection(filled), h.promptStyle)));
+  let out = styles.out.get(sk);
+  if (out === undefined) styles.out.set(sk, (out = renderMarkdownSection((styles.parsed ??= parseSection(filled)), h.promptStyle)));
   return { text: out, static: false };
 }
 
@@ -349,7 +352,7 @@ function fillsFor(context: unknown, contextKey: string, defaults: string): Map<s
 const RECENT_FILLS = 4;
 const recentFills: { context: unknown; key: string; defaults: string; texts: Map<string, string> }[] = [];
 let fillNext = 0;
-const recentStyled = new Map<string, Map<string, string>>();
+const recentStyled = new Map<string, { parsed: ParsedSection | undefined; out: Map<string, string> }>();
 const defaultsKeys = new WeakMap<Harness, string>();
 
 function defaultsKey(h: Harness, defaults: Record<string, unknown>): string {
@@ -367,9 +370,15 @@ export function catalogText(h: Harness): string {
   return lines.join('\n');
 }
 
-/** Declared defaults of template variables. */
-export function variableDefaults(h: Harness): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(h.variables)) if ('default' in v) out[k] = v.default;
+const defaultsByState = new WeakMap<Harness, Readonly<Record<string, unknown>>>();
+
+/** Declared defaults of template variables (one object per state: callers only read it). */
+export function variableDefaults(h: Harness): Readonly<Record<string, unknown>> {
+  let out = defaultsByState.get(h);
+  if (out === undefined) {
+    const d: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(h.variables)) if ('default' in v) d[k] = v.default;
+    defaultsByState.set(h, (out = d));
+  }
   return out;
 }

@@ -6,7 +6,6 @@ import { formatProblem, type Problem } from '../problems.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import { runEpisode, type EpisodeOptions, type EpisodeResult } from '../teacher/runtime.js';
 import { newCounters } from '../teacher/errors.js';
-import { RubricJudge, teacherAcceptance } from '../eval/judge.js';
 import type { Teacher } from '../teacher/types.js';
 import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
@@ -105,8 +104,10 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   if (prompt) count(prompt === 'matched' ? 'prompts_matched' : prompt === 'located' ? 'prompts_located' : 'prompts_replaced');
   if (at.outcome?.discardedChars) out.counts.prompt_chars_discarded = at.outcome.discardedChars;
   if (parsed.warnings.length > 0) out.counts.reused_call_ids = parsed.warnings.length;
-  const sourceMessages = new Set<object>(source.messages);
-  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages.has(m)), meta: META };
+  // A source message shown by more than one SFT record (each variant, the kept source) has its
+  // JSON encoded once; when only one record shows it (one variant), it is written as text.
+  const sourceMessages = cfg.variants + (cfg.keepSource ? 1 : 0) > 1 ? new Set<object>(source.messages) : undefined;
+  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages?.has(m) === true), meta: META };
   const counter = ctx.tokens;
   const tokens: OutputTokens | undefined = counter ? (out.tokens = { sft: [], opd: [], tooLong: { sft: 0, opd: 0 } }) : undefined;
   /**
@@ -296,7 +297,12 @@ function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
   let a = acceptances.get(cfg);
   if (!a) {
     const j = cfg.teacher.judge!;
-    a = teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore);
+    // The judge (and the OpenAI client under it) is loaded on first use: rewrite-mode runs never need it.
+    let made: Promise<NonNullable<EpisodeOptions['accept']>> | undefined;
+    a = async (trajectory, source) => {
+      made ??= import('../eval/judge.js').then(({ RubricJudge, teacherAcceptance }) => teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore));
+      return (await made)(trajectory, source);
+    };
     acceptances.set(cfg, a);
   }
   return a;

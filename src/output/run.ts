@@ -30,7 +30,7 @@ import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type P
 import { IdIndex } from '../util/id-index.js';
 import { BadRecordError, emptyCounts, emptyTeacherTotals, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
 import type { GeneralPrompt } from './stages.js';
-import { loadTokenCounter, type TokenCounter, type TokenizerInfo } from '../tokenize/tokenizer.js';
+import type { TokenCounter, TokenizerInfo } from '../tokenize/tokenizer.js';
 import { summarise, TokenTally, type TokenHistogram } from '../tokenize/stats.js';
 import { ownsPart, type Shard } from '../scale/shard.js';
 import { WorkerPool } from '../scale/workers.js';
@@ -149,7 +149,8 @@ export async function runAugment(
   const inline = cfg.harness === INLINE_HARNESS;
   const inputs = await Promise.all(files.map(async (file) => ({ file, ...(await hashFile(file)) })));
   const general = cfg.general ? await loadGeneral(cfg.general) : null;
-  const counter = cfg.tokenizer !== null ? await loadTokenCounter(cfg.tokenizer) : undefined;
+  // Loaded only when asked for (its modules are a noticeable share of a short run's start-up).
+  const counter = cfg.tokenizer !== null ? await (await import('../tokenize/tokenizer.js')).loadTokenCounter(cfg.tokenizer) : undefined;
 
   const outputConfig = outputAffectingConfig(cfg, counter);
   const descriptor = sortKeys({

@@ -41,14 +41,12 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
     add('harness.version', `record was made under version ${rec.harness.version}, the harness is ${h.version}`, 'warning');
   }
 
-  const harnessTools = new Map(h.tools.map((t) => [t.name, t.parameters]));
+  const { harnessTools, skills, hooks } = harnessFacts(h);
   const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, (t.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema])) : null;
   if (rec.tools && !jsonEqual(rec.tools, renderTools(h))) {
     add('tools', 'differ from the tools the harness renders; calls are validated against the record\'s tools', 'warning');
   }
 
-  const skills = new Set(h.skills.map((s) => s.id));
-  const hooks = new Set(h.hooks.map((k) => k.id));
   const prefix = h.hookMessages.namePrefix;
   const seenCallIds = new Set<string>();
   let open = new Map<string, number>(); // call id → message index of the assistant that made it
@@ -166,6 +164,24 @@ function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: C
     return outcome('replaced', actual.length);
   }
   add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}`);
+}
+
+interface HarnessFacts {
+  harnessTools: ReadonlyMap<string, JsonSchema>;
+  skills: ReadonlySet<string>;
+  hooks: ReadonlySet<string>;
+}
+
+const factsByHarness = new WeakMap<Harness, HarnessFacts>();
+
+/** A harness's tool schemas by name, skill ids and hook ids: what every record is checked against, made once per harness. */
+function harnessFacts(h: Harness): HarnessFacts {
+  let f = factsByHarness.get(h);
+  if (!f) {
+    f = { harnessTools: new Map(h.tools.map((t) => [t.name, t.parameters])), skills: new Set(h.skills.map((s) => s.id)), hooks: new Set(h.hooks.map((k) => k.id)) };
+    factsByHarness.set(h, f);
+  }
+  return f;
 }
 
 const mcpNameMaps = new WeakMap<Harness, Map<string, string>>();

@@ -33,25 +33,35 @@ export class IdIndex {
     // UTF-8 keeps ids short; an id with a lone surrogate (which UTF-8 cannot carry: it would become
     // U+FFFD, like a real U+FFFD) is kept as UTF-16 code units, flagged in its length.
     const wellFormed = isWellFormed(id);
-    const bytes = Buffer.from(id, wellFormed ? 'utf8' : 'utf16le');
-    const len = wellFormed ? bytes.length : (bytes.length | UTF16) >>> 0;
-    const h = hashBytes(bytes);
+    // The id is encoded straight into the arena's free space (no buffer per id); it stays there
+    // only when it is new.
+    const room = id.length * (wellFormed ? 3 : 2);
+    if (this.used + room > this.arena.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + room));
+      this.arena.copy(bigger, 0, 0, this.used);
+      this.arena = bigger;
+    }
+    const at = this.used;
+    const n = this.arena.write(id, at, wellFormed ? 'utf8' : 'utf16le');
+    const len = wellFormed ? n : (n | UTF16) >>> 0;
+    const h = hashBytes(this.arena, at, at + n);
     const mask = this.table.length - 1;
     let slot = h & mask;
     for (;;) {
       const e = this.table[slot]!;
       if (e === 0) break;
       const i = e - 1;
-      if (this.hashes[i] === h && this.lengths[i] === len && this.arena.compare(bytes, 0, bytes.length, this.offsets[i]!, this.offsets[i]! + bytes.length) === 0) {
+      if (this.hashes[i] === h && this.lengths[i] === len && this.arena.compare(this.arena, at, at + n, this.offsets[i]!, this.offsets[i]! + n) === 0) {
         return `${this.files[this.fileOf[i]!]}:${this.lines[i]}`;
       }
       slot = (slot + 1) & mask;
     }
-    this.add(bytes, len, h, file, line, slot);
+    this.add(n, len, h, file, line, slot);
     return undefined;
   }
 
-  private add(bytes: Buffer, len: number, h: number, file: string, line: number, slot: number): void {
+  /** Keep the id just encoded at the arena's end (`n` bytes) as entry `count`. */
+  private add(n: number, len: number, h: number, file: string, line: number, slot: number): void {
     let f = this.fileIndex.get(file);
     if (f === undefined) {
       f = this.files.length;
@@ -59,16 +69,10 @@ export class IdIndex {
       this.files.push(file);
       this.fileIndex.set(file, f);
     }
-    if (this.used + bytes.length > this.arena.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(this.arena.length * 2, this.used + bytes.length));
-      this.arena.copy(bigger, 0, 0, this.used);
-      this.arena = bigger;
-    }
     if (this.count === this.lengths.length) this.growEntries();
     const i = this.count++;
-    bytes.copy(this.arena, this.used);
     this.offsets[i] = this.used;
-    this.used += bytes.length;
+    this.used += n;
     this.lengths[i] = len;
     this.hashes[i] = h;
     this.lines[i] = line;
@@ -120,9 +124,9 @@ function isWellFormed(s: string): boolean {
 const UTF16 = 0x80000000;
 
 /** FNV-1a over the bytes, with a final mix so that the low bits (the table slot) depend on all of them. */
-function hashBytes(b: Uint8Array): number {
+function hashBytes(b: Uint8Array, start: number, end: number): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
+  for (let i = start; i < end; i++) h = Math.imul(h ^ b[i]!, 0x01000193);
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;

@@ -116,7 +116,7 @@ export interface PoolHooks {
  * `size` threads producing records: the main thread and `size − 1` worker threads. The main thread
  * reads, splits lines, notes ids in input order and writes, and produces the batches the workers
  * have no room for: a thread of its own would cost a heap, its code compiled again and its own
- * state pool, CPU that two cores do not have (see README "Worker threads").
+ * state pool, CPU that two cores do not have (see README "Scale").
  *
  * Bytes cross threads, never objects: a batch's input lines go out as one transferred buffer with
  * their offsets, and its output lines come back as one transferred buffer with their lengths (plus

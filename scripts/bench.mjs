@@ -268,6 +268,9 @@ for (let i = 0; i < Math.max(runs, augmentRuns); i++) {
 const ptRecPerS = pt.records / pt.seconds;
 const ptMbPerS = pt.bytes_in / MB / pt.seconds;
 if (!aug.ok) errors.push(aug.error);
+// Worker threads on the same input (#16: --workers 2 at ≥ 1.6× one thread's records/s on 2 cores).
+const augW2 = aug.ok ? await measureAugment(mainFile, gen.bytes, path.join(DATA, 'out-w2'), 'augment-w2', ['--workers', '2']) : null;
+if (augW2 && !augW2.ok) errors.push(augW2.error);
 // For information: a harness state sampled per record and variant (--state-pool 0), on a slice.
 const sliceFile = path.join(DATA, 'input-slice.jsonl');
 const sliceLines = readFirstLines(mainFile, SLICE_RECORDS);
@@ -341,6 +344,10 @@ if (aug.ok) {
   row('augment input MB/s', fmtNum(aug.mbPerS, 1), '', '');
   row('augment peak RSS', aug.rss == null ? 'n/a' : `${fmtNum(aug.rss, 0)} MB`, `< ${RSS_LIMIT_MB} MB on 1 GB (--big)`, '');
   row('augment ÷ pass-through (records/s)', fmtNum(ratio, 2), `≥ ${RATIO_TARGET}`, ratio >= RATIO_TARGET ? 'ok' : MISSED);
+  if (augW2?.ok) {
+    const speedup = augW2.recPerS / aug.recPerS;
+    row('augment --workers 2 ÷ --workers 1 (records/s)', `${fmtNum(speedup, 2)} (wall ${fmtS(augW2.r.wall)}, CPU ${fmtS(augW2.cpu ?? NaN)} against ${fmtS(aug.cpu ?? NaN)}; ${os.availableParallelism()} CPUs)`, '≥ 1.6 on 2 cores', speedup >= 1.6 ? 'ok' : MISSED);
+  }
   if (aug.cpu) row('(info) same ratio per CPU-second', fmtNum((aug.outRecords / aug.cpu) / (pt.records / pt.cpu_seconds), 2), '', '');
 } else {
   row('augment', 'FAILED (see below)', `≥ ${RATIO_TARGET}× pass-through`, MISSED);

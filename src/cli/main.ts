@@ -118,7 +118,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--force', 'start over in an out folder that holds another run')
     .option('--check [out]', 'regenerate into a temporary folder and compare with OUT (default --out): exit 0 nothing drifted, 1 drifted; OUT is never modified')
     .option('--num-shards <m>', 'write one shard of M (parts p with p mod M = the index; default: HSA_NUM_SHARDS, the config\'s shards:, SLURM_ARRAY_TASK_COUNT)', parseCount)
-    .option('--workers <n>', 'rewrite mode: produce records on N worker threads (output identical whatever N; default 1)', parseCount)
+    .option('--workers <n>', 'rewrite mode: produce records on N threads, the main one and N − 1 workers (output identical whatever N; default 1)', parseCount)
     .option('--shard-index <i>', 'this shard (default: HSA_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN); a shard writes no manifest, hsa merge does', parseCount)
     .action(async (o: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }) => {
       setCode(await (await import('./augment.js')).augmentCommand(o, io));

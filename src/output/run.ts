@@ -17,13 +17,13 @@ import { newCounters, type TeacherCounters } from '../teacher/errors.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import type { Teacher } from '../teacher/types.js';
 import { loadRegistry } from '../transform/registry.js';
-import { resolveTransforms } from '../transform/variant.js';
+import { resolveTransforms, type ResolvedTransform } from '../transform/variant.js';
 import { mergeWordLists, type WordLists } from '../transform/words.js';
 import { splitWordLists } from '../transform/split.js';
 import { canonicalJson, sortKeys } from '../util/canonical-json.js';
 import { hashValue } from '../util/hash.js';
 import { expandInputs } from '../util/inputs.js';
-import { readJsonlLines } from '../util/jsonl.js';
+import { readJsonlLines, readJsonlRanges, type JsonlRange } from '../util/jsonl.js';
 import { HSA_VERSION } from '../version.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
 import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
@@ -106,17 +106,23 @@ export interface RunSummary {
 
 export const META_DIR = '.hsa';
 
+/** The run's transforms and word lists (every worker thread builds its own from the config). */
+export async function runTransforms(cfg: RunConfig): Promise<{ transforms: ResolvedTransform[]; words: WordLists }> {
+  const registry = await loadRegistry(cfg.plugins);
+  const transforms = heldOut(resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher'), cfg, Object.keys(registry));
+  const merged = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
+  const words = cfg.split ? splitWordLists(merged, cfg.split) : merged;
+  setFormatMode(cfg.formats);
+  return { transforms, words };
+}
+
 /**
  * What every run over the inputs needs: transforms, words, the valid harness, the input files. With
  * an inline harness (`allowInline`; refused otherwise) `harness` is a placeholder with no sections
  * or tools: each record's own is derived as it is read (see produce.ts).
  */
 export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => void, allowInline = false) {
-  const registry = await loadRegistry(cfg.plugins);
-  const transforms = heldOut(resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher'), cfg, Object.keys(registry));
-  const merged = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
-  const words = cfg.split ? splitWordLists(merged, cfg.split) : merged;
-  setFormatMode(cfg.formats);
+  const { transforms, words } = await runTransforms(cfg);
   if (cfg.harness === INLINE_HARNESS) {
     if (!allowInline) throw new HsaError('HSA_USAGE', 'this command needs a harness (--harness or `harness:` in the config); inline harnesses work with hsa augment and hsa validate', 2);
     const files = await expandInputs(cfg.trajectories, 'trajectories');
@@ -195,23 +201,17 @@ export async function runAugment(
     seenIds,
     ...(counter ? { tokens: counter } : {}),
   };
-  // Worker threads (rewrite mode): records are produced there; ids are still noted here, in input
-  // order (a chain through every record, resumed and other shards' ones included), and a duplicate
-  // is produced again here as the reject it is.
-  const workers = cfg.teacher.mode === 'rewrite' && (opts.workers ?? 1) > 1 ? new WorkerPool(cfg, opts.workers!, general?.prompts ?? []) : undefined;
-  let noted: Promise<unknown> = Promise.resolve();
-  const inOrder = (task: Promise<Output>, item: InputItem, pos: number, partIndex: number): Promise<Output> => {
-    const done = noted
-      .then(() => task)
-      .then((out) => {
-        const dup = out.id !== undefined ? seenIds.note(out.id, item.file, item.line) : undefined;
-        return dup ? produceRecord(produceCtx, item, pos, partIndex, dup) : out;
-      });
-    noted = done.catch(() => undefined);
-    return done;
-  };
+  // Worker threads (rewrite mode): records are produced there from their bytes; ids are still
+  // noted here, in input order (resumed and other shards' records included), and a duplicate is
+  // produced again here as the reject it is.
+  const workers =
+    cfg.teacher.mode === 'rewrite' && (opts.workers ?? 1) > 1
+      ? new WorkerPool({ cfg, general: general?.prompts ?? [], harness }, opts.workers!, { seenIds, produceHere: (item, pos, partIndex, dup) => produceRecord(here, item, pos, partIndex, dup) })
+      : undefined;
+  // The pool notes ids itself (in order, whichever thread made the record).
+  const here: ProduceContext = { ...produceCtx, seenIds: undefined };
   const noteSkipped = (item: InputItem) => {
-    if (workers) noted = noted.then(() => noteId(item, seenIds));
+    if (workers) workers.noteSkipped(() => noteId(item, seenIds));
     else noteId(item, seenIds);
   };
   const shared: PartContext = {
@@ -220,8 +220,8 @@ export async function runAugment(
     buckets,
     progress,
     onProgress: opts.onProgress,
-    produce: workers ? (item, pos, partIndex) => inOrder(workers.produce(item, pos, partIndex), item, pos, partIndex) : (item, pos, partIndex) => produceRecord(produceCtx, item, pos, partIndex),
-    ...(workers ? { flush: () => workers.flush(), window: workers.size * 64 } : {}),
+    produce: workers ? (file, r, pos, partIndex) => workers.produce(file, r, pos, partIndex) : (file, r, pos, partIndex) => produceRecord(produceCtx, { file, line: r.line, text: decode(r) }, pos, partIndex),
+    ...(workers ? { workers, window: workers.size * 64 } : {}),
     settle: async () => {
       await teacher?.settle?.();
     },
@@ -269,27 +269,27 @@ export async function runAugment(
   try {
     for (const file of files) {
       recordsPerFile[file] = 0;
-      for await (const { line, text } of readJsonlLines(file)) {
+      // Lines stay bytes here: only a record produced in this thread (or one whose id is read) is decoded.
+      for await (const r of readJsonlRanges(file)) {
         if (opts.signal?.aborted) throw new InterruptedError();
         recordsPerFile[file]++;
-        progress.bytesRead += text.length + 1;
+        progress.bytesRead += r.end - r.start + 1;
         if (!job && !ownsPart(opts.shard, index)) job = { skip: null };
         if (!job) {
           owned.push(index);
           const existing = await readMarker(cfg.out, index, fingerprint, buckets);
           job = existing ? { skip: existing } : new PartJob(shared, index);
         }
-        const item = { file, line, text };
         // A resumed part still registers its ids, so duplicates are found as in a fresh run.
-        if ('skip' in job) noteSkipped(item);
-        else await job.add(item, pos);
+        if ('skip' in job) noteSkipped({ file, line: r.line, text: decode(r) });
+        else await job.add(file, r, pos);
         pos++;
         if (pos >= cfg.partSize) await finish();
       }
     }
     await finish();
     await committing;
-    await noted;
+    await workers?.settled();
   } catch (e) {
     await committing.catch(() => undefined);
     await workers?.close();
@@ -424,12 +424,12 @@ interface PartContext {
   buckets: Bucket[];
   progress: RunProgress;
   onProgress: ((p: RunProgress) => void) | undefined;
-  /** The output of one input record (in this thread, or in a worker thread). */
-  produce: (item: InputItem, pos: number, partIndex: number) => Promise<Output>;
+  /** The output of one input record, a line of `file` (in this thread, or in a worker thread). */
+  produce: (file: string, r: JsonlRange, pos: number, partIndex: number) => Promise<Output>;
   /** Wait until the teacher answers received so far are in the cache. */
   settle: () => Promise<void>;
-  /** Worker threads: send what is batched before waiting on a result. */
-  flush?: () => void;
+  /** Worker threads: batches are sent before waiting on a result, buffers reused once written. */
+  workers?: WorkerPool;
   /** Records in flight per part (default: none in rewrite mode, the teacher's concurrency × 8 otherwise). */
   window?: number;
 }
@@ -462,11 +462,11 @@ class PartJob {
    * (immediate in rewrite mode, teacher episodes otherwise) and written strictly in input order, so
    * bytes never depend on which episode finishes first; at most `window` records are in flight.
    */
-  async add(item: { file: string; line: number; text: string }, pos: number): Promise<void> {
-    this.first ??= { file: item.file, line: item.line };
+  async add(file: string, r: JsonlRange, pos: number): Promise<void> {
+    this.first ??= { file, line: r.line };
     this.counts.input_records++;
     this.ctx.progress.records++;
-    const task = this.ctx.produce(item, pos, this.index);
+    const task = this.ctx.produce(file, r, pos, this.index);
     // The error is taken when the task is drained; until then it must not count as unhandled.
     task.catch(() => undefined);
     this.queue.push(task);
@@ -479,9 +479,10 @@ class PartJob {
   }
 
   private async drainOne(): Promise<void> {
-    this.ctx.flush?.();
+    this.ctx.workers?.flush();
     const out = await this.queue.shift()!;
     for (const [bucket, line] of out.lines) await this.writers[bucket].writeLine(line);
+    this.ctx.workers?.released(out);
     for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;
     for (const r of out.reasons) this.reason(r);
     for (const [k, n] of Object.entries(out.teacher) as [keyof TeacherTotals, number][]) this.teacher[k] += n;
@@ -711,6 +712,10 @@ function tokenSection(markers: PartMarker[], stages: Record<string, { records: n
     }
   }
   return { section: { tokenizer, max_tokens: cfg.maxTokens, stages: per }, balance, holds };
+}
+
+function decode(r: JsonlRange): string {
+  return r.buf.toString('utf8', r.start, r.end);
 }
 
 async function hashFile(file: string): Promise<{ sha256: string; bytes: number }> {

@@ -1,24 +1,22 @@
 /**
- * The body of a `--workers` thread: builds the run's transforms, words, harness and state pool once
- * (states are seeded by slot, so every thread's pool holds the same states), then turns batches of
- * input lines into output records with `produceRecord`. Results go back as one transferred buffer
- * of UTF-8 lines plus a small JSON index, so the main thread copies bytes into the parts and never
- * rebuilds objects.
+ * The body of a `--workers` thread: builds the run's transforms and words once, takes the harness
+ * the main thread checked (states are seeded by slot and built on first use, so every thread's
+ * pool holds the same states whichever records it gets), then turns batches of input bytes into
+ * output bytes with `produceRecord`. Batches are done one at a time, in arrival order; input and
+ * output bytes live in shared slabs (see `BatchRequest`), reused once the main thread is done.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RunConfig } from '../config/augment-config.js';
 import { INLINE_HARNESS } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { loadRunInputs } from '../output/run.js';
+import { runTransforms } from '../output/run.js';
 import { inlineHarnessesFor, produceRecord, statePoolFor, type ProduceContext } from '../output/produce.js';
-import type { Bucket } from '../output/shared.js';
-import type { GeneralPrompt } from '../output/stages.js';
+import type { OutputLine } from '../util/json-out.js';
 import { loadTokenCounter } from '../tokenize/tokenizer.js';
-import type { BatchReply, BatchRequest, RecordIndex } from './workers.js';
+import { BUCKETS, type BatchReply, type BatchRequest, type RecordIndex, type WorkerInit } from './workers.js';
 
-const { cfg, general } = workerData as { cfg: RunConfig; general: GeneralPrompt[] };
+const { cfg, general, harness } = workerData as WorkerInit;
 const ready = (async (): Promise<ProduceContext> => {
-  const { transforms, words, harness } = await loadRunInputs(cfg, undefined, true);
+  const { transforms, words } = await runTransforms(cfg);
   const inline = cfg.harness === INLINE_HARNESS;
   // Each thread counts with its own tokenizer (the same bytes as the main thread's, so the same counts).
   const counter = cfg.tokenizer !== null ? await loadTokenCounter(cfg.tokenizer) : undefined;
@@ -37,59 +35,97 @@ const ready = (async (): Promise<ProduceContext> => {
   };
 })();
 
-const BUCKETS: Bucket[] = ['sft', 'opd', 'rl', 'rejects'];
+/** Input slabs (the main thread's, by id) and output slabs (this thread's, by id, with the free ones). */
+const inputs: Buffer[] = [];
+const outputs: Buffer[] = [];
+const free: number[] = [];
+let queue: Promise<void> = Promise.resolve();
 
 parentPort!.on('message', (req: BatchRequest) => {
-  void handle(req);
+  if (req.slab) inputs[req.input] = Buffer.from(req.slab);
+  free.push(...req.free);
+  queue = queue.then(() => handle(req));
 });
 
+/** Output lines encoded into a free output slab (the largest), grown by doubling when it fills. */
+class Encoder {
+  readonly id: number;
+  buf: Buffer;
+  at = 0;
+  /** The slab to post with the reply: a new or grown one. */
+  fresh: SharedArrayBuffer | undefined;
+
+  constructor() {
+    let best = -1;
+    free.forEach((id, i) => {
+      if (best < 0 || outputs[id]!.length > outputs[free[best]!]!.length) best = i;
+    });
+    if (best >= 0) {
+      this.id = free.splice(best, 1)[0]!;
+      this.buf = outputs[this.id]!;
+    } else {
+      this.id = outputs.length;
+      this.buf = this.grow(4 << 20);
+    }
+  }
+
+  private grow(size: number): Buffer {
+    this.fresh = new SharedArrayBuffer(size);
+    const buf = Buffer.from(this.fresh);
+    outputs[this.id] = buf;
+    return buf;
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const old = this.buf;
+    this.buf = this.grow(Math.max(old.length * 2, this.at + n));
+    old.copy(this.buf, 0, 0, this.at);
+  }
+
+  /** Append one line; returns its byte length. */
+  line(line: OutputLine): number {
+    const start = this.at;
+    for (const p of typeof line === 'string' ? [line] : line) {
+      if (typeof p === 'string') {
+        this.room(p.length * 3);
+        this.at += this.buf.write(p, this.at, 'utf8');
+      } else {
+        this.room(p.byteLength);
+        this.buf.set(p, this.at);
+        this.at += p.byteLength;
+      }
+    }
+    return this.at - start;
+  }
+}
+
 async function handle(req: BatchRequest): Promise<void> {
+  const input = inputs[req.input]!;
+  const n = req.meta.length / 4;
+  const enc = new Encoder();
+  const reply = (index: RecordIndex[]) => parentPort!.postMessage({ id: req.id, index, out: enc.id, ...(enc.fresh ? { slab: enc.fresh } : {}), used: enc.at } satisfies BatchReply);
   let ctx: ProduceContext;
   try {
     ctx = await ready;
   } catch (e) {
     const error = describe(e);
-    parentPort!.postMessage({ id: req.id, index: req.items.map(() => ({ error })), buffer: new ArrayBuffer(0) } satisfies BatchReply);
+    reply(Array.from({ length: n }, () => ({ error })));
     return;
   }
-  // Lines are encoded straight into one buffer (grown by doubling): no buffer per piece for the collector.
-  let buf = Buffer.allocUnsafe(1 << 20);
-  let at = 0;
-  const room = (n: number) => {
-    if (at + n <= buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(buf.length * 2, at + n));
-    buf.copy(grown, 0, 0, at);
-    buf = grown;
-  };
   const index: RecordIndex[] = [];
-  for (const item of req.items) {
+  for (let i = 0; i < n; i++) {
+    const [line, off, len, pos] = [req.meta[i * 4]!, req.meta[i * 4 + 1]!, req.meta[i * 4 + 2]!, req.meta[i * 4 + 3]!];
     try {
-      const out = await produceRecord(ctx, item, item.pos, req.partIndex);
-      const lines: [number, number][] = [];
-      for (const [bucket, line] of out.lines) {
-        const start = at;
-        for (const p of typeof line === 'string' ? [line] : line) {
-          if (typeof p === 'string') {
-            room(p.length * 3);
-            at += buf.write(p, at, 'utf8');
-          } else {
-            room(p.byteLength);
-            buf.set(p, at);
-            at += p.byteLength;
-          }
-        }
-        lines.push([BUCKETS.indexOf(bucket), at - start]);
-      }
+      const out = await produceRecord(ctx, { file: req.file, line, text: input.toString('utf8', off, off + len) }, pos, req.partIndex);
+      const lines: [number, number][] = out.lines.map(([bucket, l]) => [BUCKETS.indexOf(bucket), enc.line(l)]);
       // The id as produceRecord notes it (only for a record that parsed), for the main thread's duplicate check.
       index.push({ lines, counts: out.counts, reasons: out.reasons, teacher: out.teacher, recovery: out.recovery, outputs: out.outputs, ...(out.tokens ? { tokens: out.tokens } : {}), ...(out.id !== undefined ? { id: out.id } : {}) });
     } catch (e) {
       index.push({ error: describe(e) });
     }
   }
-  // A fresh ArrayBuffer of exactly the bytes written, handed over without a copy on the other side.
-  const buffer = new ArrayBuffer(at);
-  new Uint8Array(buffer).set(buf.subarray(0, at));
-  parentPort!.postMessage({ id: req.id, index, buffer } satisfies BatchReply, [buffer]);
+  reply(index);
 }
 
 function describe(e: unknown): NonNullable<RecordIndex['error']> {

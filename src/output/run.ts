@@ -459,8 +459,9 @@ class PartJob {
   }
 
   private async drainOne(): Promise<void> {
-    this.ctx.workers?.flush();
-    const out = await this.queue.shift()!;
+    const next = this.queue.shift()!;
+    this.ctx.workers?.flushFor(next);
+    const out = await next;
     for (const [bucket, line] of out.lines) await this.writers[bucket].writeLine(line);
     this.ctx.workers?.released(out);
     for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;

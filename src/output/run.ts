@@ -498,7 +498,9 @@ class PartJob {
   }
 
   async abort(): Promise<void> {
-    // Let produced tasks settle (their errors are the ones already being reported).
+    // Let produced tasks settle (their errors are the ones already being reported); records still
+    // in the open batch are sent, or they would never settle.
+    this.ctx.workers?.flush();
     await Promise.allSettled(this.queue.splice(0));
     for (const b of this.ctx.buckets) await this.writers[b].abort();
   }

@@ -1,11 +1,9 @@
 import { setMaxListeners } from 'node:events';
-import { resolveRunConfig, type AugmentFlags } from '../config/augment-config.js';
+import { resolveRunConfig, type AugmentFlags, type RunConfig } from '../config/augment-config.js';
 import { runAugment } from '../output/run.js';
 import type { Io } from './io.js';
 import { progressReporter } from './progress.js';
 import { newCounters } from '../teacher/errors.js';
-import { runCheck } from '../review/check.js';
-import { formatDiff } from '../review/diff-report.js';
 import { forBatchEngine, resolveShard, type Shard, type ShardFlags } from '../scale/shard.js';
 import { UsageError } from '../errors.js';
 
@@ -13,26 +11,29 @@ import { UsageError } from '../errors.js';
 export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // A shard's failures are sorted for its batch engine: exit 42 = do not retry, others retryable.
   let shard: Shard | undefined;
+  let cfg: RunConfig;
   try {
-    shard = resolveShard(flags, env, (await resolveRunConfig(flags)).shards);
+    cfg = await resolveRunConfig(flags);
+    shard = resolveShard(flags, env, cfg.shards);
   } catch (e) {
     const sharded = flags.shardIndex !== undefined || flags.numShards !== undefined || ['HSA_SHARD_INDEX', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID'].some((k) => env[k] !== undefined);
     throw sharded ? forBatchEngine(e) : e;
   }
-  if (!shard) return augmentWhole(flags, io);
+  if (!shard) return augmentWhole(cfg, flags, io);
   try {
-    return await augmentWhole(flags, io, shard);
+    return await augmentWhole(cfg, flags, io, shard);
   } catch (e) {
     throw forBatchEngine(e);
   }
 }
 
-async function augmentWhole(flags: AugmentFlags & { check?: string | boolean; workers?: number }, io: Io, shard?: Shard): Promise<number> {
-  const cfg = await resolveRunConfig(flags);
+async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: string | boolean; workers?: number }, io: Io, shard?: Shard): Promise<number> {
   if (shard && flags.check) throw new UsageError('--check compares a whole run; run it without a shard index');
   if (flags.check) {
     // CI: regenerate into a temporary folder and compare; exit 0 nothing drifted, 1 something did.
     const target = typeof flags.check === 'string' ? flags.check : cfg.out;
+    // Loaded only for --check (the diff and report modules are not part of a run).
+    const [{ runCheck }, { formatDiff }] = await Promise.all([import('../review/check.js'), import('../review/diff-report.js')]);
     const report = await runCheck(cfg, target, { warn: (line) => void (flags.quiet ? undefined : io.err(`${line}\n`)) });
     if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
     else io.out(report.identical ? `${target}: up to date (a fresh run gives the same manifest and records)\n` : `${target}: drifted from what the inputs, config, seed and code give now:\n${formatDiff(report)}`);

@@ -1,10 +1,10 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import fg from 'fast-glob';
 import { isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { UnreadableInputError } from '../errors.js';
 import { cmp, type Problem } from '../problems.js';
+import { globFiles } from '../util/inputs.js';
 import { isParseFailure, parseLocated, stripBom, type LocatedDoc } from '../util/located.js';
 import {
   describeIssue,
@@ -183,7 +183,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     }
   };
   const toolSources = cfg.tools?.sources ?? (folderForm ? ['tools/*.json', 'tools/*.yaml', 'tools/*.yml'] : []);
-  const toolFiles = (await fg(toolSources, { cwd: root, onlyFiles: true, dot: false })).sort(cmp);
+  const toolFiles = (await globFiles(toolSources, root)).sort(cmp);
   if (cfg.tools?.sources && toolFiles.length === 0) {
     err(harnessFile, 'tools.sources', `no file matches ${cfg.tools.sources.join(', ')}`, mainDoc.lineOf(['tools', 'sources']));
   }

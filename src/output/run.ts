@@ -3,23 +3,18 @@ import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/p
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import pLimit from 'p-limit';
-import { builtinWords } from '../../transforms/index.js';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { ConfigError, INLINE_HARNESS } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/augment-config.js';
 import { loadHarness, type LoadResult } from '../harness/load.js';
 import { deriveInlineHarness } from '../ingest/inline-harness.js';
 import { withPinnedSections } from '../harness/render.js';
-import { setFormatMode } from '../util/json-schema.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
 import { TeacherCache } from '../teacher/cache.js';
 import { newCounters, type TeacherCounters } from '../teacher/errors.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import type { Teacher } from '../teacher/types.js';
-import { loadRegistry } from '../transform/registry.js';
-import { resolveTransforms, type ResolvedTransform } from '../transform/variant.js';
-import { mergeWordLists, type WordLists } from '../transform/words.js';
-import { splitWordLists } from '../transform/split.js';
+import { runTransforms } from './run-transforms.js';
 import { canonicalJson, sortKeys } from '../util/canonical-json.js';
 import { hashValue } from '../util/hash.js';
 import { expandInputs } from '../util/inputs.js';
@@ -106,15 +101,7 @@ export interface RunSummary {
 
 export const META_DIR = '.hsa';
 
-/** The run's transforms and word lists (every worker thread builds its own from the config). */
-export async function runTransforms(cfg: RunConfig): Promise<{ transforms: ResolvedTransform[]; words: WordLists }> {
-  const registry = await loadRegistry(cfg.plugins);
-  const transforms = heldOut(resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher'), cfg, Object.keys(registry));
-  const merged = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
-  const words = cfg.split ? splitWordLists(merged, cfg.split) : merged;
-  setFormatMode(cfg.formats);
-  return { transforms, words };
-}
+export { runTransforms };
 
 /**
  * What every run over the inputs needs: transforms, words, the valid harness, the input files. With
@@ -411,13 +398,6 @@ function judgeIdentity(j: NonNullable<RunConfig['teacher']['judge']>): Record<st
   return { base_url: e.baseUrl, model: e.model, temperature: e.temperature ?? null, seed: e.seed ?? null, rubric: j.settings.rubric, votes: j.settings.votes, aggregate: j.settings.aggregate, evidence: j.settings.evidence, min_score: j.minScore };
 }
 
-/** The transforms of a run without the ones held out of training (`split_holdout`, off when `split: train`). */
-function heldOut<T extends { def: { id: string } }>(transforms: T[], cfg: RunConfig, known: readonly string[]): T[] {
-  const unknown = cfg.splitHoldout.filter((id) => !known.includes(id));
-  if (unknown.length) throw new ConfigError(`split_holdout: unknown transform${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (hsa transforms lists them)`);
-  return cfg.split === 'train' ? transforms.filter((t) => !cfg.splitHoldout.includes(t.def.id)) : transforms;
-}
-
 interface PartContext {
   cfg: RunConfig;
   fingerprint: string;
@@ -479,8 +459,9 @@ class PartJob {
   }
 
   private async drainOne(): Promise<void> {
-    this.ctx.workers?.flush();
-    const out = await this.queue.shift()!;
+    const next = this.queue.shift()!;
+    this.ctx.workers?.flushFor(next);
+    const out = await next;
     for (const [bucket, line] of out.lines) await this.writers[bucket].writeLine(line);
     this.ctx.workers?.released(out);
     for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;
@@ -517,7 +498,9 @@ class PartJob {
   }
 
   async abort(): Promise<void> {
-    // Let produced tasks settle (their errors are the ones already being reported).
+    // Let produced tasks settle (their errors are the ones already being reported); records still
+    // in the open batch are sent, or they would never settle.
+    this.ctx.workers?.flush();
     await Promise.allSettled(this.queue.splice(0));
     for (const b of this.ctx.buckets) await this.writers[b].abort();
   }

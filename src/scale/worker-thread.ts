@@ -8,10 +8,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { INLINE_HARNESS } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { runTransforms } from '../output/run.js';
+import { runTransforms } from '../output/run-transforms.js';
 import { inlineHarnessesFor, produceRecord, statePoolFor, type ProduceContext } from '../output/produce.js';
 import type { OutputLine } from '../util/json-out.js';
-import { loadTokenCounter } from '../tokenize/tokenizer.js';
 import { BUCKETS, type BatchReply, type BatchRequest, type RecordIndex, type WorkerInit } from './workers.js';
 
 const { cfg, general, harness } = workerData as WorkerInit;
@@ -19,7 +18,8 @@ const ready = (async (): Promise<ProduceContext> => {
   const { transforms, words } = await runTransforms(cfg);
   const inline = cfg.harness === INLINE_HARNESS;
   // Each thread counts with its own tokenizer (the same bytes as the main thread's, so the same counts).
-  const counter = cfg.tokenizer !== null ? await loadTokenCounter(cfg.tokenizer) : undefined;
+  // (Its module, with the template engine and tokenizer library, is loaded only for a run that counts.)
+  const counter = cfg.tokenizer !== null ? await (await import('../tokenize/tokenizer.js')).loadTokenCounter(cfg.tokenizer) : undefined;
   return {
     ...(counter ? { tokens: counter } : {}),
     cfg,

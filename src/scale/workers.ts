@@ -211,7 +211,7 @@ export class WorkerPool {
     const i = b.pending.length;
     const task = new Promise<Output>((resolve, reject) => b.pending.push({ resolve, reject }));
     if (b.pending.length >= BATCH || b.used >= BATCH_BYTES) this.flush();
-    const done = this.noted
+    const done: Promise<Output> = this.noted
       .then(() => task)
       .then((out) => {
         const dup = out.id !== undefined ? this.hooks.seenIds.note(out.id, file, line) : undefined;
@@ -222,7 +222,21 @@ export class WorkerPool {
       })
       .finally(() => this.noteDone(b));
     this.noted = done.catch(() => undefined);
+    if (this.batch === b) this.unsent.add(done);
     return done;
+  }
+
+  /** The results of the records in the open batch (not sent yet). */
+  private unsent = new WeakSet<Promise<Output>>();
+
+  /**
+   * Send the open batch if `result` is one of its records (called before the main thread waits on
+   * it). Waiting on an earlier record sends nothing: a batch leaves full, not a record at a time
+   * (with a full window every wait used to send the one record just read, and batches of one
+   * record cost the main thread a message, a slab copy and a buffer each).
+   */
+  flushFor(result: Promise<Output>): void {
+    if (this.unsent.has(result)) this.flush();
   }
 
   /** A record not produced (a resumed part, another shard's) whose id still counts, in order. */
@@ -285,6 +299,7 @@ export class WorkerPool {
     const b = this.batch;
     if (!b) return;
     this.batch = null;
+    this.unsent = new WeakSet();
     b.unnoted = b.unwritten = b.pending.length;
     // The worker with the fewest batches out (ties: the first), so a slow one does not hold up the rest.
     const least = Math.min(...this.load);

@@ -178,13 +178,56 @@ export function readPackFile(file: string, shown = file): ReadPack {
   } catch {
     throw new WordPackError(`${shown}: cannot read word pack`);
   }
+  const hash = sha256(text);
+  const pack: ReadPack = { text, sha256: hash, lists: listsOf(compiledPack(hash) ?? parsePack(shown, text)) };
+  readCache.set(file, pack);
+  return pack;
+}
+
+/** A pack's text parsed and validated (what `readPackFile` does when no compiled copy matches). */
+export function parsePack(shown: string, text: string): PackFile {
   const doc = parseLocated(shown, text);
   if (isParseFailure(doc)) throw new WordPackError(`${shown}:${doc.line ?? 1}: YAML syntax: ${doc.message}`);
   const r = packSchema.safeParse(doc.value ?? {});
   if (!r.success) throw new WordPackError(formatIssues(shown, r.error.issues, doc.lineOf));
-  const pack: ReadPack = { text, sha256: sha256(text), lists: listsOf(r.data) };
-  readCache.set(file, pack);
-  return pack;
+  return r.data;
+}
+
+/**
+ * `words/compiled.json`: every built-in pack as `parsePack` returns it, keyed by name with the
+ * sha256 of the YAML it came from (written by `npm run words:compile`, checked by
+ * test/word-packs-compiled.test.ts). Parsing and checking the YAML of the default pack cost a run
+ * 0.1-0.25 s of CPU (in every worker thread too); JSON.parse of the same data about a millisecond.
+ * A copy is used only for a text with exactly its sha256, so an edited pack is read as YAML.
+ */
+export const COMPILED_PACKS = 'compiled.json';
+
+export interface CompiledPacks {
+  packs: Partial<Record<BuiltinPack, { sha256: string; pack: PackFile }>>;
+}
+
+let compiled: CompiledPacks | null | undefined;
+
+/** The compiled copy of a pack whose text has sha256 `hash` (the same bytes parse the same, wherever the file is). */
+function compiledPack(hash: string): PackFile | undefined {
+  if (compiled === undefined) {
+    try {
+      compiled = JSON.parse(readFileSync(path.join(builtinPackDir(), COMPILED_PACKS), 'utf8')) as CompiledPacks;
+    } catch {
+      compiled = null;
+    }
+  }
+  return Object.values(compiled?.packs ?? {}).find((p) => p.sha256 === hash)?.pack;
+}
+
+/** The content of `words/compiled.json` for the built-in packs' YAML as it is now. */
+export function compilePacks(): CompiledPacks {
+  const packs: CompiledPacks['packs'] = {};
+  for (const name of BUILTIN_PACKS) {
+    const text = readFileSync(builtinPackFile(name), 'utf8');
+    packs[name] = { sha256: sha256(text), pack: parsePack(`words/${name}.yaml`, text) };
+  }
+  return { packs };
 }
 
 /** zod issues as `file:line: key.path: message` lines. */

@@ -1,6 +1,7 @@
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import { Ajv, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { createRequire } from 'node:module';
+import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { TextKeyedCache } from './bounded-cache.js';
 import { canonicalJson } from './canonical-json.js';
 import { quickCheck } from './quick-schema.js';
@@ -15,8 +16,16 @@ import { quickCheck } from './quick-schema.js';
 // instances are replaced with the cache, because ajv keeps every schema it compiled.
 const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { optimize: false } } as const;
 let draft7 = new Ajv(AJV_OPTIONS);
-let draft2020 = new Ajv2020(AJV_OPTIONS);
+let draft2020: Ajv2020 | undefined;
 const cache = new Map<string, ValidateFunction | { error: string }>();
+
+// Most tool schemas are draft-07: ajv's 2019-09/2020-12 build is loaded (and its instances made)
+// for the first schema that asks for it. `require` gives the module `import` would (ajv is CommonJS).
+let Ajv2020Class: typeof Ajv2020 | undefined;
+function newAjv2020(options: ConstructorParameters<typeof Ajv2020>[0]): Ajv2020 {
+  Ajv2020Class ??= (createRequire(import.meta.url)('ajv/dist/2020.js') as typeof import('ajv/dist/2020.js')).Ajv2020;
+  return new Ajv2020Class(options);
+}
 const byObject = new WeakMap<object, ValidateFunction | { error: string }>();
 
 /**
@@ -59,7 +68,7 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
   let out: ValidateFunction | { error: string };
   try {
     const s = schema as { $schema?: unknown };
-    const ajv = schemaDraft(s) === '7' ? draft7 : draft2020;
+    const ajv = schemaDraft(s) === '7' ? draft7 : (draft2020 ??= newAjv2020(AJV_OPTIONS));
     out = ajv.compile(schema as object);
   } catch (e) {
     out = { error: (e as Error).message };
@@ -67,7 +76,7 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
   if (cache.size > 2_000) {
     cache.clear();
     draft7 = new Ajv(AJV_OPTIONS);
-    draft2020 = new Ajv2020(AJV_OPTIONS);
+    draft2020 = undefined;
   }
   cache.set(key, out);
   if (schema !== null && typeof schema === 'object') byObject.set(schema, out);
@@ -141,7 +150,7 @@ const validationIds = new WeakMap<object, number>();
 // keeps every schema it compiled.
 const FAST_OPTIONS = { strict: false, allErrors: false, messages: false, validateFormats: false, validateSchema: false, code: { optimize: false } } as const;
 let fastDraft7 = new Ajv(FAST_OPTIONS);
-let fastDraft2020 = new Ajv2020(FAST_OPTIONS);
+let fastDraft2020: Ajv2020 | undefined;
 const fastById = new Map<number, ValidateFunction | null>();
 const fastByObject = new WeakMap<object, ValidateFunction | null>();
 
@@ -154,11 +163,11 @@ function fastValidator(schema: object): ValidateFunction | null {
     if (fastById.size >= 1_024) {
       fastById.clear();
       fastDraft7 = new Ajv(FAST_OPTIONS);
-      fastDraft2020 = new Ajv2020(FAST_OPTIONS);
+      fastDraft2020 = undefined;
     }
     try {
       const s = schema as { $schema?: unknown };
-      v = (schemaDraft(s) === '7' ? fastDraft7 : fastDraft2020).compile(schema);
+      v = (schemaDraft(s) === '7' ? fastDraft7 : (fastDraft2020 ??= newAjv2020(FAST_OPTIONS))).compile(schema);
     } catch {
       v = null; // the interpreter reports what is wrong
     }

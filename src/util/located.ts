@@ -1,4 +1,11 @@
-import { isMap, isSeq, LineCounter, parseDocument, type Document } from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document, LineCounter } from 'yaml';
+
+// The YAML parser (a CommonJS package, ~0.1 s to load) is loaded on the first parse, not with this
+// module: a worker thread, and a run whose word packs are all compiled, never parse YAML here.
+// `require` gives the very module `import 'yaml'` gives (Node loads a CommonJS package once).
+let yamlModule: typeof import('yaml') | undefined;
+const yaml = (): typeof import('yaml') => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /**
  * A parsed YAML or JSON file that can tell the line of any key path, so a problem found after
@@ -19,6 +26,7 @@ export interface ParseFailure {
 
 /** Parse YAML (JSON is YAML too) keeping positions; syntax errors come back, never thrown. */
 export function parseLocated(file: string, text: string): LocatedDoc | ParseFailure {
+  const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
   const doc = parseDocument(stripBom(text), { lineCounter, uniqueKeys: true, prettyErrors: false });
   const first = doc.errors[0];
@@ -38,6 +46,7 @@ export function isParseFailure(x: LocatedDoc | ParseFailure): x is ParseFailure 
 }
 
 function lineOfPath(doc: Document, lc: LineCounter, path: readonly (string | number)[]): number | undefined {
+  const { isMap, isSeq } = yaml();
   let node: unknown = doc.contents;
   let best: number | undefined = rangeLine(node, lc);
   for (const key of path) {

@@ -25,17 +25,24 @@ export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
   let r = entry?.renders.get(h);
   if (r === undefined) {
     r = computePrompt(h, context, key);
-    if (entry && entry.renders.size < RENDERS_PER_CONTEXT) entry.renders.set(h, r);
+    if (entry && entry.kept < RENDERS_PER_CONTEXT) {
+      entry.renders.set(h, r);
+      entry.kept++;
+    }
   }
   recentPrompts[recentNext] = { h, context, r };
   recentNext = (recentNext + 1) % RECENT_PROMPTS;
   return r.out;
 }
 
-/** What is kept of one context (by its JSON): section fills by defaults and template text, and renders by state. */
+/**
+ * What is kept of one context (by its JSON): section fills by defaults and template text, and the
+ * renders of its first few states (weakly: a per-record harness is not kept alive by them).
+ */
 interface ContextEntry {
   fills: Map<string, Map<string, string>>;
-  renders: Map<Harness, Rendered>;
+  renders: WeakMap<Harness, Rendered>;
+  kept: number;
 }
 
 // At most 256 contexts of ~8 renders of ~5 KB (the sections without slots are shared): ~10 MB.
@@ -54,7 +61,7 @@ function contextEntry(key: string): ContextEntry | undefined {
   let entry = contexts.get(key);
   if (entry === undefined) {
     const hash = textHash(key);
-    if (sightings.has(hash)) contexts.set(key, (entry = { fills: new Map(), renders: new Map() }));
+    if (sightings.has(hash)) contexts.set(key, (entry = { fills: new Map(), renders: new WeakMap(), kept: 0 }));
     else {
       if (sightings.size >= SIGHTINGS) sightings.clear();
       sightings.add(hash);
@@ -63,10 +70,14 @@ function contextEntry(key: string): ContextEntry | undefined {
   return entry;
 }
 
-/** FNV-1a over UTF-16 code units (a collision only makes an entry one sighting early). */
+/**
+ * FNV-1a over the length and at most ~1,000 code units spread over the text (a context may be
+ * large: this is for admission only, where a collision just keeps an entry one sighting early).
+ */
 function textHash(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  let h = Math.imul(0x811c9dc5 ^ s.length, 0x01000193);
+  const step = Math.max(1, Math.floor(s.length / 1024));
+  for (let i = 0; i < s.length; i += step) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
   return h >>> 0;
 }
 

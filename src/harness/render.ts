@@ -48,37 +48,30 @@ interface ContextEntry {
 // At most 256 contexts of ~8 renders of ~5 KB (the sections without slots are shared): ~10 MB.
 const contexts = new LruCache<string, ContextEntry>(256);
 const RENDERS_PER_CONTEXT = 8;
-/** Hashes of context keys seen lately, at most SIGHTINGS (cleared when full). */
-const sightings = new Set<number>();
-const SIGHTINGS = 4096;
+/** Context keys seen lately (cleared when their length passes SIGHTING_CHARS). */
+const sightings = new Set<string>();
+let sightingChars = 0;
+const SIGHTING_CHARS = 2_000_000;
 
 /**
  * The kept entry of a context, made at its second sighting: a context seen once (logs whose every
- * record has its own) costs one hash, not an entry that lives long enough to be promoted and
- * collected as old. Undefined while a context is new.
+ * record has its own) costs its key in a set, not an entry of renders that lives long enough to be
+ * promoted and collected as old. Undefined while a context is new.
  */
 function contextEntry(key: string): ContextEntry | undefined {
   let entry = contexts.get(key);
   if (entry === undefined) {
-    const hash = textHash(key);
-    if (sightings.has(hash)) contexts.set(key, (entry = { fills: new Map(), renders: new WeakMap(), kept: 0 }));
+    if (sightings.has(key)) contexts.set(key, (entry = { fills: new Map(), renders: new WeakMap(), kept: 0 }));
     else {
-      if (sightings.size >= SIGHTINGS) sightings.clear();
-      sightings.add(hash);
+      if (sightingChars + key.length > SIGHTING_CHARS) {
+        sightings.clear();
+        sightingChars = 0;
+      }
+      sightings.add(key);
+      sightingChars += key.length;
     }
   }
   return entry;
-}
-
-/**
- * FNV-1a over the length and at most ~1,000 code units spread over the text (a context may be
- * large: this is for admission only, where a collision just keeps an entry one sighting early).
- */
-function textHash(s: string): number {
-  let h = Math.imul(0x811c9dc5 ^ s.length, 0x01000193);
-  const step = Math.max(1, Math.floor(s.length / 1024));
-  for (let i = 0; i < s.length; i += step) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h >>> 0;
 }
 
 // A record's context is keyed (and sighted) once for its source render and each variant's.

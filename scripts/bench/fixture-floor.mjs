@@ -5,16 +5,24 @@
 // sha256 the output bytes and write them. Measured like passthrough.mjs (main thread, CPU from
 // inside the process), so `records / cpu_seconds` compares directly with the pass-through's.
 // Usage: node scripts/bench/fixture-floor.mjs <input.jsonl> <out.jsonl> <sample-sft-line.jsonl> [variants]
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { forEachLine, OutputSink } from './bench-io.mjs';
 
 const [input, output, sample, variantsArg] = process.argv.slice(2);
 const variants = Number(variantsArg ?? 1);
-// A real output line gives the shared parts their real size.
-const model = JSON.parse(readFileSync(sample, 'utf8').split('\n')[0]);
+// A real output line (the first of an SFT part) gives the shared parts their real size.
+const model = JSON.parse(firstLine(sample));
 const toolBytes = Buffer.from(JSON.stringify(model.tools), 'utf8');
 const transformBytes = Buffer.from(JSON.stringify(model.meta.transforms), 'utf8');
 const harnessJson = JSON.stringify(model.meta.harness);
+
+function firstLine(file) {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.alloc(1 << 20);
+  const n = readSync(fd, buf, 0, buf.length, 0);
+  closeSync(fd);
+  return buf.toString('utf8', 0, n).split('\n')[0];
+}
 
 const t0 = process.hrtime.bigint();
 const c0 = process.cpuUsage();

@@ -1,9 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { renderPrompt, renderRecordPrompt } from '../src/harness/render.js';
 import type { Harness, Section } from '../src/harness/types.js';
 import { checkTrajectory } from '../src/trajectory/check.js';
 import type { Trajectory } from '../src/trajectory/types.js';
 import { baseHarness } from './helpers/state.js';
+
+// version.ts reads package.json relative to dist/ (the last test produces records in this process).
+vi.mock('../src/version.js', () => ({ HSA_VERSION: '0.0.0-test' }));
 
 // renderPrompt keeps renders and template fills per context (by its JSON, from a context's second
 // sighting). Each case below asks the kept path a question whose answer differs from the one kept
@@ -65,5 +68,29 @@ describe('renders kept per context', () => {
     expect(checkTrajectory(edged, h, { file: 'f', line: 5 })).toEqual([]);
     expect(renderRecordPrompt(h, edged).system).toBe('\nRoom kc-8\n');
     expect(renderRecordPrompt(h, rec('Room kc-8')).system).toBe('Room kc-8');
+  });
+});
+
+describe('augmented output with kept renders', () => {
+  it('a record gives the same bytes before its context is kept and after (fixture harness, every check on)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const path = await import('node:path');
+    const { REPO } = await import('./helpers/hsa.js');
+    const { resolveRunConfig } = await import('../src/config/augment-config.js');
+    const { loadRunInputs } = await import('../src/output/run.js');
+    const { produceRecord, statePoolFor } = await import('../src/output/produce.js');
+    const { lineText } = await import('../src/util/json-out.js');
+    const file = path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl');
+    const cfg = await resolveRunConfig({ harness: path.join(REPO, 'fixtures/live-commerce/harness'), trajectories: [file], out: 'unused', stages: 'sft', variants: 2, statePool: 4, quiet: true });
+    const { transforms, words, harness } = await loadRunInputs(cfg);
+    const ctx = { cfg, harness, transforms, words, general: [], pool: statePoolFor(cfg, harness, transforms, words), teacher: undefined, limit: undefined, warn: () => undefined };
+    const text = readFileSync(file, 'utf8').split('\n')[0]!;
+    const bytes = async (t: string, line: number) => (await produceRecord(ctx, { file, line, text: t }, line, 0)).lines.map(([bucket, l]) => `${bucket} ${lineText(l)}`);
+    const cold = await bytes(text, 1);
+    expect(cold.filter((l) => l.startsWith('sft '))).toHaveLength(2);
+    // Other records with the same context (equal JSON, their own objects) make it kept and hit.
+    const rec = JSON.parse(text) as { id: string };
+    for (let i = 2; i <= 5; i++) await bytes(JSON.stringify({ ...rec, id: `${rec.id}-copy${i}` }), i);
+    expect(await bytes(text, 1)).toEqual(cold);
   });
 });

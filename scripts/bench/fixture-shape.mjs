@@ -5,7 +5,7 @@
 // input: one variant per input (--variants 1, target ≥ 0.5×) and the default four variants (target
 // ≥ 0.8× per output record); then output bytes per input byte by stage (sft, opd, rl), plain and
 // with --gzip (on the first 8 MB). CPU-second ratios are printed next to the wall-clock ones (a
-// busy machine skews wall time).
+// busy machine skews wall time). Then the floor (scripts/bench/fixture-floor.mjs) on the same input.
 // Standalone: node scripts/bench/fixture-shape.mjs [--mb N] [--runs N] [--no-sizes]
 //             (default 64 MB, 2 runs; --no-sizes: only the two ratios)
 import { spawn, spawnSync } from 'node:child_process';
@@ -129,6 +129,18 @@ export async function fixtureShapeRows({ data, mb = 64, runs = 2, sizes: withSiz
     rows.push([`(fixture-shaped) augment ${label}, SFT, fixture harness: output records/s ÷ pass-through`,
       `${f2(ratio)} (per CPU-second ${cpuRatio == null ? 'n/a' : f2(cpuRatio)}; ${r.written} written, ${r.rejected} rejected, wall ${f2(r.wall)} s, CPU ${Number.isFinite(r.cpu_best) ? f2(r.cpu_best) : 'n/a'} s)`,
       `≥ ${target}`, ratio >= target ? 'ok' : 'MISSED']);
+  }
+  // The floor (fixture-floor.mjs: parse, output-shaped SFT lines, sha256), on the SFT lines just written.
+  const sample = path.join(out, 'sft', 'part-00000.jsonl');
+  const floor = (v) => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bench/fixture-floor.mjs'), input.file, path.join(dir, 'floor.jsonl'), sample, String(v)], { encoding: 'utf8' });
+    rmSync(path.join(dir, 'floor.jsonl'), { force: true });
+    return r.status === 0 ? JSON.parse(r.stdout.trim().split('\n').pop()) : null;
+  };
+  const [f1, f4] = existsSync(sample) ? [floor(1), floor(4)] : [null, null];
+  if (f1 && f4) {
+    const cell = (f) => `${f2(f.outputs / f.cpu_seconds / ptCpuRate)} (CPU ${f2(f.cpu_seconds)} s)`;
+    rows.push(['(fixture-shaped) floor: parse + output-shaped SFT lines + sha256, per CPU-second ÷ pass-through', `one variant ${cell(f1)}, four ${cell(f4)}`, '', '']);
   }
   // Output size by stage, default variants, all three stages, plain and gzip (one run each), on the
   // first SLICE records: OPD alone is ~30 bytes per input byte, and the ratios do not depend on size.

@@ -1,7 +1,7 @@
 import { parseSection, renderSection as renderMarkdownSection, restyleSection, styleKey, type ParsedSection } from './markdown.js';
 import { fillTemplate, hasSlots } from './template.js';
 import { attach, attached } from '../util/attach.js';
-import { TextKeyedCache } from '../util/bounded-cache.js';
+import { LruCache, TextKeyedCache } from '../util/bounded-cache.js';
 import type { Harness, OpenAiTool, Section } from './types.js';
 
 /**
@@ -16,21 +16,83 @@ export interface RenderedPrompt {
 
 export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
   // A record's prompt is rendered under its source state (input check, round trip) and under each
-  // target state: the last few renders are kept, keyed by state and context. The context object
-  // itself is the fast key (records are never modified); its JSON catches equal contexts held in
-  // other objects (a missing context is a fresh `{}` each time).
-  for (const r of recentPrompts) if (r.h === h && r.context === context) return r.out;
-  const key = context === undefined ? '' : JSON.stringify(context);
-  for (const r of recentPrompts) if (r.h === h && r.key === key) return r.out;
-  const r = computePrompt(h, context, key);
-  recentPrompts[recentNext] = r;
+  // target state. The context object itself is the fast key (records are never modified): the
+  // last few renders are kept by it. Behind them, renders are kept with the context's JSON (see
+  // contextEntry): in real logs the records of one live session share a context, and the source
+  // state's render, its escaped JSON and the template fills are then made once per context.
+  for (const r of recentPrompts) if (r.h === h && r.context === context) return r.r.out;
+  const { key, entry } = contextOf(context);
+  let r = entry?.renders.get(h);
+  if (r === undefined) {
+    r = computePrompt(h, context, key);
+    if (entry && entry.kept < RENDERS_PER_CONTEXT) {
+      entry.renders.set(h, r);
+      entry.kept++;
+    }
+  }
+  recentPrompts[recentNext] = { h, context, r };
   recentNext = (recentNext + 1) % RECENT_PROMPTS;
   return r.out;
 }
 
+/**
+ * What is kept of one context (by its JSON): section fills by defaults and template text, and the
+ * renders of its first few states (weakly: a per-record harness is not kept alive by them).
+ */
+interface ContextEntry {
+  fills: Map<string, Map<string, string>>;
+  renders: WeakMap<Harness, Rendered>;
+  kept: number;
+}
+
+// At most 256 contexts of ~8 renders of ~5 KB (the sections without slots are shared): ~10 MB.
+const contexts = new LruCache<string, ContextEntry>(256);
+const RENDERS_PER_CONTEXT = 8;
+/** Context keys seen lately (cleared when their length passes SIGHTING_CHARS). */
+const sightings = new Set<string>();
+let sightingChars = 0;
+const SIGHTING_CHARS = 2_000_000;
+
+/**
+ * The kept entry of a context, made at its second sighting: a context seen once (logs whose every
+ * record has its own) costs its key in a set, not an entry of renders that lives long enough to be
+ * promoted and collected as old. Undefined while a context is new.
+ */
+function contextEntry(key: string): ContextEntry | undefined {
+  let entry = contexts.get(key);
+  if (entry === undefined) {
+    if (sightings.has(key)) contexts.set(key, (entry = { fills: new Map(), renders: new WeakMap(), kept: 0 }));
+    else {
+      if (sightingChars + key.length > SIGHTING_CHARS) {
+        sightings.clear();
+        sightingChars = 0;
+      }
+      sightings.add(key);
+      sightingChars += key.length;
+    }
+  }
+  return entry;
+}
+
+// A record's context is keyed (and sighted) once for its source render and each variant's.
+let lastContext: unknown;
+let last: { key: string; entry: ContextEntry | undefined } = { key: '', entry: undefined };
+
+/**
+ * A context's JSON, the key of everything rendered from it ('' for none), and its kept entry. By
+ * object: the renders of one record ask with the same context object.
+ */
+function contextOf(context: unknown): { key: string; entry: ContextEntry | undefined } {
+  if (context !== lastContext || context === undefined) {
+    const key = context === undefined ? '' : JSON.stringify(context);
+    last = { key, entry: contextEntry(key) };
+    lastContext = context;
+  }
+  return last;
+}
+
 interface Rendered {
   h: Harness;
-  context: unknown;
   key: string;
   out: RenderedPrompt;
   /** The system prompt's parts (joined by `sep`) and, for a section that renders the same for every record, its id. */
@@ -65,7 +127,7 @@ type Pieces = readonly (string | Uint8Array)[];
 // Enough for a record's source render and its variants' renders (the ring only saves renders; a
 // prompt handed out keeps its own pieces however long its messages live).
 const RECENT_PROMPTS = 6;
-const recentPrompts: Rendered[] = [];
+const recentPrompts: { h: Harness; context: unknown; r: Rendered }[] = [];
 let recentNext = 0;
 
 function computePrompt(h: Harness, context: unknown, key: string): Rendered {
@@ -80,7 +142,7 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
   const preambleParts: Part[] = [];
   const sections: RenderedSection[] = [];
   for (const s of h.sections) {
-    const r = renderSection(h, s, context, key, defaults);
+    const r = renderSection(h, s, context, defaults);
     if (r.text === '') continue;
     const part = { text: r.text, staticId: r.static ? s.id : null };
     if (s.placement === 'preamble') {
@@ -93,7 +155,7 @@ function computePrompt(h: Harness, context: unknown, key: string): Rendered {
     }
   }
   const out: RenderedPrompt = { system, preamble };
-  const rendered: Rendered = { h, context, key, out, parts, preambleParts, sep, sections };
+  const rendered: Rendered = { h, key, out, parts, preambleParts, sep, sections };
   // The prompt handed out knows its render (for promptMessage), however many renders follow.
   attach(out, RENDERED, rendered);
   return rendered;
@@ -152,7 +214,7 @@ export function renderRecordPrompt(h: Harness, rec: { context?: unknown; message
     parts = [{ text: layout.outer[0] ?? '', staticId: null }];
     layout.ids.forEach((id, i) => {
       const s = h.sections.find((x) => x.id === id);
-      const r = s ? renderSection(h, s, context, base.key, defaults) : { text: '', static: false };
+      const r = s ? renderSection(h, s, context, defaults) : { text: '', static: false };
       parts.push({ text: r.text, staticId: r.static ? id : null }, { text: layout.outer[i + 1] ?? '', staticId: null });
     });
     preambleParts = [];
@@ -161,7 +223,7 @@ export function renderRecordPrompt(h: Harness, rec: { context?: unknown; message
   let system = '';
   for (const p of parts) system += p.text;
   const out: RenderedPrompt = { system, preamble };
-  const rendered: Rendered = { h, context, key: base.key, out, parts, preambleParts, sep: '', sections: base.sections, layout };
+  const rendered: Rendered = { h, key: base.key, out, parts, preambleParts, sep: '', sections: base.sections, layout };
   attach(out, RENDERED, rendered);
   recentLayouts[layoutNext] = { h, layout, context: rec.context, out };
   layoutNext = (layoutNext + 1) % RECENT_PROMPTS;
@@ -325,7 +387,7 @@ export function renderTools(h: Harness): OpenAiTool[] {
 /** Per state and section id: the rendered text of a section without slots, or the template text of one with slots. */
 const staticSections = new WeakMap<Harness, Map<string, { static: true; out: string } | { static: false; text: string }>>();
 
-function renderSection(h: Harness, s: Section, context: unknown, contextKey: string, defaults: Record<string, unknown>): { text: string; static: boolean } {
+function renderSection(h: Harness, s: Section, context: unknown, defaults: Record<string, unknown>): { text: string; static: boolean } {
   // A section without template slots renders the same for every record: once per state. Whether
   // it has slots (and a catalog's text) is worked out once per state as well.
   let cache = staticSections.get(h);
@@ -343,7 +405,7 @@ function renderSection(h: Harness, s: Section, context: unknown, contextKey: str
   // style: the fills of the last few contexts and the restyles of the last few filled texts are
   // kept. Keys are the long-lived texts themselves (their hashes are computed once), in small maps
   // cleared often, so their entries die young.
-  const fills = fillsFor(context, contextKey, defaultsKey(h, defaults));
+  const fills = fillsFor(context, defaultsKey(h, defaults));
   let filled = fills.get(text);
   if (filled === undefined) {
     // Fill first, then restyle: a list written with {{#each}} becomes a list like any other.
@@ -364,17 +426,23 @@ function renderSection(h: Harness, s: Section, context: unknown, contextKey: str
   return { text: out, static: false };
 }
 
-/** Filled section texts by section text, for one context (by object, or equal JSON) and defaults. */
-function fillsFor(context: unknown, contextKey: string, defaults: string): Map<string, string> {
-  for (const f of recentFills) if (f.defaults === defaults && (f.context === context || f.key === contextKey)) return f.texts;
-  const f = { context, key: contextKey, defaults, texts: new Map<string, string>() };
-  recentFills[fillNext] = f;
+/** Filled section texts by section text, for one context (by object, or kept with its JSON) and defaults. */
+function fillsFor(context: unknown, defaults: string): Map<string, string> {
+  for (const f of recentFills) if (f.defaults === defaults && f.context === context) return f.texts;
+  // A context's fills are shared by every state that keeps the section's text (most do).
+  const entry = contextOf(context).entry;
+  let texts = entry?.fills.get(defaults);
+  if (texts === undefined) {
+    texts = new Map();
+    entry?.fills.set(defaults, texts);
+  }
+  recentFills[fillNext] = { context, defaults, texts };
   fillNext = (fillNext + 1) % RECENT_FILLS;
-  return f.texts;
+  return texts;
 }
 
 const RECENT_FILLS = 4;
-const recentFills: { context: unknown; key: string; defaults: string; texts: Map<string, string> }[] = [];
+const recentFills: { context: unknown; defaults: string; texts: Map<string, string> }[] = [];
 let fillNext = 0;
 const recentStyled = new Map<string, { parsed: ParsedSection | undefined; out: Map<string, string> }>();
 const defaultsKeys = new WeakMap<Harness, string>();

@@ -79,7 +79,8 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       const skill = loaderCalls.get(m.tool_call_id);
       if (skill !== undefined) {
         const fromSkill = from.skills.find((s) => s.id === skill);
-        const toSkill = to.skills.find((s) => s.id === mapId(plan.skills, skill));
+        const toId = mapId(plan.skills, skill);
+        const toSkill = to.skills.find((s) => s.id === toId);
         // A skill-load result that is the skill's body becomes the new state's body (one text per state).
         if (fromSkill && toSkill && textOf(m.content).trim() === fromSkill.body) out.push(stateTextMessage({ ...m, content: toSkill.body }));
         else {

@@ -22,3 +22,29 @@ export class TextKeyedCache<V> {
     this.weight += key.length;
   }
 }
+
+/**
+ * A cache of at most `maxEntries` entries that drops the least recently used one first (a hit
+ * moves its entry to the back of the map's order). For keys that recur over a whole input — the
+ * contexts of one live session — where clearing everything at once would lose the frequent ones.
+ */
+export class LruCache<K, V> {
+  private readonly map = new Map<K, V>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get(key: K): V | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+
+  set(key: K, value: V): void {
+    this.map.delete(key);
+    if (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as K);
+    this.map.set(key, value);
+  }
+}

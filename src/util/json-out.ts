@@ -41,7 +41,7 @@ export function recordLine(record: Record<string, unknown>, shared: readonly str
   let text = '';
   for (const key of Object.keys(record)) {
     const v = record[key];
-    const sep = `${text === '' && pieces.length === 0 ? '{' : ','}${JSON.stringify(key)}:`;
+    const sep = `${text === '' && pieces.length === 0 ? '{' : ','}${keyJson(key)}`;
     if (v !== null && typeof v === 'object' && shared.includes(key)) {
       pieces.push(text + sep, sharedBytes(v));
       text = '';
@@ -58,6 +58,19 @@ export function recordLine(record: Record<string, unknown>, shared: readonly str
   if (pieces.length === 0) return text === '' ? '{}' : `${text}}`;
   pieces.push(`${text}}`);
   return pieces;
+}
+
+// Output records have a few dozen distinct member names: their JSON (`"name":`) is made once each.
+const keyTexts = new Map<string, string>();
+
+function keyJson(key: string): string {
+  let k = keyTexts.get(key);
+  if (k === undefined) {
+    k = `${JSON.stringify(key)}:`;
+    // (Records with arbitrary keys — a tool's arguments — must not grow it without end.)
+    if (keyTexts.size < 4096) keyTexts.set(key, k);
+  }
+  return k;
 }
 
 /** Push `before` and `own` onto `pieces`; returns the trailing text still to be pushed. */

@@ -1,0 +1,94 @@
+// How the pass-through and the floor (passthrough.mjs, fixture-floor.mjs) read and write JSONL:
+// read in large chunks, split on '\n' by hand, each line decoded on its own; written into a reused
+// buffer that is sha256'd and flushed to the output file.
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+
+const IN_CHUNK = 4 << 20;
+
+/** Calls `handle(line)` for every non-empty line of `file`, in order; returns the bytes read. */
+export function forEachLine(file, handle) {
+  const fin = openSync(file, 'r');
+  let inBuf = Buffer.allocUnsafe(IN_CHUNK);
+  let end = 0; // bytes of inBuf holding data
+  let bytesIn = 0;
+  for (;;) {
+    if (end === inBuf.length) {
+      // one line longer than the buffer: grow it
+      const bigger = Buffer.allocUnsafe(inBuf.length * 2);
+      inBuf.copy(bigger, 0, 0, end);
+      inBuf = bigger;
+    }
+    const n = readSync(fin, inBuf, end, inBuf.length - end, null);
+    if (n === 0) break;
+    bytesIn += n;
+    end += n;
+    const view = inBuf.subarray(0, end);
+    let start = 0;
+    let nl;
+    while ((nl = view.indexOf(10, start)) !== -1) {
+      if (nl > start) handle(view.toString('utf8', start, nl));
+      start = nl + 1;
+    }
+    if (start > 0) {
+      inBuf.copy(inBuf, 0, start, end);
+      end -= start;
+    }
+  }
+  if (end > 0) handle(inBuf.toString('utf8', 0, end));
+  closeSync(fin);
+  return bytesIn;
+}
+
+/** Output bytes through one reused buffer, sha256'd as they are flushed. */
+export class OutputSink {
+  constructor(file, chunk = 8 << 20) {
+    this.fd = openSync(file, 'w');
+    this.hash = createHash('sha256');
+    this.buf = Buffer.allocUnsafe(chunk);
+    this.pos = 0;
+    this.bytesOut = 0;
+  }
+
+  /** Room for `need` more bytes: flushes first when short of it (a buffer too small for them is replaced). */
+  reserve(need) {
+    if (this.pos + need > this.buf.length) {
+      this.flush();
+      if (need > this.buf.length) this.buf = Buffer.allocUnsafe(need);
+    }
+  }
+
+  /** Text as UTF-8 (after `reserve`, or with room checked here). */
+  text(s) {
+    this.reserve(s.length * 3); // the most UTF-8 bytes a UTF-16 string can take
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  bytes(b) {
+    this.reserve(b.length);
+    b.copy(this.buf, this.pos);
+    this.pos += b.length;
+  }
+
+  newline() {
+    this.reserve(1);
+    this.buf[this.pos++] = 10;
+  }
+
+  flush() {
+    if (this.pos === 0) return;
+    const view = this.buf.subarray(0, this.pos);
+    this.hash.update(view);
+    let off = 0;
+    while (off < this.pos) off += writeSync(this.fd, view, off, this.pos - off);
+    this.bytesOut += this.pos;
+    this.pos = 0;
+  }
+
+  /** Flushes and closes; returns the sha256 of everything written. */
+  close() {
+    this.flush();
+    closeSync(this.fd);
+    return this.hash.digest('hex');
+  }
+}

@@ -176,3 +176,54 @@ describe('a harness of published-style Agent Skills (code spans, JSON examples, 
     }
   }, 60_000);
 });
+
+describe('leaderboard-style records: dotted OpenAI tool names, Python type names, one object parameter', () => {
+  // Function-calling leaderboards write OpenAI function tools named with dots and schemas typed
+  // with Python's names (`dict`, `float`, `tuple`, `any`), plus an `optional` flag JSON Schema does
+  // not know; their own harness maps these to JSON Schema before a model sees them.
+  const dir = tempDir('hsa-leaderboard-');
+  const file = path.join(dir, 'lb.jsonl');
+  const tools = [
+    fn('freight.quote', { type: 'dict', properties: { weight_kg: { type: 'float', description: 'Gross weight.' }, dims_cm: { type: 'tuple', items: { type: 'integer' }, description: 'Length, width, height.' }, express: { type: 'boolean', default: false, optional: true } }, required: ['weight_kg', 'dims_cm'] }, 'Quote a freight shipment.'),
+    fn('freight.book', { type: 'dict', properties: { booking: { type: 'dict', description: 'The booking.', properties: { quote_id: { type: 'string' }, notes: { type: 'any', description: 'Anything for the driver.' } }, required: ['quote_id'] } }, required: ['booking'] }, 'Book a quoted shipment.'),
+    fn('Units.convert', { type: 'dict', properties: { value: { type: 'float' }, to: { type: 'string', enum: ['kg', 'lb'] } }, required: ['value', 'to'] }),
+  ];
+  const records: Json[] = [];
+  for (let i = 0; i < 6; i++) {
+    records.push({ id: `q-${i}`, tools, messages: [{ role: 'user', content: `Quote ${i + 2}.5 kg in a 30x20x${10 + i} box, and convert ${i} lb to kg.` }, { role: 'assistant', content: null, tool_calls: [call('a', 'freight.quote', { weight_kg: i + 2.5, dims_cm: [30, 20, 10 + i] }), call('b', 'Units.convert', { value: i, to: 'kg' })] }] });
+    records.push({ id: `b-${i}`, tools, messages: [{ role: 'user', content: `Book quote Q${i}, leave it at the back door.` }, { role: 'assistant', content: null, tool_calls: [call('c', 'freight.book', { booking: { quote_id: `Q${i}`, notes: i % 2 ? 'back door' : { gate: i } } })] }] });
+  }
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+  it('validate accepts every record as given', async () => {
+    const v = await runHsaAsync(['validate', '-t', file, '--json']);
+    expect((JSON.parse(v.stdout) as { problems: { severity: string }[] }).problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(v.code, v.stderr).toBe(0);
+  });
+
+  it('augment writes every variant with OpenAI-safe names and JSON Schema types; the checker finds nothing', async () => {
+    const cfg = path.join(dir, 'wrap.yaml');
+    // Every variant restyles every tool's wrapper: the one object parameter of freight.book is flattened.
+    writeFileSync(cfg, `trajectories: [lb.jsonl]\ntransforms:\n  tools.schema-style: { p: 1, intensity: 1, styles: [wrap] }\n`);
+    const runs = [['--seed', '1'], ['--seed', '2'], ['--config', cfg, '--seed', '3']];
+    let flattened = 0;
+    for (const [k, run] of runs.entries()) {
+      const out = path.join(dir, `out-${k}`);
+      const a = await runHsaAsync(['augment', ...(run[0] === '--config' ? [] : ['-t', file]), ...run, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+      expect(a.code, a.stderr).toBe(0);
+      expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ input_records: 12, valid_records: 12, variants_written: 96, variants_rejected: 0 });
+      const c = checker(out, file);
+      expect(c.report.failures).toEqual({});
+      expect(c.code).toBe(0);
+      const text = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8');
+      // What the model reads: no Python type name, no name OpenAI refuses.
+      expect(text).not.toMatch(/"type":"(dict|float|tuple|any)"/);
+      for (const r of text.trim().split('\n').map((l) => JSON.parse(l) as { tools: { function: { name: string } }[]; messages: { tool_calls?: { function: { name: string } }[] }[] })) {
+        for (const t of r.tools) expect(t.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+        for (const m of r.messages) for (const c2 of m.tool_calls ?? []) expect(c2.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      }
+      flattened += (text.match(/"flatten:/g) ?? []).length;
+    }
+    expect(flattened).toBeGreaterThan(0);
+  }, 60_000);
+});

@@ -57,7 +57,8 @@ function readHarness(dir) {
 const DISTINCTIVE = /[_\-0-9.:/]|[a-z][A-Z]/;
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A name as a whole token: not inside a longer identifier (`core-x` does not hold `x`... but it is not `x`).
-const tokenRe = (name) => new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9])`, 'g');
+// A namespaced name (`plants.find`) is not found at the start of a longer one (`plants.find.v2`).
+const tokenRe = (name) => new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9]${/[.:/]/.test(name) ? '|[.:/][A-Za-z0-9_-]' : ''})`, 'g');
 
 // A tool name OpenAI does not allow is written with `_` for each other character (docs/harness-format.md, Tools).
 const safeName = (n) => (/^[a-zA-Z0-9_-]{1,64}$/.test(n) ? n : n.replace(/[^a-zA-Z0-9_-]/g, '_'));

@@ -1,6 +1,7 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
 import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from '../harness/render.js';
 import type { Harness, Hook } from '../harness/types.js';
+import { openAiSafeName } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
@@ -176,7 +177,19 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
     s.add(b);
     candidates.set(a, s);
   };
-  for (const map of [plan.tools, plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
+  for (const map of [plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
+  // A tool whose source name OpenAI does not allow (`plants.find_by_zone`, named `plants_find_by_zone`)
+  // is written in texts as the source spells it: that spelling is renamed too, and a plan back to
+  // the source writes it again.
+  for (const [a, b] of Object.entries(plan.tools)) {
+    const t = from.tools.find((x) => x.name === a);
+    const spelled = t !== undefined && t.sourceName !== t.name && !from.tools.some((o) => o.name === t.sourceName) ? t.sourceName : null;
+    if (spelled !== null && openAiSafeName(spelled) === b) add(a, spelled);
+    else {
+      add(a, b);
+      if (spelled !== null) add(spelled, b);
+    }
+  }
   // A parameter name goes into the text map only when every tool that has it renames it the same way.
   const params = leafRenamesByTool(plan);
   const leafRenames = new Map<string, Set<string>>();

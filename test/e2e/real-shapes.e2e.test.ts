@@ -192,6 +192,8 @@ describe('leaderboard-style records: dotted OpenAI tool names, Python type names
   for (let i = 0; i < 6; i++) {
     records.push({ id: `q-${i}`, tools, messages: [{ role: 'user', content: `Quote ${i + 2}.5 kg in a 30x20x${10 + i} box, and convert ${i} lb to kg.` }, { role: 'assistant', content: null, tool_calls: [call('a', 'freight.quote', { weight_kg: i + 2.5, dims_cm: [30, 20, 10 + i] }), call('b', 'Units.convert', { value: i, to: 'kg' })] }] });
     records.push({ id: `b-${i}`, tools, messages: [{ role: 'user', content: `Book quote Q${i}, leave it at the back door.` }, { role: 'assistant', content: null, tool_calls: [call('c', 'freight.book', { booking: { quote_id: `Q${i}`, notes: i % 2 ? 'back door' : { gate: i } } })] }] });
+    // The dotted names in prose: a system message, the assistant's text, a tool description.
+    records.push({ id: `s-${i}`, tools, messages: [{ role: 'system', content: 'You arrange freight. Price with freight.quote before freight.book; weights go through Units.convert first.' }, { role: 'user', content: `Ship ${i + 1} lb, 10x10x10.` }, { role: 'assistant', content: 'Converting with Units.convert, then freight.quote.', tool_calls: [call('u', 'Units.convert', { value: i + 1, to: 'kg' })] }, { role: 'tool', tool_call_id: 'u', content: `${(i + 1) * 0.45}` }, { role: 'assistant', content: 'Now freight.quote.', tool_calls: [call('q', 'freight.quote', { weight_kg: (i + 1) * 0.45, dims_cm: [10, 10, 10] })] }, { role: 'tool', tool_call_id: 'q', content: '{"quote_id":"Q9"}' }, { role: 'assistant', content: 'Quote Q9 is ready; say the word and I book it with freight.book.' }] });
   }
   writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
 
@@ -207,11 +209,12 @@ describe('leaderboard-style records: dotted OpenAI tool names, Python type names
     writeFileSync(cfg, `trajectories: [lb.jsonl]\ntransforms:\n  tools.schema-style: { p: 1, intensity: 1, styles: [wrap] }\n`);
     const runs = [['--seed', '1'], ['--seed', '2'], ['--config', cfg, '--seed', '3']];
     let flattened = 0;
+    let renamedInProse = 0;
     for (const [k, run] of runs.entries()) {
       const out = path.join(dir, `out-${k}`);
       const a = await runHsaAsync(['augment', ...(run[0] === '--config' ? [] : ['-t', file]), ...run, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
       expect(a.code, a.stderr).toBe(0);
-      expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ input_records: 12, valid_records: 12, variants_written: 96, variants_rejected: 0 });
+      expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ input_records: 18, valid_records: 18, variants_written: 144, variants_rejected: 0 });
       const c = checker(out, file);
       expect(c.report.failures).toEqual({});
       expect(c.code).toBe(0);
@@ -223,7 +226,34 @@ describe('leaderboard-style records: dotted OpenAI tool names, Python type names
         for (const m of r.messages) for (const c2 of m.tool_calls ?? []) expect(c2.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
       }
       flattened += (text.match(/"flatten:/g) ?? []).length;
+      // A renamed dotted tool is renamed in prose too (the checker looks for the dotted spelling).
+      for (const r of text.trim().split('\n').map((l) => JSON.parse(l) as { id: string; messages: { content: unknown }[]; meta: { transforms: { id: string; params: { renamed?: Record<string, string> } }[] } })) {
+        const renamed = r.meta.transforms.find((t) => t.id === 'tools.rename')?.params.renamed ?? {};
+        if (r.id.startsWith('s-') && renamed.freight_quote) {
+          renamedInProse++;
+          expect(JSON.stringify(r.messages)).not.toContain('freight.quote');
+          expect(JSON.stringify(r.messages)).toContain(renamed.freight_quote);
+        }
+      }
     }
     expect(flattened).toBeGreaterThan(0);
+    expect(renamedInProse).toBeGreaterThan(0);
   }, 60_000);
+
+  it('the checker is not blind to a dotted name put back into prose', () => {
+    const part = path.join(dir, 'out-0', 'sft/part-00000.jsonl');
+    const lines = readFileSync(part, 'utf8').trim().split('\n');
+    const k = lines.findIndex((l) => l.startsWith('{"id":"s-') && /"freight_quote":"/.test(l));
+    expect(k).toBeGreaterThanOrEqual(0);
+    const rec = JSON.parse(lines[k]!) as { messages: { role: string; content: string }[] };
+    rec.messages[0]!.content += ' Always freight.quote first.';
+    lines[k] = JSON.stringify(rec);
+    const copy = path.join(dir, 'tampered');
+    mkdirSync(path.join(copy, 'sft'), { recursive: true });
+    writeFileSync(path.join(copy, 'manifest.json'), readFileSync(path.join(dir, 'out-0', 'manifest.json')));
+    writeFileSync(path.join(copy, 'sft/part-00000.jsonl'), lines.join('\n') + '\n');
+    const c = checker(copy, file);
+    expect(c.code).toBe(1);
+    expect(c.report.failures.b_leak?.examples.join('\n')).toContain('"freight.quote" in messages.0(system)');
+  });
 });

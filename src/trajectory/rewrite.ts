@@ -82,8 +82,14 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
         const fromSkill = from.skills.find((s) => s.id === skill);
         const toSkill = to.skills.find((s) => s.id === mapId(plan.skills, skill));
         // A skill-load result that is the skill's body becomes the new state's body (one text per state).
-        if (fromSkill && toSkill && textOf(m.content).trim() === fromSkill.body) out.push(stateTextMessage({ ...m, content: toSkill.body }));
-        else {
+        const logged = textOf(m.content);
+        if (fromSkill && toSkill && logged.trim() === fromSkill.body) {
+          // Blank space around a logged body (a blank line after the front matter, a file's final
+          // newline) is the record's own, kept as written, as around a logged system prompt.
+          const lead = typeof m.content === 'string' ? logged.slice(0, logged.length - logged.trimStart().length) : '';
+          const trail = typeof m.content === 'string' ? logged.slice(logged.trimEnd().length) : '';
+          out.push(lead === '' && trail === '' ? stateTextMessage({ ...m, content: toSkill.body }) : { ...m, content: lead + toSkill.body + trail });
+        } else {
           // Any other load result reads like a skill body: plain words only where it refers to them.
           const body = bodyRewriterFor(plan, from);
           const rb = (c: string) => body.rewriteReferences(c, 'record');

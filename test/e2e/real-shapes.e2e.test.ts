@@ -257,3 +257,43 @@ describe('leaderboard-style records: dotted OpenAI tool names, Python type names
     expect(c.report.failures.b_leak?.examples.join('\n')).toContain('"freight.quote" in messages.0(system)');
   });
 });
+
+describe('skill loads logged as the file reads (blank line after the front matter, final newline)', () => {
+  // A loader that returns SKILL.md after its front matter gives the body with the blank line that
+  // followed the front matter and the file's final newline: the same body, and the same text kept.
+  const dir = tempDir('hsa-skill-space-');
+  const h = path.join(dir, 'harness');
+  for (const d of ['prompt', 'tools', 'skills/seed-saving', 'skills/compost-guide']) mkdirSync(path.join(h, d), { recursive: true });
+  writeFileSync(path.join(h, 'harness.yaml'), 'name: garden-desk\nversion: "2"\nskills:\n  loader:\n    tool: open_skill\n    argument: skill\n');
+  writeFileSync(path.join(h, 'prompt/role.md'), '# Role\n\nYou help allotment holders. Open a skill before you follow it.\n');
+  writeFileSync(path.join(h, 'tools/tools.json'), JSON.stringify([fn('open_skill', { type: 'object', properties: { skill: { type: 'string' } }, required: ['skill'] }, 'Open a skill.'), fn('log_task', { type: 'object', properties: { plot_id: { type: 'string' }, task: { type: 'string' } }, required: ['plot_id', 'task'] }, 'Log a task on a plot.')]));
+  const files: Record<string, string> = {
+    'seed-saving': '---\nname: seed-saving\ndescription: Save seed from open-pollinated crops.\nlicense: CC-BY-4.0\n---\n\n# Seed saving\n\n1. Pick the best plants and let them go to seed.\n2. Dry seed for two weeks, then call `log_task` with the `plot_id`.\n\n```python\nlabel = f"{crop}-{year}"\n```\n',
+    'compost-guide': '---\nname: compost-guide\ndescription: Balance a compost heap.\n---\n\nMix greens and browns about 1:2. Turn weekly; log it with `log_task`.\n\n\n',
+  };
+  for (const [id, text] of Object.entries(files)) writeFileSync(path.join(h, `skills/${id}/SKILL.md`), text);
+  const file = path.join(dir, 't.jsonl');
+  const records: Json[] = [];
+  for (let i = 0; i < 6; i++) {
+    const id = i % 2 ? 'compost-guide' : 'seed-saving';
+    const logged = files[id]!.slice(files[id]!.indexOf('\n---\n') + 5);
+    records.push({ id: `g-${i}`, messages: [{ role: 'user', content: `Help with plot P${i}.` }, { role: 'assistant', content: '', tool_calls: [call('a', 'open_skill', { skill: id })] }, { role: 'tool', tool_call_id: 'a', content: logged }, { role: 'assistant', content: 'Logging it.', tool_calls: [call('b', 'log_task', { plot_id: `P${i}`, task: id })] }, { role: 'tool', tool_call_id: 'b', content: 'ok' }, { role: 'assistant', content: 'Logged.' }] });
+  }
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+  it('validates, augments every variant with the logged blank space kept, and the checker finds nothing', async () => {
+    const v = await runHsaAsync(['validate', h, '-t', file]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const out = path.join(dir, 'out');
+    const a = await runHsaAsync(['augment', '--harness', h, '-t', file, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 48, variants_rejected: 0 });
+    const c = checker(out, file, h);
+    expect(c.report.failures).toEqual({});
+    for (const r of readJsonl(path.join(out, 'sft/part-00000.jsonl')) as { id: string; messages: { role: string; content: string }[] }[]) {
+      const body = r.messages[2]!.content;
+      expect(body.startsWith('\n')).toBe(true);
+      expect(body.endsWith(r.id.startsWith('g-1') || r.id.startsWith('g-3') || r.id.startsWith('g-5') ? '\n\n\n' : '```\n')).toBe(true);
+    }
+  }, 60_000);
+});

@@ -238,6 +238,13 @@ function main() {
         if (olds.includes(f.name)) fail('b_leak', id, `tool list still has "${f.name}"`);
         for (const p of propertyNames(f.parameters)) if (olds.includes(p) && t.params[p] !== undefined) fail('b_leak', id, `tool ${f.name} still has parameter "${p}"`);
       }
+      // A loaded SKILL.md with its front matter names the skill in a `name:` line (a plain word elsewhere).
+      for (const [where, text, body] of texts) {
+        if (!body || !text.startsWith('---')) continue;
+        const head = text.slice(0, Math.max(0, text.indexOf('\n---', 3)));
+        const m = /^name:[ \t]*["']?([^"'\r\n]*?)["']?[ \t]*$/m.exec(head);
+        if (m && t.skills[m[1]] !== undefined && olds.includes(m[1])) fail('b_leak', id, `front matter names "${m[1]}" in ${where}`);
+      }
       for (const old of olds) {
         const isParam = t.params[old] !== undefined && t.tools[old] === undefined && t.skills[old] === undefined && t.hooks[old] === undefined;
         for (const [where, text, body] of texts) {

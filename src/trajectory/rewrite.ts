@@ -92,7 +92,8 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
         } else {
           // Any other load result reads like a skill body: plain words only where it refers to them.
           const body = bodyRewriterFor(plan, from);
-          const rb = (c: string) => body.rewriteReferences(c, 'record');
+          const to = mapId(plan.skills, skill);
+          const rb = (c: string) => frontMatterName(body.rewriteReferences(c, 'record'), skill, to);
           out.push({ ...m, content: typeof m.content === 'string' ? rb(m.content) : m.content.map((p) => ({ ...p, text: rb(p.text) })) });
         }
         return;
@@ -113,6 +114,19 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
   const result: Trajectory = { ...rec, messages: out };
   if (rec.tools) result.tools = renderTools(to);
   return result;
+}
+
+/**
+ * A load result that is the whole SKILL.md (front matter included) names the skill in its
+ * front matter's `name:` line, a plain word the body rules leave alone: it names the loaded
+ * skill, so it follows the skill's rename.
+ */
+function frontMatterName(text: string, from: string, to: string): string {
+  if (from === to || !text.startsWith('---')) return text;
+  const end = text.indexOf('\n---', 3);
+  if (end < 0) return text;
+  const head = text.slice(0, end).replace(/^(name:[ \t]*)(["']?)([^"'\r\n]*?)\2([ \t]*)$/m, (all, key: string, q: string, v: string, sp: string) => (v === from ? `${key}${q}${to}${q}${sp}` : all));
+  return head + text.slice(end);
 }
 
 /** The free-text rewriter of a plan: tool, skill and hook names, and parameters renamed alike in every tool. */

@@ -263,13 +263,15 @@ describe('skill loads logged as the file reads (blank line after the front matte
   // followed the front matter and the file's final newline: the same body, and the same text kept.
   const dir = tempDir('hsa-skill-space-');
   const h = path.join(dir, 'harness');
-  for (const d of ['prompt', 'tools', 'skills/seed-saving', 'skills/compost-guide']) mkdirSync(path.join(h, d), { recursive: true });
+  for (const d of ['prompt', 'tools', 'skills/seed-saving', 'skills/compost-guide', 'skills/mulch']) mkdirSync(path.join(h, d), { recursive: true });
   writeFileSync(path.join(h, 'harness.yaml'), 'name: garden-desk\nversion: "2"\nskills:\n  loader:\n    tool: open_skill\n    argument: skill\n');
   writeFileSync(path.join(h, 'prompt/role.md'), '# Role\n\nYou help allotment holders. Open a skill before you follow it.\n');
   writeFileSync(path.join(h, 'tools/tools.json'), JSON.stringify([fn('open_skill', { type: 'object', properties: { skill: { type: 'string' } }, required: ['skill'] }, 'Open a skill.'), fn('log_task', { type: 'object', properties: { plot_id: { type: 'string' }, task: { type: 'string' } }, required: ['plot_id', 'task'] }, 'Log a task on a plot.')]));
   const files: Record<string, string> = {
     'seed-saving': '---\nname: seed-saving\ndescription: Save seed from open-pollinated crops.\nlicense: CC-BY-4.0\n---\n\n# Seed saving\n\n1. Pick the best plants and let them go to seed.\n2. Dry seed for two weeks, then call `log_task` with the `plot_id`.\n\n```python\nlabel = f"{crop}-{year}"\n```\n',
     'compost-guide': '---\nname: compost-guide\ndescription: Balance a compost heap.\n---\n\nMix greens and browns about 1:2. Turn weekly; log it with `log_task`.\n\n\n',
+    // A one-word name: a plain word, which body rules leave alone, except in the front matter.
+    mulch: '---\nname: mulch\ndescription: Mulch beds before winter.\n---\n\nSpread 5 cm of leaf mould, then call `log_task`.\n',
   };
   for (const [id, text] of Object.entries(files)) writeFileSync(path.join(h, `skills/${id}/SKILL.md`), text);
   const file = path.join(dir, 't.jsonl');
@@ -279,7 +281,29 @@ describe('skill loads logged as the file reads (blank line after the front matte
     const logged = files[id]!.slice(files[id]!.indexOf('\n---\n') + 5);
     records.push({ id: `g-${i}`, messages: [{ role: 'user', content: `Help with plot P${i}.` }, { role: 'assistant', content: '', tool_calls: [call('a', 'open_skill', { skill: id })] }, { role: 'tool', tool_call_id: 'a', content: logged }, { role: 'assistant', content: 'Logging it.', tool_calls: [call('b', 'log_task', { plot_id: `P${i}`, task: id })] }, { role: 'tool', tool_call_id: 'b', content: 'ok' }, { role: 'assistant', content: 'Logged.' }] });
   }
+  // Loaders that return the whole file, front matter and all.
+  for (let i = 0; i < 2; i++) {
+    records.push({ id: `m-${i}`, messages: [{ role: 'user', content: `Mulch plot M${i}.` }, { role: 'assistant', content: '', tool_calls: [call('a', 'open_skill', { skill: 'mulch' })] }, { role: 'tool', tool_call_id: 'a', content: files.mulch }, { role: 'assistant', content: 'Logging it.', tool_calls: [call('b', 'log_task', { plot_id: `M${i}`, task: 'mulch' })] }, { role: 'tool', tool_call_id: 'b', content: 'ok' }, { role: 'assistant', content: 'Logged.' }] });
+  }
   writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+  it('a whole SKILL.md loaded: its front matter names the renamed skill by its new name', async () => {
+    const cfg = path.join(dir, 'rename.yaml');
+    writeFileSync(cfg, 'harness: harness\ntrajectories: [t.jsonl]\ntransforms:\n  skills.rename: { p: 1, intensity: 1 }\n');
+    const out = path.join(dir, 'out-fm');
+    const a = await runHsaAsync(['augment', '--config', cfg, '-o', out, '-k', '4', '--stages', 'sft', '-q', '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 32, variants_rejected: 0 });
+    expect(checker(out, file, h).report.failures).toEqual({});
+    let seen = 0;
+    for (const r of readJsonl(path.join(out, 'sft/part-00000.jsonl')) as { id: string; messages: { content: string }[]; meta: { transforms: { id: string; params: { renamed?: Record<string, string> } }[] } }[]) {
+      if (!r.id.startsWith('m-')) continue;
+      const to = r.meta.transforms.find((t) => t.id === 'skills.rename')!.params.renamed!.mulch!;
+      expect(r.messages[2]!.content).toMatch(new RegExp(`^---\nname: ${to}\n`));
+      seen++;
+    }
+    expect(seen).toBe(8);
+  }, 60_000);
 
   it('validates, augments every variant with the logged blank space kept, and the checker finds nothing', async () => {
     const v = await runHsaAsync(['validate', h, '-t', file]);
@@ -287,10 +311,11 @@ describe('skill loads logged as the file reads (blank line after the front matte
     const out = path.join(dir, 'out');
     const a = await runHsaAsync(['augment', '--harness', h, '-t', file, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
-    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 48, variants_rejected: 0 });
+    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 64, variants_rejected: 0 });
     const c = checker(out, file, h);
     expect(c.report.failures).toEqual({});
     for (const r of readJsonl(path.join(out, 'sft/part-00000.jsonl')) as { id: string; messages: { role: string; content: string }[] }[]) {
+      if (r.id.startsWith('m-')) continue;
       const body = r.messages[2]!.content;
       expect(body.startsWith('\n')).toBe(true);
       expect(body.endsWith(r.id.startsWith('g-1') || r.id.startsWith('g-3') || r.id.startsWith('g-5') ? '\n\n\n' : '```\n')).toBe(true);

@@ -80,7 +80,8 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       const skill = loaderCalls.get(m.tool_call_id);
       if (skill !== undefined) {
         const fromSkill = from.skills.find((s) => s.id === skill);
-        const toSkill = to.skills.find((s) => s.id === mapId(plan.skills, skill));
+        const toId = mapId(plan.skills, skill);
+        const toSkill = to.skills.find((s) => s.id === toId);
         // A skill-load result that is the skill's body becomes the new state's body (one text per state).
         const logged = textOf(m.content);
         if (fromSkill && toSkill && logged.trim() === fromSkill.body) {
@@ -92,8 +93,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
         } else {
           // Any other load result reads like a skill body: plain words only where it refers to them.
           const body = bodyRewriterFor(plan, from);
-          const to = mapId(plan.skills, skill);
-          const rb = (c: string) => frontMatterName(body.rewriteReferences(c, 'record'), skill, to);
+          const rb = (c: string) => frontMatterName(body.rewriteReferences(c, 'record'), skill, toId);
           out.push({ ...m, content: typeof m.content === 'string' ? rb(m.content) : m.content.map((p) => ({ ...p, text: rb(p.text) })) });
         }
         return;

@@ -13,10 +13,23 @@ describe('TextRewriter', () => {
   it('finds keys wherever they stand, whatever characters the keys hold', () => {
     const t = new TextRewriter({ 'a.b': 'x', 'c+d': 'y', e_f: 'g_h', 'i-j': 'k-l' });
     // Keys that cannot be whole identifier tokens are never rewritten, and do not confuse the
-    // others; the quick test that a text may mention a key must not miss any.
-    expect(t.rewrite('a.b c+d e_f i-j aXb ccd')).toBe('a.b c+d g_h k-l aXb ccd');
+    // others; the quick test that a text may mention a key must not miss any. A namespaced name
+    // (`a.b`, parts joined by . : /) is a token of its own.
+    expect(t.rewrite('a.b c+d e_f i-j aXb ccd')).toBe('x c+d g_h k-l aXb ccd');
     expect(t.mentions('see `e_f` and i-j')).toEqual(['e_f', 'i-j']);
     expect(t.rewrite('nothing here')).toBe('nothing here');
+  });
+
+  it('rewrites a namespaced name as a whole, and its parts for other keys', () => {
+    const t = new TextRewriter({ 'plants.find': 'garden_search', order_id: 'ticket_id', 'geo:lookup': 'where_is' });
+    // The whole name, also at the end of a longer chain and before a sentence's full stop; never
+    // the start of a longer name (plants.find.v2); its parts alone are not keys.
+    expect(t.rewrite('Use plants.find. Then lib.plants.find(x), not plants.find.v2; plants alone, find alone.')).toBe(
+      'Use garden_search. Then lib.garden_search(x), not plants.find.v2; plants alone, find alone.',
+    );
+    // A part that is a key of its own is still found beside a joiner.
+    expect(t.rewrite('read order_id.value and geo:lookup, then /geo:lookup')).toBe('read ticket_id.value and where_is, then /where_is');
+    expect(t.mentions('see plants.find')).toEqual(['plants.find']);
   });
 
   it('replaces longest first and swaps simultaneously', () => {

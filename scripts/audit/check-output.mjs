@@ -54,13 +54,17 @@ function readHarness(dir) {
 }
 
 // ---- names ----
-const DISTINCTIVE = /[_\-0-9]|[a-z][A-Z]/;
+const DISTINCTIVE = /[_\-0-9.:/]|[a-z][A-Z]/;
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A name as a whole token: not inside a longer identifier (`core-x` does not hold `x`... but it is not `x`).
-const tokenRe = (name) => new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9])`, 'g');
+// A namespaced name (`plants.find`) is not found at the start of a longer one (`plants.find.v2`).
+const tokenRe = (name) => new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9]${/[.:/]/.test(name) ? '|[.:/][A-Za-z0-9_-]' : ''})`, 'g');
+
+// A tool name OpenAI does not allow is written with `_` for each other character (docs/harness-format.md, Tools).
+const safeName = (n) => (/^[a-zA-Z0-9_-]{1,64}$/.test(n) ? n : n.replace(/[^a-zA-Z0-9_-]/g, '_'));
 
 function renameTables(meta) {
-  const t = { tools: {}, params: {}, skills: {}, hooks: {}, wrap: {} };
+  const t = { tools: {}, params: {}, skills: {}, hooks: {}, wrap: {}, flatten: {} };
   for (const tr of meta?.transforms ?? []) {
     const r = tr.params?.renamed;
     if (tr.id === 'tools.rename' && r) Object.assign(t.tools, r);
@@ -68,7 +72,10 @@ function renameTables(meta) {
     if (tr.id === 'skills.rename' && r) Object.assign(t.skills, r);
     if (tr.id === 'hooks.rename' && r) Object.assign(t.hooks, r);
     if (tr.id === 'tools.schema-style' && tr.params?.restyled) {
-      for (const [tool, how] of Object.entries(tr.params.restyled)) if (/^wrap:/.test(how)) t.wrap[tool] = how.slice(5);
+      for (const [tool, how] of Object.entries(tr.params.restyled)) {
+        if (/^wrap:/.test(how)) t.wrap[tool] = how.slice(5);
+        if (/^flatten:/.test(how)) t.flatten[tool] = how.slice(8);
+      }
     }
   }
   return t;
@@ -185,6 +192,15 @@ function main() {
       const t = renameTables(r.meta);
       const newNames = new Set([...Object.values(t.tools), ...Object.values(t.params), ...Object.values(t.skills), ...Object.values(t.hooks)]);
       const olds = [...new Set([...Object.keys(t.tools), ...Object.keys(t.params), ...Object.keys(t.skills), ...Object.keys(t.hooks)])].filter((n) => !newNames.has(n));
+      // A source tool named with characters OpenAI does not allow (`math.factorial`, an MCP
+      // `tracker.search`) is renamed under its OpenAI-safe name; its name as the source spells it is
+      // renamed away too, and must not be left in what the model reads.
+      for (const x of [...(src.tools ?? []), ...(harness?.tools ?? [])]) {
+        const n = typeof x === 'string' ? x : (x.function?.name ?? x.name);
+        if (typeof n !== 'string' || safeName(n) === n) continue;
+        const to = t.tools[safeName(n)];
+        if (to !== undefined && to !== n && !olds.includes(n)) olds.push(n);
+      }
       const forward = new Map();
       for (const tab of [t.tools, t.params, t.skills, t.hooks]) for (const [old, nw] of Object.entries(tab)) if (old !== nw) forward.set(old, nw);
       const invTools = Object.fromEntries(Object.entries(t.tools).map(([a, b]) => [b, a]));
@@ -221,6 +237,13 @@ function main() {
         texts.push([`tools.${f.name}.description`, [f.description ?? '', ...descriptions(f.parameters)].join('\n'), false]);
         if (olds.includes(f.name)) fail('b_leak', id, `tool list still has "${f.name}"`);
         for (const p of propertyNames(f.parameters)) if (olds.includes(p) && t.params[p] !== undefined) fail('b_leak', id, `tool ${f.name} still has parameter "${p}"`);
+      }
+      // A loaded SKILL.md with its front matter names the skill in a `name:` line (a plain word elsewhere).
+      for (const [where, text, body] of texts) {
+        if (!body || !text.startsWith('---')) continue;
+        const head = text.slice(0, Math.max(0, text.indexOf('\n---', 3)));
+        const m = /^name:[ \t]*["']?([^"'\r\n]*?)["']?[ \t]*$/m.exec(head);
+        if (m && t.skills[m[1]] !== undefined && olds.includes(m[1])) fail('b_leak', id, `front matter names "${m[1]}" in ${where}`);
       }
       for (const old of olds) {
         const isParam = t.params[old] !== undefined && t.tools[old] === undefined && t.skills[old] === undefined && t.hooks[old] === undefined;
@@ -295,13 +318,14 @@ function main() {
         let args = c.args;
         const wrap = t.wrap[c.name];
         if (wrap && args && typeof args === 'object' && Object.keys(args).length === 1 && args[wrap] !== undefined) args = args[wrap];
+        // `flatten:KEY`: the source's one object parameter KEY (named as in the variant) was flattened into the call.
+        const flat = t.flatten[c.name];
+        if (flat && args && typeof args === 'object' && !Array.isArray(args)) args = { [flat]: args };
         args = renameKeys(args, invParams);
         if (harness?.loader && name === harness.loader.tool && args && typeof args[harness.loader.argument] === 'string') {
           args = { ...args, [harness.loader.argument]: invSkills[args[harness.loader.argument]] ?? args[harness.loader.argument] };
         }
-        // An MCP name OpenAI does not allow is written with `_` for each other character (docs/harness-format.md, Tools).
-        const safe = (n) => (/^[a-zA-Z0-9_-]{1,64}$/.test(n) ? n : n.replace(/[^a-zA-Z0-9_-]/g, '_'));
-        if (name !== srcCalls[k].name && name !== safe(srcCalls[k].name)) fail('e_task', id, `call ${k}: ${c.name} maps to ${name}, source ${srcCalls[k].name}`);
+        if (name !== srcCalls[k].name && name !== safeName(srcCalls[k].name)) fail('e_task', id, `call ${k}: ${c.name} maps to ${name}, source ${srcCalls[k].name}`);
         else if (canon(args) !== canon(srcCalls[k].args)) fail('e_task', id, `call ${k} (${name}): arguments differ: ${canon(args).slice(0, 120)} vs ${canon(srcCalls[k].args).slice(0, 120)}`);
       });
     }

@@ -38,7 +38,7 @@ export async function initCommand(opts: InitCommandOptions, io: Io): Promise<num
     `  tools    ${r.tools.written.length}${r.tools.conflicts.length ? `, ${r.tools.conflicts.length} with conflicting definitions (${r.tools.conflicts.join(', ')})` : ''}${r.tools.inferredFromCalls.length ? `, ${r.tools.inferredFromCalls.length} inferred from calls` : ''}`,
     `  skills   ${r.skills.written.length}${r.skills.loader ? ` loaded by ${r.skills.loader.tool}(${r.skills.loader.argument})` : ''}`,
     `  hooks    none`,
-    `check: ${r.check.valid} record${r.check.valid === 1 ? '' : 's'} validate, ${r.check.invalid} do not${r.prompt.other ? `, ${r.prompt.other} with another system message not checked (they need --system-prompt locate)` : ''}${r.unreadable ? `, ${r.unreadable} unreadable lines` : ''}`,
+    `check: ${r.check.valid} record${r.check.valid === 1 ? '' : 's'} validate, ${r.check.invalid} do not${r.check.toolsDiffer ? `, ${r.check.toolsDiffer} list tools of their own (augment those without --harness)` : ''}${r.prompt.other ? `, ${r.prompt.other} with another system message not checked (they need --system-prompt locate)` : ''}${r.unreadable ? `, ${r.unreadable} unreadable lines` : ''}`,
   ];
   io.err(`${lines.join('\n')}\n`);
   if (r.check.kinds.length > 0) io.err(formatProblemSummary(r.check.kinds));

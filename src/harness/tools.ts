@@ -50,14 +50,16 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
     const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
     if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
     const f = parsed.data.function;
-    if (!OPENAI_TOOL_NAME.test(f.name)) {
-      return { issues: [{ path: ['function', 'name'], message: `"${f.name}" is not a valid OpenAI tool name (^[a-zA-Z0-9_-]{1,64}$)` }] };
+    if (!OPENAI_TOOL_NAME.test(f.name) && !NAMESPACED_NAME.test(f.name)) {
+      return { issues: [{ path: ['function', 'name'], message: `"${f.name}" is not a valid OpenAI tool name (^[a-zA-Z0-9_-]{1,64}$, or such names joined by . : /)` }] };
     }
+    // Published function-calling sets name tools with dots (`math.factorial`), as MCP does: the
+    // tool gets the same OpenAI-safe name an MCP tool would, and calls under the logged name follow it.
     return {
       tool: {
-        name: f.name,
+        name: openAiSafeName(f.name),
         description: f.description ?? '',
-        parameters: (f.parameters as JsonSchema | undefined) ?? { type: 'object', properties: {} },
+        parameters: f.parameters === undefined ? { type: 'object', properties: {} } : jsonSchemaTypes(f.parameters as JsonSchema),
         sourceName: f.name,
         sourceFormat: 'openai',
       },
@@ -70,7 +72,7 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
     const tool: Tool = {
       name: openAiSafeName(t.name),
       description: t.description ?? '',
-      parameters: t.inputSchema as JsonSchema,
+      parameters: jsonSchemaTypes(t.inputSchema as JsonSchema),
       sourceName: t.name,
       sourceFormat: 'mcp',
     };
@@ -102,6 +104,76 @@ export function openAiSafeName(name: string): string {
   if (cleaned.length <= 64) return cleaned;
   const suffix = createHash('sha256').update(name).digest('hex').slice(0, 8);
   return `${cleaned.slice(0, 64 - 9)}_${suffix}`;
+}
+
+/** A namespaced tool name (`math.factorial`, `github:search`): OpenAI-name parts joined by `.`, `:` or `/`. */
+const NAMESPACED_NAME = /^[A-Za-z0-9_-]+(?:[.:/][A-Za-z0-9_-]+)*$/;
+
+/**
+ * Type names that are not JSON Schema's but that published tool sets write in their schemas (the
+ * Berkeley leaderboard's Python, Java and JavaScript type names), and the JSON Schema type each
+ * means — the mapping those sets' own harnesses apply before a schema reaches a model. `any` (and
+ * `Any`) means no type constraint: the keyword is dropped.
+ */
+const TYPE_ALIASES: Readonly<Record<string, string | null>> = {
+  dict: 'object', HashMap: 'object', Hashtable: 'object', map: 'object',
+  float: 'number', double: 'number', Float: 'number', Double: 'number',
+  int: 'integer', long: 'integer', short: 'integer', byte: 'integer', Bigint: 'integer', Integer: 'integer', Long: 'integer',
+  bool: 'boolean', Boolean: 'boolean',
+  str: 'string', String: 'string', char: 'string',
+  tuple: 'array', list: 'array', ArrayList: 'array', Array: 'array', Queue: 'array', Stack: 'array', set: 'array',
+  any: null, Any: null,
+};
+const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
+/** Keywords whose value is one subschema / a list of subschemas / a map of subschemas. */
+const SUB_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems'];
+const SUB_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
+const SUB_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+
+/**
+ * A schema with every aliased type name (see TYPE_ALIASES) replaced by its JSON Schema type, at
+ * every schema position; the same object when nothing is aliased (the usual case), so schemas
+ * that are already JSON Schema are never copied. Unknown type names are left for the schema check
+ * to report.
+ */
+export function jsonSchemaTypes(schema: JsonSchema): JsonSchema {
+  return mapSchema(schema) as JsonSchema;
+}
+
+function mapSchema(s: unknown): unknown {
+  if (!isObject(s)) return s;
+  let out: Record<string, unknown> | null = null;
+  const set = (k: string, v: unknown) => {
+    if (v === s[k]) return;
+    out ??= { ...s };
+    if (v === undefined) delete out[k];
+    else out[k] = v;
+  };
+  const t = s.type;
+  if (typeof t === 'string' && !JSON_TYPES.has(t) && Object.hasOwn(TYPE_ALIASES, t)) set('type', TYPE_ALIASES[t] ?? undefined);
+  else if (Array.isArray(t) && t.some((x) => typeof x === 'string' && !JSON_TYPES.has(x) && Object.hasOwn(TYPE_ALIASES, x))) {
+    const mapped = t.map((x) => (typeof x === 'string' && Object.hasOwn(TYPE_ALIASES, x) ? TYPE_ALIASES[x] : x));
+    set('type', mapped.includes(null) ? undefined : [...new Set(mapped)]);
+  }
+  for (const k of SUB_ONE) if (isObject(s[k])) set(k, mapSchema(s[k]));
+  for (const k of SUB_LIST) {
+    const v = s[k];
+    if (!Array.isArray(v)) continue;
+    const m = v.map(mapSchema);
+    if (m.some((x, i) => x !== v[i])) set(k, m);
+  }
+  for (const k of SUB_MAP) {
+    const v = s[k];
+    if (!isObject(v)) continue;
+    let changed = false;
+    const m: Record<string, unknown> = {};
+    for (const [name, sub] of Object.entries(v)) {
+      m[name] = mapSchema(sub);
+      if (m[name] !== sub) changed = true;
+    }
+    if (changed) set(k, m);
+  }
+  return out ?? s;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

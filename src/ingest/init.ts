@@ -222,7 +222,7 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
       path: 'tools',
       message: onlyShape
         ? `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools without "description" or "parameters" (or with "strict"), which the harness renders as "description": "" and an empty object schema: augmented variants then fail their round trip; normalise the records first with hsa import --from openai-log (it reads bare {id, messages, tools} records)`
-        : `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): they validate, but an augmented variant carries the harness's tools, so its round trip fails until each record can be its own harness`,
+        : `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): they validate, but an augmented variant carries the harness's tools, so under this folder its round trip fails; records that carry their own tools are augmented without --harness (each record's tools and system message are its harness)`,
     });
   }
   // Hooks are not inferred; feedback messages in the records would name hooks the folder lacks.

@@ -1,11 +1,12 @@
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HsaError } from '../errors.js';
 
 /**
  * A JSONL file written to `<file>.tmp` and renamed into place by `commit`, so a file under its
  * final name is always complete; `abort` removes the temporary file. Lines are buffered and
- * written in large chunks.
+ * written in large chunks. A target that exists and is not a regular file (`/dev/null`, a FIFO,
+ * `/dev/stdout`) is written directly: renaming a temporary file onto it would replace the device.
  */
 export class JsonlFileWriter {
   private fh: FileHandle | undefined;
@@ -13,13 +14,17 @@ export class JsonlFileWriter {
   private size = 0;
   lines = 0;
 
-  private constructor(readonly file: string) {}
+  private constructor(
+    readonly file: string,
+    private readonly direct: boolean,
+  ) {}
 
   static async open(file: string): Promise<JsonlFileWriter> {
-    const w = new JsonlFileWriter(file);
+    const existing = await stat(file).catch(() => null);
+    const w = new JsonlFileWriter(file, existing !== null && !existing.isFile() && !existing.isDirectory());
     try {
       await mkdir(path.dirname(path.resolve(file)), { recursive: true });
-      w.fh = await open(`${file}.tmp`, 'w');
+      w.fh = await open(w.direct ? file : `${file}.tmp`, 'w');
     } catch (e) {
       throw new HsaError('HSA_OUTPUT', `${file}: cannot write (${(e as NodeJS.ErrnoException).code ?? 'error'})`, 2);
     }
@@ -44,6 +49,7 @@ export class JsonlFileWriter {
 
   async commit(): Promise<void> {
     await this.flush();
+    if (this.direct) return void (await this.fh!.close());
     await this.fh!.sync();
     await this.fh!.close();
     await rename(`${this.file}.tmp`, this.file);
@@ -51,6 +57,6 @@ export class JsonlFileWriter {
 
   async abort(): Promise<void> {
     await this.fh?.close().catch(() => undefined);
-    await rm(`${this.file}.tmp`, { force: true });
+    if (!this.direct) await rm(`${this.file}.tmp`, { force: true });
   }
 }

@@ -1,6 +1,7 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
 import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from '../harness/render.js';
 import type { Harness, Hook } from '../harness/types.js';
+import { openAiSafeName } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
@@ -82,11 +83,17 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
         const toId = mapId(plan.skills, skill);
         const toSkill = to.skills.find((s) => s.id === toId);
         // A skill-load result that is the skill's body becomes the new state's body (one text per state).
-        if (fromSkill && toSkill && textOf(m.content).trim() === fromSkill.body) out.push(stateTextMessage({ ...m, content: toSkill.body }));
-        else {
+        const logged = textOf(m.content);
+        if (fromSkill && toSkill && logged.trim() === fromSkill.body) {
+          // Blank space around a logged body (a blank line after the front matter, a file's final
+          // newline) is the record's own, kept as written, as around a logged system prompt.
+          const lead = typeof m.content === 'string' ? logged.slice(0, logged.length - logged.trimStart().length) : '';
+          const trail = typeof m.content === 'string' ? logged.slice(logged.trimEnd().length) : '';
+          out.push(lead === '' && trail === '' ? stateTextMessage({ ...m, content: toSkill.body }) : { ...m, content: lead + toSkill.body + trail });
+        } else {
           // Any other load result reads like a skill body: plain words only where it refers to them.
           const body = bodyRewriterFor(plan, from);
-          const rb = (c: string) => body.rewriteReferences(c, 'record');
+          const rb = (c: string) => frontMatterName(body.rewriteReferences(c, 'record'), skill, toId);
           out.push({ ...m, content: typeof m.content === 'string' ? rb(m.content) : m.content.map((p) => ({ ...p, text: rb(p.text) })) });
         }
         return;
@@ -107,6 +114,19 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
   const result: Trajectory = { ...rec, messages: out };
   if (rec.tools) result.tools = renderTools(to);
   return result;
+}
+
+/**
+ * A load result that is the whole SKILL.md (front matter included) names the skill in its
+ * front matter's `name:` line, a plain word the body rules leave alone: it names the loaded
+ * skill, so it follows the skill's rename.
+ */
+function frontMatterName(text: string, from: string, to: string): string {
+  if (from === to || !text.startsWith('---')) return text;
+  const end = text.indexOf('\n---', 3);
+  if (end < 0) return text;
+  const head = text.slice(0, end).replace(/^(name:[ \t]*)(["']?)([^"'\r\n]*?)\2([ \t]*)$/m, (all, key: string, q: string, v: string, sp: string) => (v === from ? `${key}${q}${to}${q}${sp}` : all));
+  return head + text.slice(end);
 }
 
 /** The free-text rewriter of a plan: tool, skill and hook names, and parameters renamed alike in every tool. */
@@ -177,7 +197,19 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
     s.add(b);
     candidates.set(a, s);
   };
-  for (const map of [plan.tools, plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
+  for (const map of [plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
+  // A tool whose source name OpenAI does not allow (`plants.find_by_zone`, named `plants_find_by_zone`)
+  // is written in texts as the source spells it: that spelling is renamed too, and a plan back to
+  // the source writes it again.
+  for (const [a, b] of Object.entries(plan.tools)) {
+    const t = from.tools.find((x) => x.name === a);
+    const spelled = t !== undefined && t.sourceName !== t.name && !from.tools.some((o) => o.name === t.sourceName) ? t.sourceName : null;
+    if (spelled !== null && openAiSafeName(spelled) === b) add(a, spelled);
+    else {
+      add(a, b);
+      if (spelled !== null) add(spelled, b);
+    }
+  }
   // A parameter name goes into the text map only when every tool that has it renames it the same way.
   const params = leafRenamesByTool(plan);
   const leafRenames = new Map<string, Set<string>>();

@@ -140,6 +140,10 @@ function computeTokens(text: string): Tokenized {
     if (inSpan && span.slot) continue;
     const word = m[0];
     const code = inSpan;
+    const end = start + word.length;
+    // A namespaced name (`plants.find_by_zone`, an MCP `tracker.search`) is a token as well, ahead
+    // of its first part, so a rename of that name finds it; its parts stay tokens for other names.
+    if (JOINERS.has(text.charCodeAt(end))) pushCompounds(t, text, start, code);
     if (!code && !isDistinctive(word)) continue;
     t.starts.push(start);
     t.ends.push(start + word.length);
@@ -148,6 +152,26 @@ function computeTokens(text: string): Tokenized {
     t.eligible.add(word);
   }
   return t;
+}
+
+/** `.`, `:` and `/`: the characters that join the parts of a namespaced tool name. */
+const JOINERS = new Set([46, 58, 47]);
+const CHAIN = /[A-Za-z0-9_-]+(?:[.:/][A-Za-z0-9_-]+)+/y;
+
+/**
+ * The namespaced name from `start` to the end of its chain (`plants.find` in `lib.plants.find`,
+ * never in `plants.find.v2`: token-boundary aware, as `item_qa` is never found in `item_qa_v2`).
+ * It is eligible wherever it stands: a name with a joiner is recognisable in prose.
+ */
+function pushCompounds(t: Tokenized, text: string, start: number, code: boolean): void {
+  CHAIN.lastIndex = start;
+  const m = CHAIN.exec(text);
+  if (m === null) return;
+  t.starts.push(start);
+  t.ends.push(start + m[0].length);
+  t.words.push(m[0]);
+  t.code.push(code);
+  t.eligible.add(m[0]);
 }
 
 /**
@@ -229,6 +253,8 @@ export class TextRewriter {
     let out = '';
     let last = 0;
     for (let i = 0; i < t.words.length; i++) {
+      // A part of a namespaced name already replaced as a whole is not replaced again.
+      if (t.starts[i]! < last) continue;
       const next = this.map.get(t.words[i]!);
       if (next === undefined) continue;
       out += text.slice(last, t.starts[i]) + next;
@@ -257,6 +283,7 @@ export class TextRewriter {
     let out = '';
     let last = 0;
     for (const i of this.referenceTokens(text, t)) {
+      if (t.starts[i]! < last) continue;
       out += text.slice(last, t.starts[i]) + this.map.get(t.words[i]!)!;
       last = t.ends[i]!;
     }
@@ -289,7 +316,7 @@ export class TextRewriter {
     for (let i = 0; i < t.words.length; i++) {
       const word = t.words[i]!;
       if (!this.map.has(word)) continue;
-      if (isDistinctive(word)) {
+      if (isDistinctive(word) || /[.:/]/.test(word)) {
         out.push(i);
         continue;
       }

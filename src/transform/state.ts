@@ -36,7 +36,7 @@ export function renameInState(
   const tools = maps.tools ?? {};
   const skills = maps.skills ?? {};
   const hooks = maps.hooks ?? {};
-  const text = new TextRewriter({ ...(maps.text ?? {}), ...tools, ...skills, ...hooks }, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
+  const text = new TextRewriter({ ...(maps.text ?? {}), ...sourceSpellings(h, tools), ...tools, ...skills, ...hooks }, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
   const out = cloneState(h);
   const t = (s: string) => text.rewrite(s);
   for (const s of out.sections) s.text = t(s.text);
@@ -68,6 +68,20 @@ export function renameInState(
     hook.checks = hook.checks.map((c): HookCheck => (c.type === 'require_tool' ? { ...c, tools: c.tools.map((x) => mapId(tools, x)) } : c));
     hook.feedback = t(hook.feedback);
     if (hook.description !== undefined) hook.description = t(hook.description);
+  }
+  return out;
+}
+
+/**
+ * Renamed tools whose source name OpenAI does not allow (`plants.find_by_zone`, given the safe name
+ * `plants_find_by_zone`): texts written for the source spell them that way, so that spelling is
+ * renamed too (source name → new name).
+ */
+function sourceSpellings(h: Harness, tools: IdMap): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of h.tools) {
+    const to = tools[t.name];
+    if (to !== undefined && t.sourceName !== t.name && !h.tools.some((o) => o.name === t.sourceName)) out[t.sourceName] = to;
   }
   return out;
 }

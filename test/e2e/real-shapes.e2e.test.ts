@@ -176,3 +176,149 @@ describe('a harness of published-style Agent Skills (code spans, JSON examples, 
     }
   }, 60_000);
 });
+
+describe('leaderboard-style records: dotted OpenAI tool names, Python type names, one object parameter', () => {
+  // Function-calling leaderboards write OpenAI function tools named with dots and schemas typed
+  // with Python's names (`dict`, `float`, `tuple`, `any`), plus an `optional` flag JSON Schema does
+  // not know; their own harness maps these to JSON Schema before a model sees them.
+  const dir = tempDir('hsa-leaderboard-');
+  const file = path.join(dir, 'lb.jsonl');
+  const tools = [
+    fn('freight.quote', { type: 'dict', properties: { weight_kg: { type: 'float', description: 'Gross weight.' }, dims_cm: { type: 'tuple', items: { type: 'integer' }, description: 'Length, width, height.' }, express: { type: 'boolean', default: false, optional: true } }, required: ['weight_kg', 'dims_cm'] }, 'Quote a freight shipment.'),
+    fn('freight.book', { type: 'dict', properties: { booking: { type: 'dict', description: 'The booking.', properties: { quote_id: { type: 'string' }, notes: { type: 'any', description: 'Anything for the driver.' } }, required: ['quote_id'] } }, required: ['booking'] }, 'Book a quoted shipment.'),
+    fn('Units.convert', { type: 'dict', properties: { value: { type: 'float' }, to: { type: 'string', enum: ['kg', 'lb'] } }, required: ['value', 'to'] }),
+  ];
+  const records: Json[] = [];
+  for (let i = 0; i < 6; i++) {
+    records.push({ id: `q-${i}`, tools, messages: [{ role: 'user', content: `Quote ${i + 2}.5 kg in a 30x20x${10 + i} box, and convert ${i} lb to kg.` }, { role: 'assistant', content: null, tool_calls: [call('a', 'freight.quote', { weight_kg: i + 2.5, dims_cm: [30, 20, 10 + i] }), call('b', 'Units.convert', { value: i, to: 'kg' })] }] });
+    records.push({ id: `b-${i}`, tools, messages: [{ role: 'user', content: `Book quote Q${i}, leave it at the back door.` }, { role: 'assistant', content: null, tool_calls: [call('c', 'freight.book', { booking: { quote_id: `Q${i}`, notes: i % 2 ? 'back door' : { gate: i } } })] }] });
+    // The dotted names in prose: a system message, the assistant's text, a tool description.
+    records.push({ id: `s-${i}`, tools, messages: [{ role: 'system', content: 'You arrange freight. Price with freight.quote before freight.book; weights go through Units.convert first.' }, { role: 'user', content: `Ship ${i + 1} lb, 10x10x10.` }, { role: 'assistant', content: 'Converting with Units.convert, then freight.quote.', tool_calls: [call('u', 'Units.convert', { value: i + 1, to: 'kg' })] }, { role: 'tool', tool_call_id: 'u', content: `${(i + 1) * 0.45}` }, { role: 'assistant', content: 'Now freight.quote.', tool_calls: [call('q', 'freight.quote', { weight_kg: (i + 1) * 0.45, dims_cm: [10, 10, 10] })] }, { role: 'tool', tool_call_id: 'q', content: '{"quote_id":"Q9"}' }, { role: 'assistant', content: 'Quote Q9 is ready; say the word and I book it with freight.book.' }] });
+  }
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+  it('validate accepts every record as given', async () => {
+    const v = await runHsaAsync(['validate', '-t', file, '--json']);
+    expect((JSON.parse(v.stdout) as { problems: { severity: string }[] }).problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(v.code, v.stderr).toBe(0);
+  });
+
+  it('augment writes every variant with OpenAI-safe names and JSON Schema types; the checker finds nothing', async () => {
+    const cfg = path.join(dir, 'wrap.yaml');
+    // Every variant restyles every tool's wrapper: the one object parameter of freight.book is flattened.
+    writeFileSync(cfg, `trajectories: [lb.jsonl]\ntransforms:\n  tools.schema-style: { p: 1, intensity: 1, styles: [wrap] }\n`);
+    const runs = [['--seed', '1'], ['--seed', '2'], ['--config', cfg, '--seed', '3']];
+    let flattened = 0;
+    let renamedInProse = 0;
+    for (const [k, run] of runs.entries()) {
+      const out = path.join(dir, `out-${k}`);
+      const a = await runHsaAsync(['augment', ...(run[0] === '--config' ? [] : ['-t', file]), ...run, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+      expect(a.code, a.stderr).toBe(0);
+      expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ input_records: 18, valid_records: 18, variants_written: 144, variants_rejected: 0 });
+      const c = checker(out, file);
+      expect(c.report.failures).toEqual({});
+      expect(c.code).toBe(0);
+      const text = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8');
+      // What the model reads: no Python type name, no name OpenAI refuses.
+      expect(text).not.toMatch(/"type":"(dict|float|tuple|any)"/);
+      for (const r of text.trim().split('\n').map((l) => JSON.parse(l) as { tools: { function: { name: string } }[]; messages: { tool_calls?: { function: { name: string } }[] }[] })) {
+        for (const t of r.tools) expect(t.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+        for (const m of r.messages) for (const c2 of m.tool_calls ?? []) expect(c2.function.name).toMatch(/^[a-zA-Z0-9_-]{1,64}$/);
+      }
+      flattened += (text.match(/"flatten:/g) ?? []).length;
+      // A renamed dotted tool is renamed in prose too (the checker looks for the dotted spelling).
+      for (const r of text.trim().split('\n').map((l) => JSON.parse(l) as { id: string; messages: { content: unknown }[]; meta: { transforms: { id: string; params: { renamed?: Record<string, string> } }[] } })) {
+        const renamed = r.meta.transforms.find((t) => t.id === 'tools.rename')?.params.renamed ?? {};
+        if (r.id.startsWith('s-') && renamed.freight_quote) {
+          renamedInProse++;
+          expect(JSON.stringify(r.messages)).not.toContain('freight.quote');
+          expect(JSON.stringify(r.messages)).toContain(renamed.freight_quote);
+        }
+      }
+    }
+    expect(flattened).toBeGreaterThan(0);
+    expect(renamedInProse).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('the checker is not blind to a dotted name put back into prose', () => {
+    const part = path.join(dir, 'out-0', 'sft/part-00000.jsonl');
+    const lines = readFileSync(part, 'utf8').trim().split('\n');
+    const k = lines.findIndex((l) => l.startsWith('{"id":"s-') && /"freight_quote":"/.test(l));
+    expect(k).toBeGreaterThanOrEqual(0);
+    const rec = JSON.parse(lines[k]!) as { messages: { role: string; content: string }[] };
+    rec.messages[0]!.content += ' Always freight.quote first.';
+    lines[k] = JSON.stringify(rec);
+    const copy = path.join(dir, 'tampered');
+    mkdirSync(path.join(copy, 'sft'), { recursive: true });
+    writeFileSync(path.join(copy, 'manifest.json'), readFileSync(path.join(dir, 'out-0', 'manifest.json')));
+    writeFileSync(path.join(copy, 'sft/part-00000.jsonl'), lines.join('\n') + '\n');
+    const c = checker(copy, file);
+    expect(c.code).toBe(1);
+    expect(c.report.failures.b_leak?.examples.join('\n')).toContain('"freight.quote" in messages.0(system)');
+  });
+});
+
+describe('skill loads logged as the file reads (blank line after the front matter, final newline)', () => {
+  // A loader that returns SKILL.md after its front matter gives the body with the blank line that
+  // followed the front matter and the file's final newline: the same body, and the same text kept.
+  const dir = tempDir('hsa-skill-space-');
+  const h = path.join(dir, 'harness');
+  for (const d of ['prompt', 'tools', 'skills/seed-saving', 'skills/compost-guide', 'skills/mulch']) mkdirSync(path.join(h, d), { recursive: true });
+  writeFileSync(path.join(h, 'harness.yaml'), 'name: garden-desk\nversion: "2"\nskills:\n  loader:\n    tool: open_skill\n    argument: skill\n');
+  writeFileSync(path.join(h, 'prompt/role.md'), '# Role\n\nYou help allotment holders. Open a skill before you follow it.\n');
+  writeFileSync(path.join(h, 'tools/tools.json'), JSON.stringify([fn('open_skill', { type: 'object', properties: { skill: { type: 'string' } }, required: ['skill'] }, 'Open a skill.'), fn('log_task', { type: 'object', properties: { plot_id: { type: 'string' }, task: { type: 'string' } }, required: ['plot_id', 'task'] }, 'Log a task on a plot.')]));
+  const files: Record<string, string> = {
+    'seed-saving': '---\nname: seed-saving\ndescription: Save seed from open-pollinated crops.\nlicense: CC-BY-4.0\n---\n\n# Seed saving\n\n1. Pick the best plants and let them go to seed.\n2. Dry seed for two weeks, then call `log_task` with the `plot_id`.\n\n```python\nlabel = f"{crop}-{year}"\n```\n',
+    'compost-guide': '---\nname: compost-guide\ndescription: Balance a compost heap.\n---\n\nMix greens and browns about 1:2. Turn weekly; log it with `log_task`.\n\n\n',
+    // A one-word name: a plain word, which body rules leave alone, except in the front matter.
+    mulch: '---\nname: mulch\ndescription: Mulch beds before winter.\n---\n\nSpread 5 cm of leaf mould, then call `log_task`.\n',
+  };
+  for (const [id, text] of Object.entries(files)) writeFileSync(path.join(h, `skills/${id}/SKILL.md`), text);
+  const file = path.join(dir, 't.jsonl');
+  const records: Json[] = [];
+  for (let i = 0; i < 6; i++) {
+    const id = i % 2 ? 'compost-guide' : 'seed-saving';
+    const logged = files[id]!.slice(files[id]!.indexOf('\n---\n') + 5);
+    records.push({ id: `g-${i}`, messages: [{ role: 'user', content: `Help with plot P${i}.` }, { role: 'assistant', content: '', tool_calls: [call('a', 'open_skill', { skill: id })] }, { role: 'tool', tool_call_id: 'a', content: logged }, { role: 'assistant', content: 'Logging it.', tool_calls: [call('b', 'log_task', { plot_id: `P${i}`, task: id })] }, { role: 'tool', tool_call_id: 'b', content: 'ok' }, { role: 'assistant', content: 'Logged.' }] });
+  }
+  // Loaders that return the whole file, front matter and all.
+  for (let i = 0; i < 2; i++) {
+    records.push({ id: `m-${i}`, messages: [{ role: 'user', content: `Mulch plot M${i}.` }, { role: 'assistant', content: '', tool_calls: [call('a', 'open_skill', { skill: 'mulch' })] }, { role: 'tool', tool_call_id: 'a', content: files.mulch }, { role: 'assistant', content: 'Logging it.', tool_calls: [call('b', 'log_task', { plot_id: `M${i}`, task: 'mulch' })] }, { role: 'tool', tool_call_id: 'b', content: 'ok' }, { role: 'assistant', content: 'Logged.' }] });
+  }
+  writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+
+  it('a whole SKILL.md loaded: its front matter names the renamed skill by its new name', async () => {
+    const cfg = path.join(dir, 'rename.yaml');
+    writeFileSync(cfg, 'harness: harness\ntrajectories: [t.jsonl]\ntransforms:\n  skills.rename: { p: 1, intensity: 1 }\n');
+    const out = path.join(dir, 'out-fm');
+    const a = await runHsaAsync(['augment', '--config', cfg, '-o', out, '-k', '4', '--stages', 'sft', '-q', '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 32, variants_rejected: 0 });
+    expect(checker(out, file, h).report.failures).toEqual({});
+    let seen = 0;
+    for (const r of readJsonl(path.join(out, 'sft/part-00000.jsonl')) as { id: string; messages: { content: string }[]; meta: { transforms: { id: string; params: { renamed?: Record<string, string> } }[] } }[]) {
+      if (!r.id.startsWith('m-')) continue;
+      const to = r.meta.transforms.find((t) => t.id === 'skills.rename')!.params.renamed!.mulch!;
+      expect(r.messages[2]!.content).toMatch(new RegExp(`^---\nname: ${to}\n`));
+      seen++;
+    }
+    expect(seen).toBe(8);
+  }, 60_000);
+
+  it('validates, augments every variant with the logged blank space kept, and the checker finds nothing', async () => {
+    const v = await runHsaAsync(['validate', h, '-t', file]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    const out = path.join(dir, 'out');
+    const a = await runHsaAsync(['augment', '--harness', h, '-t', file, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 64, variants_rejected: 0 });
+    const c = checker(out, file, h);
+    expect(c.report.failures).toEqual({});
+    for (const r of readJsonl(path.join(out, 'sft/part-00000.jsonl')) as { id: string; messages: { role: string; content: string }[] }[]) {
+      if (r.id.startsWith('m-')) continue;
+      const body = r.messages[2]!.content;
+      expect(body.startsWith('\n')).toBe(true);
+      expect(body.endsWith(r.id.startsWith('g-1') || r.id.startsWith('g-3') || r.id.startsWith('g-5') ? '\n\n\n' : '```\n')).toBe(true);
+    }
+  }, 60_000);
+});

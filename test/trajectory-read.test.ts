@@ -288,19 +288,32 @@ describe('checkTrajectory', () => {
     expect(check({ id: 'x', messages: [{ role: 'user', content: 'hi' }] })).toEqual([]);
   });
 
-  it('warnings: another harness, another version, record tools that differ', () => {
+  it('warnings: another harness, another version', () => {
     expect(paths(check(rec([{ role: 'assistant', content: 'ok' }], { harness: { name: 'other', version: '1.0.0' } })))).toEqual([
       ['warning', 'harness.name', 'record was made under harness "other", validating against "bad-base"'],
     ]);
     expect(paths(check(rec([{ role: 'assistant', content: 'ok' }], { harness: { name: 'bad-base', version: '0.9' } })))).toEqual([
       ['warning', 'harness.version', 'record was made under version 0.9, the harness is 1.0.0'],
     ]);
-    const tools = renderTools(h).slice(0, 1);
-    const ps = check(rec([{ role: 'assistant', content: '', tool_calls: [call('c1', 'get_item', { item_id: 'a' })] }, { role: 'tool', tool_call_id: 'c1', content: '' }, { role: 'assistant', content: 'ok' }], { tools }));
-    expect(paths(ps)).toEqual([
-      ['warning', 'tools', "differ from the tools the harness renders; calls are validated against the record's tools"],
-      ['error', 'messages.2.tool_calls.0.function.name', 'tool "get_item" is not in the record\'s tools'],
-    ]);
+  });
+
+  it('record tools: the same tools written another way are the harness tools; other tools are an error naming the first difference', () => {
+    const all = renderTools(h);
+    const conv: Message[] = [{ role: 'assistant', content: '', tool_calls: [call('c1', 'get_item', { item_id: 'a' })] }, { role: 'tool', tool_call_id: 'c1', content: '' }, { role: 'assistant', content: 'ok' }];
+    const tail = 'every variant carries the harness tools, so this record cannot be augmented under this harness; augment without --harness to make the tools and system message of each record its harness';
+    // `strict` and key order are not differences: the record then shows the harness's own list.
+    const same = rec(conv, { tools: all.map((t) => ({ function: { ...t.function, strict: true }, type: 'function' })) });
+    expect(check(same)).toEqual([]);
+    expect(same.tools).toBe(renderTools(h));
+    const fewer = check(rec(conv, { tools: all.slice(0, 1) }));
+    expect(paths(fewer)[0]).toEqual(['error', 'tools', `differ from the tools of harness bad-base (1 of the ${all.length} harness tools listed, not "${all[1]!.function.name}"): ${tail}`]);
+    expect(paths(fewer)).toContainEqual(['error', 'messages.2.tool_calls.0.function.name', 'tool "get_item" is not in the record\'s tools']);
+    const described = all.map((t, i) => (i === 0 ? { ...t, function: { ...t.function, description: `${t.function.description} (older)` } } : t));
+    expect(paths(check(rec(conv, { tools: described })))).toEqual([['error', 'tools', `differ from the tools of harness bad-base ("${all[0]!.function.name}": another description): ${tail}`]]);
+    const reordered = [...all].reverse();
+    expect(paths(check(rec(conv, { tools: reordered })))[0]![2]).toContain(`another order: tools.0 is "${reordered[0]!.function.name}"`);
+    const extra = [...all, { type: 'function' as const, function: { name: 'not_here', description: '', parameters: { type: 'object', properties: {} } } }];
+    expect(paths(check(rec(conv, { tools: extra })))[0]![2]).toContain('"not_here" is not a harness tool');
   });
 
   it('an assistant message with null content and no tool calls is an error', () => {

@@ -7,14 +7,13 @@ import { renderSystemPrompt, renderTools } from '../harness/render.js';
 import { hasSlots } from '../harness/template.js';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type OpenAiTool, type SkillNaming } from '../harness/types.js';
 import { cmp, hasErrors, ProblemSummary, type Problem, type ProblemKindCount } from '../problems.js';
-import { checkTrajectory } from '../trajectory/check.js';
+import { checkTrajectory, toolListDifference } from '../trajectory/check.js';
 import { readTrajectories } from '../trajectory/read.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { expandInputs } from '../util/inputs.js';
-import { openAiToolOf } from './importer.js';
 import { splitPrompt } from './prompt-split.js';
 
 export interface InitOptions {
@@ -185,7 +184,6 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   let other = 0;
   let toolsDiffer = 0;
   let toolsDifferAt: Loc | undefined;
-  let onlyShape = true; // every difference is a missing description / parameters / an extra `strict`
   if (!loaded.harness || hasErrors(loaded.problems)) {
     for (const p of loaded.problems) if (p.severity === 'error') problems.push(p);
   } else {
@@ -199,10 +197,12 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
         other++;
         continue;
       }
-      if (rec.tools && !jsonEqual(rec.tools, renderTools(h))) {
+      // Like a record with another prompt, a record with other tools is counted, not checked: under
+      // this folder it is invalid (every variant carries the folder's tools).
+      if (rec.tools && !jsonEqual(rec.tools, renderTools(h)) && toolListDifference(rec.tools, h) !== null) {
         toolsDiffer++;
         toolsDifferAt ??= at;
-        if (onlyShape && !jsonEqual(rec.tools.map((t, i) => openAiToolOf(t, `tools.${i}`)), renderTools(h))) onlyShape = false;
+        continue;
       }
       const found = checkTrajectory(rec, h, at).filter((p) => p.severity === 'error');
       if (found.length === 0) valid++;
@@ -220,9 +220,7 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
       file: toolsDifferAt.file,
       line: toolsDifferAt.line,
       path: 'tools',
-      message: onlyShape
-        ? `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools without "description" or "parameters" (or with "strict"), which the harness renders as "description": "" and an empty object schema: augmented variants then fail their round trip; normalise the records first with hsa import --from openai-log (it reads bare {id, messages, tools} records)`
-        : `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): they validate, but an augmented variant carries the harness's tools, so under this folder its round trip fails; records that carry their own tools are augmented without --harness (each record's tools and system message are its harness)`,
+      message: `${toolsDiffer} record${toolsDiffer === 1 ? ' lists' : 's list'} tools that differ from the harness's (first here): under this folder they are invalid, as every variant carries the folder's tools; records that carry their own tools are augmented without --harness (each record's tools and system message are its harness)`,
     });
   }
   // Hooks are not inferred; feedback messages in the records would name hooks the folder lacks.

@@ -1,5 +1,6 @@
 import { renderPrompt, renderedSections, renderTools, setPromptLayout } from '../harness/render.js';
-import type { Harness, JsonSchema } from '../harness/types.js';
+import { normaliseTool } from '../harness/tools.js';
+import type { Harness, JsonSchema, OpenAiTool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
 import { callArgs, jsonError, NOT_JSON } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
@@ -42,10 +43,20 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
   }
 
   const { harnessTools, skills, hooks } = harnessFacts(h);
-  const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, (t.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema])) : null;
   if (rec.tools && !jsonEqual(rec.tools, renderTools(h))) {
-    add('tools', 'differ from the tools the harness renders; calls are validated against the record\'s tools', 'warning');
+    const diff = toolListDifference(rec.tools, h);
+    // The same tools written another way (`strict`, no description or parameters, a dotted name):
+    // the record shows the harness's tools, as every variant will.
+    if (diff === null) rec.tools = renderTools(h);
+    else {
+      add(
+        'tools',
+        `differ from the tools of harness ${h.name} (${diff}): every variant carries the harness tools, so this record cannot be augmented under this harness; augment without --harness to make the tools and system message of each record its harness`,
+      );
+    }
   }
+
+  const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, (t.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema])) : null;
 
   const prefix = h.hookMessages.namePrefix;
   const seenCallIds = new Set<string>();
@@ -182,6 +193,35 @@ function harnessFacts(h: Harness): HarnessFacts {
     factsByHarness.set(h, f);
   }
   return f;
+}
+
+/**
+ * How a record's own tool list differs from the tools harness `h` renders, each tool read as the
+ * harness reads a tool file (OpenAI or MCP shape, `strict` dropped, a missing description empty, a
+ * dotted name made OpenAI-safe), as a short phrase naming the first difference; null when the two
+ * lists are the same tools in the same order.
+ */
+export function toolListDifference(tools: readonly unknown[], h: Harness): string | null {
+  const rendered = renderTools(h);
+  const own: OpenAiTool[] = [];
+  for (const [i, raw] of tools.entries()) {
+    const one = normaliseTool(raw);
+    if (!('tool' in one)) return `tools.${i}: ${one.issues[0]?.message ?? 'not a tool'}`;
+    own.push({ type: 'function', function: { name: one.tool.name, description: one.tool.description, parameters: one.tool.parameters } });
+  }
+  const names = new Set(rendered.map((t) => t.function.name));
+  const ownNames = new Set(own.map((t) => t.function.name));
+  const extra = own.find((t) => !names.has(t.function.name));
+  if (extra) return `"${extra.function.name}" is not a harness tool`;
+  const missing = rendered.find((t) => !ownNames.has(t.function.name));
+  if (missing) return `${own.length} of the ${rendered.length} harness tools listed, not "${missing.function.name}"`;
+  for (const [i, t] of own.entries()) {
+    const r = rendered[i]!;
+    if (t.function.name !== r.function.name) return `another order: tools.${i} is "${t.function.name}" where the harness has "${r.function.name}"`;
+    if (t.function.description !== r.function.description) return `"${t.function.name}": another description`;
+    if (!jsonEqual(t.function.parameters, r.function.parameters)) return `"${t.function.name}": other parameters`;
+  }
+  return own.length === rendered.length ? null : `${own.length} tools where the harness has ${rendered.length}`;
 }
 
 const mcpNameMaps = new WeakMap<Harness, Map<string, string>>();

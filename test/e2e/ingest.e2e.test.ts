@@ -195,7 +195,9 @@ describe('hsa init', () => {
     expect(rep.problems.find((p) => p.includes('"get_refund_status" is listed with 2 different definitions'))).toContain(`${VARIANTS}:3`);
     expect(rep.problems.some((p) => p.includes('2 records have another system message') && p.includes('--system-prompt locate'))).toBe(true);
     expect(rep.skills).toEqual({ loader: { tool: 'load_skill', argument: 'name' }, written: ['damaged-item', 'exchange-policy', 'refund-timeline'] });
-    expect(rep.check).toMatchObject({ valid: 9, invalid: 0, toolsDiffer: 1 });
+    // The record whose tool list has an older description is counted apart, not checked (under
+    // this folder it is invalid: every variant carries the folder's tools).
+    expect(rep.check).toMatchObject({ valid: 8, invalid: 0, toolsDiffer: 1 });
     expect(rep.files).toEqual([
       'harness.yaml',
       'prompt/policy.md',

@@ -26,6 +26,12 @@ export interface TransformContext<O> {
   plan: RewritePlan;
   /** True when a name is already in use (in the source or current state, or as a word of the record). */
   isTaken(name: string): boolean;
+  /**
+   * True for a name that the record's own prompt text (outside the harness's sections, kept
+   * verbatim under `--system-prompt locate`) mentions: renames leave such a name as it is, or the
+   * variant would show it under its old name. Absent when there is no such text.
+   */
+  keep?(name: string): boolean;
 }
 
 export interface TransformResult {

@@ -105,18 +105,30 @@ export function namingContext(name: string, ...texts: (string | undefined)[]): W
 }
 
 /**
+ * The names a rename may choose among: all of them, unless the record's own text mentions some
+ * (TransformContext.keep). The same array when nothing is kept, so draws stay as they were.
+ */
+export function renameable(names: readonly string[], ctx: { keep?(name: string): boolean }): readonly string[] {
+  const keep = ctx.keep;
+  if (!keep || !names.some((n) => keep(n))) return names;
+  return names.filter((n) => !keep(n));
+}
+
+/**
  * Pick `intensity` of `candidates` (at least one) and propose a new name for each: fresh, valid
- * for the namespace and distinct from one another. Returns old → new for the names that got one.
+ * for the namespace and distinct from one another; names the record's own text mentions are never
+ * picked (see renameable). Returns old → new for the names that got one.
  */
 export function renameSome(
   candidates: readonly string[],
   options: { intensity: number; styles: readonly NameStyle[] },
   rules: NamingRules,
-  ctx: { rng: Rng; words: WordLists; isTaken(name: string): boolean },
+  ctx: { rng: Rng; words: WordLists; isTaken(name: string): boolean; keep?(name: string): boolean },
   alsoTaken: (name: string) => boolean = () => false,
   contextOf?: (name: string) => WordContext,
 ): Record<string, string> {
   const map: Record<string, string> = {};
+  candidates = renameable(candidates, ctx);
   if (candidates.length === 0) return map;
   const chosen = ctx.rng.sample(candidates, Math.max(1, Math.round(candidates.length * options.intensity))).sort();
   const used = new Set<string>();

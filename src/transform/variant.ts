@@ -1,11 +1,13 @@
 import type { z } from 'zod';
 import { HsaError } from '../errors.js';
+import { promptLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
 import { hashState } from '../util/hash.js';
 import type { AnyTransform, TransformClass } from './define.js';
 import { composePlans, emptyPlan, type RewritePlan } from './plan.js';
 import { createRng } from './rng.js';
+import { eligibleIdentifiers } from './identifiers.js';
 import { stateIdentifiers } from './state.js';
 import type { WordLists } from './words.js';
 
@@ -90,6 +92,22 @@ function wordsOf(rec: Trajectory | undefined): Set<string> {
   return words;
 }
 
+const NOTHING_KEPT = new Set<string>();
+
+/**
+ * Names the record's own prompt text mentions (the text around the harness's sections, kept
+ * verbatim under `--system-prompt locate`): renames leave them, or the variant would show them
+ * under their old names. A tool whose source spelling (a dotted name) is mentioned counts too.
+ */
+function keptNames(source: Harness, rec: Trajectory | undefined): ReadonlySet<string> {
+  const layout = rec ? promptLayout(rec.messages[0]) : undefined;
+  if (layout?.kind !== 'slots') return NOTHING_KEPT;
+  const kept = new Set<string>();
+  for (const text of layout.outer) for (const name of eligibleIdentifiers(text)) kept.add(name);
+  for (const t of source.tools) if (t.sourceName !== t.name && kept.has(t.sourceName)) kept.add(t.name);
+  return kept;
+}
+
 /**
  * Sample one harness state for (source record, variant index): every transform in registry order,
  * each with its own generator seeded from (seed, source id, variant index, transform id@version),
@@ -109,6 +127,7 @@ export function sampleVariant(
   const applied: AppliedTransform[] = [];
   const sourceNames = stateIdentifiers(source);
   const recWords = wordsOf(record);
+  const kept = keptNames(source, record);
   for (const t of transforms) {
     const rng = createRng(seed, sourceId, variantIndex, `${t.def.id}@${t.def.version}`);
     if (!rng.chance(t.options.p)) continue;
@@ -121,6 +140,7 @@ export function sampleVariant(
       plan,
       ...(record ? { record } : {}),
       isTaken: (name) => sourceNames.has(name) || recWords.has(name) || stateIdentifiers(current).has(name),
+      ...(kept.size > 0 ? { keep: (name: string) => kept.has(name) } : {}),
     });
     if (!result) continue;
     state = result.state;

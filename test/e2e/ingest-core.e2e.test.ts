@@ -196,14 +196,22 @@ describe('augment with 8 variants: 0 invalid calls, 0 leaks, nothing rejected', 
     expect(changed).toBeGreaterThan(0);
   });
 
-  it('a variant renaming a tool that the record\'s own prompt text names is rejected with its own reason', async () => {
+  it('a tool that the record\'s own prompt text names keeps its name in every variant; the others are renamed', async () => {
     const { manifest, sft, rejects } = await augment('mentions', ['--harness', HELPDESK, '-t', log('outer-mentions'), '--system-prompt', 'locate']);
-    expect(rejects.length).toBeGreaterThan(0);
-    // Reject reasons are counted by kind (issue #10 item 5); the detail stays in the reject line.
-    expect(manifest.reject_reasons).toEqual({ check_record_prompt_text: rejects.length });
-    expect(rejects[0]!.reason).toContain('mentions old name "reset_password" (kept verbatim)');
-    for (const r of sft) expect(r.tools.map((t: Json) => t.function.name)).toContain('reset_password');
-    expect(leaks(byId(log('outer-mentions')), sft)).toEqual([]);
+    const sources = byId(log('outer-mentions'));
+    // Before, a variant that renamed it was rejected (check_record_prompt_text): a third of them.
+    expect(rejects).toEqual([]);
+    expect(manifest.totals.variants_written).toBe(sources.size * 8);
+    let renamedOthers = 0;
+    for (const r of sft) {
+      const names = r.tools.map((t: Json) => t.function.name);
+      expect(names).toContain('reset_password');
+      const renames = (r.meta.transforms as Json[]).find((t) => t.id === 'tools.rename')?.params?.renamed ?? {};
+      expect(Object.keys(renames)).not.toContain('reset_password');
+      renamedOthers += Object.keys(renames).length;
+    }
+    expect(renamedOthers).toBeGreaterThan(0);
+    expect(leaks(sources, sft)).toEqual([]);
   });
 
   it('records with their own tools (OpenAI and MCP shapes, one name with two schemas): one run', async () => {

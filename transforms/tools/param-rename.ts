@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { splitWords } from '../../src/transform/identifiers.js';
-import { namingContext, proposeName } from '../../src/transform/naming.js';
+import { namingContext, proposeName, renameable } from '../../src/transform/naming.js';
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
 import { cloneState, renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
@@ -40,7 +40,8 @@ export default defineTransform({
       perTool.set(t.name, list);
     }
     if (names.size === 0) return null;
-    const all = [...names].sort();
+    const all = renameable([...names].sort(), ctx);
+    if (all.length === 0) return null;
     const chosen = ctx.rng.sample(all, Math.max(1, Math.round(all.length * ctx.options.intensity))).sort();
     const map: IdMap = {};
     const used = new Set<string>();

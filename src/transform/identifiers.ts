@@ -23,13 +23,32 @@ export function isDistinctive(name: string): boolean {
   return /[_\-0-9]/.test(name) || /[a-z][A-Z]/.test(name);
 }
 
-/** Split an identifier into lower-case words: `calculateOptimal_promo-v2` → calculate, optimal, promo, v2. */
-export function splitWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter((w) => w !== '')
-    .map((w) => w.toLowerCase());
+/**
+ * Words of identifiers met so far: the same names come back in every state of a harness and in
+ * every harness that has them (per-record harnesses sample a few states each), and splitting
+ * takes two regular expressions. Bounded: cleared whole when full.
+ */
+const wordsOfName = new Map<string, readonly string[]>();
+const NAME_WORDS = 65_536;
+
+/**
+ * Split an identifier into lower-case words: `calculateOptimal_promo-v2` → calculate, optimal,
+ * promo, v2. The array is shared between callers (frozen).
+ */
+export function splitWords(name: string): readonly string[] {
+  let words = wordsOfName.get(name);
+  if (words === undefined) {
+    words = Object.freeze(
+      name
+        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+        .split(/[^A-Za-z0-9]+/)
+        .filter((w) => w !== '')
+        .map((w) => w.toLowerCase()),
+    );
+    if (wordsOfName.size >= NAME_WORDS) wordsOfName.clear();
+    wordsOfName.set(name, words);
+  }
+  return words;
 }
 
 /**

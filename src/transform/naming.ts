@@ -1,4 +1,5 @@
 import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifiers.js';
+import { TextKeyedCache } from '../util/bounded-cache.js';
 import type { Rng } from './rng.js';
 import { synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
 
@@ -44,7 +45,7 @@ export function proposeName(
 
 function candidate(
   style: NameStyle,
-  base: string[],
+  base: readonly string[],
   caseStyle: CaseStyle,
   current: CaseStyle,
   rules: NamingRules,
@@ -99,9 +100,23 @@ export function fillIdStyle(template: string, prefix: string, rng: Rng): string 
   });
 }
 
+/**
+ * Contexts made so far, by name and texts: every state of a harness (and every harness with the
+ * same tool) asks for the same ones, and a context's stems cost a regular expression and a stem per
+ * word. Shared objects (never changed after they are made); bounded by total key length.
+ */
+const contexts = new TextKeyedCache<WordContext>(4_000_000);
+
 /** The context that decides synonym senses for an element: its descriptions and its name's words. */
 export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {
-  return wordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
+  let key = name;
+  for (const t of texts) if (typeof t === 'string') key += `\u0000${t}`;
+  let ctx = contexts.get(key);
+  if (ctx === undefined) {
+    ctx = wordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
+    contexts.set(key, ctx);
+  }
+  return ctx;
 }
 
 /**

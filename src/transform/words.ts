@@ -219,8 +219,25 @@ export function chooseSense(entry: SynonymEntry, ctx: WordContext): SynonymSense
   return tie ? undefined : best;
 }
 
-/** Words that may replace `word` in an identifier with this context (sense-neutral ones first). */
+/**
+ * Answers of synonymsFor per context object (contexts are shared, see namingContext), for one
+ * word-list object at a time: choosing a sense matches every cue of the word's senses.
+ */
+const synonymMemo = new WeakMap<WordContext, { words: WordLists; byWord: Map<string, string[]> }>();
+
+/**
+ * Words that may replace `word` in an identifier with this context (sense-neutral ones first). The
+ * list may be shared between callers: never change it.
+ */
 export function synonymsFor(words: WordLists, word: string, ctx: WordContext = NO_CONTEXT): string[] {
+  let memo = synonymMemo.get(ctx);
+  if (memo?.words !== words) synonymMemo.set(ctx, (memo = { words, byWord: new Map() }));
+  let out = memo.byWord.get(word);
+  if (out === undefined) memo.byWord.set(word, (out = computeSynonyms(words, word, ctx)));
+  return out;
+}
+
+function computeSynonyms(words: WordLists, word: string, ctx: WordContext): string[] {
   const entry = words.synonyms.get(word);
   if (!entry) return [];
   const sense = entry.senses.length ? chooseSense(entry, ctx) : undefined;

@@ -105,7 +105,7 @@ export function fillIdStyle(template: string, prefix: string, rng: Rng): string 
  * same tool) asks for the same ones, and a context's stems cost a regular expression and a stem per
  * word. Shared objects (never changed after they are made); bounded by total key length.
  */
-const contexts = new TextKeyedCache<WordContext>(4_000_000);
+const contexts = new TextKeyedCache<WordContext>(1_000_000);
 
 /** The context that decides synonym senses for an element: its descriptions and its name's words. */
 export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {

@@ -110,7 +110,8 @@ const contexts = new TextKeyedCache<WordContext>(1_000_000);
 /** The context that decides synonym senses for an element: its descriptions and its name's words. */
 export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {
   let key = name;
-  for (const t of texts) if (typeof t === 'string') key += `\u0000${t}`;
+  // Lengths make the key unambiguous whatever the texts hold.
+  for (const t of texts) if (typeof t === 'string') key += `\u0000${t.length}:${t}`;
   let ctx = contexts.get(key);
   if (ctx === undefined) {
     ctx = wordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));

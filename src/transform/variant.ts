@@ -110,6 +110,7 @@ export function sampleVariant(
   const sourceNames = stateIdentifiers(source);
   const recWords = wordsOf(record);
   for (const t of transforms) {
+    if (t.def.appliesTo && !t.def.appliesTo(state)) continue;
     const rng = createRng(seed, sourceId, variantIndex, `${t.def.id}@${t.def.version}`);
     if (!rng.chance(t.options.p)) continue;
     const current = state;

@@ -2,10 +2,9 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHarness } from '../src/harness/load.js';
 import type { Harness } from '../src/harness/types.js';
-import { splitWords } from '../src/transform/identifiers.js';
 import { namingContext } from '../src/transform/naming.js';
 import { composePlans, emptyPlan } from '../src/transform/plan.js';
-import { synonymsFor, type WordLists } from '../src/transform/words.js';
+import { synonymsFor, wordContext } from '../src/transform/words.js';
 import { builtinTransforms } from '../transforms/index.js';
 import { builtinWords } from '../transforms/words/index.js';
 import { REPO } from './helpers/hsa.js';
@@ -41,36 +40,22 @@ describe('appliesTo (transforms the sampler skips)', () => {
   });
 });
 
-describe('content-keyed memos of naming', () => {
-  it('splitWords gives the same words on every call, in an array no caller can change', () => {
-    const a = splitWords('calculateOptimal_promo-v2');
-    expect(a).toEqual(['calculate', 'optimal', 'promo', 'v2']);
-    expect(splitWords('calculateOptimal_promo-v2')).toEqual(a);
-    expect(Object.isFrozen(a)).toBe(true);
-    expect(splitWords('get_order')).toEqual(['get', 'order']);
-  });
-
-  it('a naming context depends on every text given, not just the name', () => {
-    const flight = namingContext('book', 'Book a flight seat.');
+describe('naming contexts worked out on first use', () => {
+  it('hold the stems and text of every text given, and the name\'s words', () => {
+    const flight = namingContext('book_seat', 'Book a flight seat.', undefined, 'Flights only.');
+    expect([...flight.stems].sort()).toEqual([...wordContext(['Book a flight seat.', 'Flights only.'], ['book', 'seat']).stems].sort());
+    expect(flight.text).toBe('book a flight seat.\nflights only.');
     const table = namingContext('book', 'Book a table at a restaurant.');
-    expect(flight.stems.has('flight')).toBe(true);
     expect(table.stems.has('flight')).toBe(false);
     expect(table.stems.has('restaurant')).toBe(true);
-    // The same name and texts give the same context; texts split differently do not collide.
-    expect(namingContext('book', 'Book a flight seat.')).toBe(flight);
-    expect(namingContext('book', 'a', 'b').text).toBe('a\nb');
-    expect(namingContext('book', 'a\u00001:b').text).toBe('a\u00001:b');
-    expect(namingContext('book', 'ab').stems.has('ab')).toBe(true);
-    expect(namingContext('book', 'a', 'b').stems.has('ab')).toBe(false);
   });
 
-  it('synonym choices are kept per word list: another pack gets its own answer', () => {
-    const ctx = namingContext('get_order', 'Get an order.');
-    const base = synonymsFor(builtinWords, 'get', ctx);
-    const other: WordLists = { ...builtinWords, synonyms: new Map([['get', { neutral: ['obtain'], senses: [] }]]) };
-    expect(synonymsFor(other, 'get', ctx)).toEqual(['obtain']);
-    expect(synonymsFor(builtinWords, 'get', ctx)).toEqual(base);
-    expect(base.length).toBeGreaterThan(0);
+  it('choose the same synonym senses as an eager context', () => {
+    for (const [name, text] of [['book_flight', 'Book a flight seat for the passenger.'], ['check_order', 'Check the status of an order.'], ['get_x', '']] as const) {
+      const lazy = namingContext(name, text);
+      const eager = wordContext([text], name.split('_'));
+      for (const w of name.split('_')) expect(synonymsFor(builtinWords, w, lazy), `${name}/${w}`).toEqual(synonymsFor(builtinWords, w, eager));
+    }
   });
 });
 

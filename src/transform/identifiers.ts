@@ -23,32 +23,13 @@ export function isDistinctive(name: string): boolean {
   return /[_\-0-9]/.test(name) || /[a-z][A-Z]/.test(name);
 }
 
-/**
- * Words of identifiers met so far: the same names come back in every state of a harness and in
- * every harness that has them (per-record harnesses sample a few states each), and splitting
- * takes two regular expressions. Bounded: cleared whole when full.
- */
-const wordsOfName = new Map<string, readonly string[]>();
-const NAME_WORDS = 65_536;
-
-/**
- * Split an identifier into lower-case words: `calculateOptimal_promo-v2` → calculate, optimal,
- * promo, v2. The array is shared between callers (frozen).
- */
-export function splitWords(name: string): readonly string[] {
-  let words = wordsOfName.get(name);
-  if (words === undefined) {
-    words = Object.freeze(
-      name
-        .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-        .split(/[^A-Za-z0-9]+/)
-        .filter((w) => w !== '')
-        .map((w) => w.toLowerCase()),
-    );
-    if (wordsOfName.size >= NAME_WORDS) wordsOfName.clear();
-    wordsOfName.set(name, words);
-  }
-  return words;
+/** Split an identifier into lower-case words: `calculateOptimal_promo-v2` → calculate, optimal, promo, v2. */
+export function splitWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
 }
 
 /**
@@ -185,7 +166,6 @@ export function eligibleIdentifiers(text: string): ReadonlySet<string> {
 export class TextRewriter {
   private readonly map: ReadonlyMap<string, string>;
   private readonly keys: string[];
-  private anyKey: RegExp | undefined;
   private readonly owners: ReadonlyMap<string, ReadonlySet<string>>;
   readonly size: number;
 
@@ -197,6 +177,9 @@ export class TextRewriter {
     const entries = (map instanceof Map ? [...map.entries()] : Object.entries(map)).filter(([a, b]) => a !== b && a !== '');
     this.map = new Map(entries);
     this.keys = entries.map(([k]) => k);
+    const distinctive = this.keys.filter(isDistinctive);
+    this.anyKey = new KeyFinder(this.keys);
+    this.anyDistinctive = distinctive.length < this.keys.length ? new KeyFinder(distinctive) : null;
     this.size = entries.length;
     this.owners = owners ?? new Map();
   }
@@ -217,25 +200,18 @@ export class TextRewriter {
     return this.mayMention(text) ? tokenize(text, scope) : null;
   }
 
-  /** Characters × keys scanned with `includes` before this rewriter compiles its one expression. */
-  private scanned = 0;
+  /** Finds any key in a text; for texts without code, one over the distinctive keys only. */
+  private readonly anyKey: KeyFinder;
+  private readonly anyDistinctive: KeyFinder | null;
 
-  /** True when some key occurs in `text` as a substring. */
+  /**
+   * True when some key occurs in `text` as a substring — of those that could count there: a text
+   * without a backtick or a quote has no code span and no JSON key, so only distinctive keys can be
+   * tokens a rewrite touches (descriptions such as "The email." meet renames of plain parameter
+   * names in every state).
+   */
   private mayMention(text: string): boolean {
-    if (this.anyKey === undefined) {
-      // A rewriter of a pooled state meets thousands of texts: one regular expression over all
-      // keys scans each once (~5× faster than a loop of includes over ~20 keys). One that lives
-      // for a single record (per-record harnesses) meets a few dozen short texts, and compiling
-      // the expression would cost more than all its scans: until the loop of includes has done
-      // about as much work as compiling, it is used instead (the answer is the same).
-      const cost = (text.length + 16) * this.keys.length;
-      if (this.scanned + cost <= INCLUDES_BUDGET) {
-        this.scanned += cost;
-        for (const k of this.keys) if (text.includes(k)) return true;
-        return false;
-      }
-      this.anyKey = new RegExp(this.keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
-    }
+    if (this.anyDistinctive !== null && !text.includes('`') && !text.includes('"')) return this.anyDistinctive.test(text);
     return this.anyKey.test(text);
   }
 
@@ -332,6 +308,34 @@ export class TextRewriter {
       }
     }
     return out;
+  }
+}
+
+/** Whether a text holds one of some keys as a substring. */
+class KeyFinder {
+  private any: RegExp | undefined;
+  /** Characters × keys scanned with `includes` before this finder compiles its one expression. */
+  private scanned = 0;
+
+  constructor(private readonly keys: readonly string[]) {}
+
+  test(text: string): boolean {
+    if (this.keys.length === 0) return false;
+    if (this.any === undefined) {
+      // A rewriter of a pooled state meets thousands of texts: one regular expression over all
+      // keys scans each once (~5× faster than a loop of includes over ~20 keys). One that lives
+      // for a single record (per-record harnesses) meets a few dozen short texts, and compiling
+      // the expression would cost more than all its scans: until the loop of includes has done
+      // about as much work as compiling, it is used instead (the answer is the same).
+      const cost = (text.length + 16) * this.keys.length;
+      if (this.scanned + cost <= INCLUDES_BUDGET) {
+        this.scanned += cost;
+        for (const k of this.keys) if (text.includes(k)) return true;
+        return false;
+      }
+      this.any = new RegExp(this.keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+    }
+    return this.any.test(text);
   }
 }
 

@@ -1,7 +1,6 @@
 import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifiers.js';
-import { TextKeyedCache } from '../util/bounded-cache.js';
 import type { Rng } from './rng.js';
-import { synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
+import { LazyWordContext, synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
 
 export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;
 export type NameStyle = (typeof NAME_STYLES)[number];
@@ -45,7 +44,7 @@ export function proposeName(
 
 function candidate(
   style: NameStyle,
-  base: readonly string[],
+  base: string[],
   caseStyle: CaseStyle,
   current: CaseStyle,
   rules: NamingRules,
@@ -100,24 +99,9 @@ export function fillIdStyle(template: string, prefix: string, rng: Rng): string 
   });
 }
 
-/**
- * Contexts made so far, by name and texts: every state of a harness (and every harness with the
- * same tool) asks for the same ones, and a context's stems cost a regular expression and a stem per
- * word. Shared objects (never changed after they are made); bounded by total key length.
- */
-const contexts = new TextKeyedCache<WordContext>(1_000_000);
-
 /** The context that decides synonym senses for an element: its descriptions and its name's words. */
 export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {
-  let key = name;
-  // Lengths make the key unambiguous whatever the texts hold.
-  for (const t of texts) if (typeof t === 'string') key += `\u0000${t.length}:${t}`;
-  let ctx = contexts.get(key);
-  if (ctx === undefined) {
-    ctx = wordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
-    contexts.set(key, ctx);
-  }
-  return ctx;
+  return new LazyWordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
 }
 
 /**

@@ -168,6 +168,27 @@ export function wordContext(texts: readonly string[], words: readonly string[] =
   return { stems, text };
 }
 
+/**
+ * A context whose stems are worked out on first use: only a word with senses in the pack reads its
+ * context, and most names have none (a parameter's context holds every text of every tool that has it).
+ */
+export class LazyWordContext implements WordContext {
+  private made: WordContext | undefined;
+
+  constructor(
+    private readonly texts: readonly string[],
+    private readonly words: readonly string[] = [],
+  ) {}
+
+  get stems(): Set<string> {
+    return (this.made ??= wordContext(this.texts, this.words)).stems;
+  }
+
+  get text(): string {
+    return (this.made ??= wordContext(this.texts, this.words)).text;
+  }
+}
+
 /** A light, deterministic English stem: plural and verb endings off, so "flights" meets "flight". */
 export function stem(word: string): string {
   const w = word.toLowerCase();
@@ -219,25 +240,8 @@ export function chooseSense(entry: SynonymEntry, ctx: WordContext): SynonymSense
   return tie ? undefined : best;
 }
 
-/**
- * Answers of synonymsFor per context object (contexts are shared, see namingContext), for one
- * word-list object at a time: choosing a sense matches every cue of the word's senses.
- */
-const synonymMemo = new WeakMap<WordContext, { words: WordLists; byWord: Map<string, string[]> }>();
-
-/**
- * Words that may replace `word` in an identifier with this context (sense-neutral ones first). The
- * list may be shared between callers: never change it.
- */
+/** Words that may replace `word` in an identifier with this context (sense-neutral ones first). */
 export function synonymsFor(words: WordLists, word: string, ctx: WordContext = NO_CONTEXT): string[] {
-  let memo = synonymMemo.get(ctx);
-  if (memo?.words !== words) synonymMemo.set(ctx, (memo = { words, byWord: new Map() }));
-  let out = memo.byWord.get(word);
-  if (out === undefined) memo.byWord.set(word, (out = computeSynonyms(words, word, ctx)));
-  return out;
-}
-
-function computeSynonyms(words: WordLists, word: string, ctx: WordContext): string[] {
   const entry = words.synonyms.get(word);
   if (!entry) return [];
   const sense = entry.senses.length ? chooseSense(entry, ctx) : undefined;

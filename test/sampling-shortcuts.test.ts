@@ -7,7 +7,6 @@ import { composePlans, emptyPlan } from '../src/transform/plan.js';
 import { synonymsFor, wordContext } from '../src/transform/words.js';
 import { builtinTransforms } from '../transforms/index.js';
 import { builtinWords } from '../transforms/words/index.js';
-import { canonicalJson, canonicalJsonCached } from '../src/util/canonical-json.js';
 import { REPO } from './helpers/hsa.js';
 import { applyTransform } from './helpers/state.js';
 
@@ -69,22 +68,5 @@ describe('composePlans', () => {
     // A plan with identity entries (made by hand) is still composed the long way.
     const odd = { ...emptyPlan(), tools: { x: 'x', y: 'z' } };
     expect(composePlans(odd, emptyPlan()).tools).toEqual({ y: 'z' });
-  });
-});
-
-describe('canonical JSON with a cache of nested objects (state hashes)', () => {
-  it('gives the text canonicalJson gives, for shared and new objects alike', async () => {
-    const { harness } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));
-    const cache = new WeakMap<object, string>();
-    const schemas = harness!.tools.map((t) => t.parameters);
-    for (const s of schemas) expect(canonicalJsonCached(s, cache)).toBe(canonicalJson(s));
-    // New schemas around the same property schemas, keys renamed and reordered, a value changed.
-    for (const s of schemas) {
-      const props = (s.properties ?? {}) as Record<string, unknown>;
-      const renamed = { required: s.required, zz: 1, properties: Object.fromEntries(Object.entries(props).reverse().map(([k, v]) => [`x_${k}`, v])), type: 'object' };
-      expect(canonicalJsonCached(renamed, cache)).toBe(canonicalJson(renamed));
-      expect(canonicalJsonCached(renamed, cache)).toBe(canonicalJson(renamed));
-    }
-    expect(canonicalJsonCached({ a: [1, { b: undefined, c: null }], d: undefined }, cache)).toBe('{"a":[1,{"c":null}]}');
   });
 });

@@ -7,16 +7,7 @@ export function canonicalJson(value: unknown): string {
   return serialize(value) ?? 'null';
 }
 
-/**
- * canonicalJson with each object's text kept in `cache` (by object) and reused wherever the object
- * is met again, at any depth: for values whose objects are never changed once made and are shared
- * between values (states' tool schemas share the property schemas a transform left alone).
- */
-export function canonicalJsonCached(value: unknown, cache: WeakMap<object, string>): string {
-  return serialize(value, cache) ?? 'null';
-}
-
-function serialize(value: unknown, cache?: WeakMap<object, string>): string | undefined {
+function serialize(value: unknown): string | undefined {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'string':
@@ -26,24 +17,20 @@ function serialize(value: unknown, cache?: WeakMap<object, string>): string | un
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v) => serialize(v, cache) ?? 'null').join(',')}]`;
+      if (Array.isArray(value)) return `[${value.map((v) => serialize(v) ?? 'null').join(',')}]`;
       const toJSON = (value as { toJSON?: () => unknown }).toJSON;
-      if (typeof toJSON === 'function') return serialize(toJSON.call(value), cache);
+      if (typeof toJSON === 'function') return serialize(toJSON.call(value));
       const obj = value as Record<string, unknown>;
-      const hit = cache?.get(obj);
-      if (hit !== undefined) return hit;
       // The default sort compares UTF-16 code units, as codePointCompare does, without calling back
       // into JS; a state hash serialises tens of small schemas per state.
       const keys = Object.keys(obj);
       if (keys.length > 1) keys.sort();
       let out = '{';
       for (const key of keys) {
-        const v = serialize(obj[key], cache);
+        const v = serialize(obj[key]);
         if (v !== undefined) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${v}`;
       }
-      out += '}';
-      cache?.set(obj, out);
-      return out;
+      return `${out}}`;
     }
     default:
       return undefined;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadHarness } from '../src/harness/load.js';
 import type { Harness } from '../src/harness/types.js';
 import { namingContext } from '../src/transform/naming.js';
+import { TextRewriter } from '../src/transform/identifiers.js';
 import { composePlans, emptyPlan } from '../src/transform/plan.js';
 import { synonymsFor, wordContext } from '../src/transform/words.js';
 import { builtinTransforms } from '../transforms/index.js';
@@ -68,5 +69,21 @@ describe('composePlans', () => {
     // A plan with identity entries (made by hand) is still composed the long way.
     const odd = { ...emptyPlan(), tools: { x: 'x', y: 'z' } };
     expect(composePlans(odd, emptyPlan()).tools).toEqual({ y: 'z' });
+  });
+});
+
+describe('TextRewriter quick test on texts without code', () => {
+  it('rewrites what it rewrote before: distinctive names in prose, plain ones only in code and JSON keys', () => {
+    const r = new TextRewriter({ email: 'mail', order_id: 'orderRef' });
+    expect(r.rewrite('The email.')).toBe('The email.');
+    expect(r.rewrite('The email for order_id.')).toBe('The email for orderRef.');
+    expect(r.rewrite('Pass `email` and order_id.')).toBe('Pass `mail` and orderRef.');
+    expect(r.rewrite('{"email": "a", "note": "email"}')).toBe('{"mail": "a", "note": "email"}');
+    expect(r.mentions('Only the email here.')).toEqual([]);
+    expect(r.mentions('Send `email`.')).toEqual(['email']);
+    // Only plain keys: nothing outside code is touched, code still is.
+    const plain = new TextRewriter({ email: 'mail' });
+    expect(plain.rewrite('email email')).toBe('email email');
+    expect(plain.rewrite('`email`')).toBe('`mail`');
   });
 });

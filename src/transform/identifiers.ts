@@ -211,7 +211,8 @@ export class TextRewriter {
    * names in every state).
    */
   private mayMention(text: string): boolean {
-    if (this.anyDistinctive !== null && !text.includes('`') && !text.includes('"')) return this.anyDistinctive.test(text);
+    // Quotes first: JSON texts (tool results) have one near the start, and the test ends there.
+    if (this.anyDistinctive !== null && !text.includes('"') && !text.includes('`')) return this.anyDistinctive.test(text);
     return this.anyKey.test(text);
   }
 

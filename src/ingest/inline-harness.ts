@@ -3,16 +3,15 @@ import { normaliseTool } from '../harness/tools.js';
 import type { Harness, Section, Tool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
-import { canonicalJson } from '../util/canonical-json.js';
 import { compileSchema } from '../util/json-schema.js';
 import { quickCheck } from '../util/quick-schema.js';
 import { sha256 } from '../util/hash.js';
 
 /**
  * Per-record harnesses (`--harness` omitted, or `harness: inline`): a record's own `tools` and its
- * system message are its harness. Records with the same (tools, system text) share one derived
- * harness — and so its pooled states — whatever else differs; the same tool name may have
- * different schemas in different records, since each harness is separate.
+ * system message are its harness. Records with the same (tools as written, system text) share one
+ * derived harness — and so its pooled states — whatever else differs (see inlineHash); the same
+ * tool name may have different schemas in different records, since each harness is separate.
  *
  * The derived harness is named `inline`, its version is the first 12 hex digits of its hash; its one
  * prompt section (`system`) is the logged system message with surrounding blank space trimmed,
@@ -33,9 +32,16 @@ export interface InlineHarness {
   problems: Problem[];
 }
 
-/** The identity of a record's inline harness: its tools and its system text. */
+/**
+ * The identity of a record's inline harness: its tools as written (JSON key order included) and its
+ * system text. The harness is made from the record's own objects, and its tool list is what every
+ * variant shows, so records whose tools differ only in key order must not share one: the first
+ * such record would lend its key order to the others, and output would depend on which record a
+ * process (a worker, a shard, the cache after an eviction) met first. Plain JSON is also a third of
+ * the cost of canonical JSON on the per-record path.
+ */
 export function inlineHash(rec: Trajectory): string {
-  return sha256(canonicalJson({ tools: rec.tools ?? [], system: systemText(rec) }));
+  return sha256(JSON.stringify({ tools: rec.tools ?? [], system: systemText(rec) }));
 }
 
 /** Derive the inline harness of a record (pure: the same record content gives an equal harness). */

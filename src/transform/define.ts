@@ -52,6 +52,12 @@ export interface TransformDefinition<S extends z.ZodType = z.ZodType> {
   description: string;
   /** Options with defaults; every transform has `p`, the probability it applies to a variant. */
   options: S;
+  /**
+   * Optional: false when `apply` would return `null` for this state whatever its generator draws
+   * (no skills to rename, no hooks to reorder). The sampler then skips the transform without making
+   * its generator; each transform has a generator of its own, so the output is the same.
+   */
+  appliesTo?(state: Harness): boolean;
   /** A new state and its plan, or `null` when there is nothing to change in this state. */
   apply(state: Harness, ctx: TransformContext<z.output<S>>): TransformResult | null;
 }

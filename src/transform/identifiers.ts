@@ -190,7 +190,6 @@ export function eligibleIdentifiers(text: string): ReadonlySet<string> {
 export class TextRewriter {
   private readonly map: ReadonlyMap<string, string>;
   private readonly keys: string[];
-  private anyKey: RegExp | undefined;
   private readonly owners: ReadonlyMap<string, ReadonlySet<string>>;
   readonly size: number;
 
@@ -202,6 +201,9 @@ export class TextRewriter {
     const entries = (map instanceof Map ? [...map.entries()] : Object.entries(map)).filter(([a, b]) => a !== b && a !== '');
     this.map = new Map(entries);
     this.keys = entries.map(([k]) => k);
+    const distinctive = this.keys.filter(isDistinctive);
+    this.anyKey = new KeyFinder(this.keys);
+    this.anyDistinctive = distinctive.length < this.keys.length ? new KeyFinder(distinctive) : null;
     this.size = entries.length;
     this.owners = owners ?? new Map();
   }
@@ -222,25 +224,19 @@ export class TextRewriter {
     return this.mayMention(text) ? tokenize(text, scope) : null;
   }
 
-  /** Characters × keys scanned with `includes` before this rewriter compiles its one expression. */
-  private scanned = 0;
+  /** Finds any key in a text; for texts without code, one over the distinctive keys only. */
+  private readonly anyKey: KeyFinder;
+  private readonly anyDistinctive: KeyFinder | null;
 
-  /** True when some key occurs in `text` as a substring. */
+  /**
+   * True when some key occurs in `text` as a substring — of those that could count there: a text
+   * without a backtick or a quote has no code span and no JSON key, so only distinctive keys can be
+   * tokens a rewrite touches (descriptions such as "The email." meet renames of plain parameter
+   * names in every state).
+   */
   private mayMention(text: string): boolean {
-    if (this.anyKey === undefined) {
-      // A rewriter of a pooled state meets thousands of texts: one regular expression over all
-      // keys scans each once (~5× faster than a loop of includes over ~20 keys). One that lives
-      // for a single record (per-record harnesses) meets a few dozen short texts, and compiling
-      // the expression would cost more than all its scans: until the loop of includes has done
-      // about as much work as compiling, it is used instead (the answer is the same).
-      const cost = (text.length + 16) * this.keys.length;
-      if (this.scanned + cost <= INCLUDES_BUDGET) {
-        this.scanned += cost;
-        for (const k of this.keys) if (text.includes(k)) return true;
-        return false;
-      }
-      this.anyKey = new RegExp(this.keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
-    }
+    // Quotes first: JSON texts (tool results) have one near the start, and the test ends there.
+    if (this.anyDistinctive !== null && !text.includes('"') && !text.includes('`')) return this.anyDistinctive.test(text);
     return this.anyKey.test(text);
   }
 
@@ -340,6 +336,34 @@ export class TextRewriter {
       }
     }
     return out;
+  }
+}
+
+/** Whether a text holds one of some keys as a substring. */
+class KeyFinder {
+  private any: RegExp | undefined;
+  /** Characters × keys scanned with `includes` before this finder compiles its one expression. */
+  private scanned = 0;
+
+  constructor(private readonly keys: readonly string[]) {}
+
+  test(text: string): boolean {
+    if (this.keys.length === 0) return false;
+    if (this.any === undefined) {
+      // A rewriter of a pooled state meets thousands of texts: one regular expression over all
+      // keys scans each once (~5× faster than a loop of includes over ~20 keys). One that lives
+      // for a single record (per-record harnesses) meets a few dozen short texts, and compiling
+      // the expression would cost more than all its scans: until the loop of includes has done
+      // about as much work as compiling, it is used instead (the answer is the same).
+      const cost = (text.length + 16) * this.keys.length;
+      if (this.scanned + cost <= INCLUDES_BUDGET) {
+        this.scanned += cost;
+        for (const k of this.keys) if (text.includes(k)) return true;
+        return false;
+      }
+      this.any = new RegExp(this.keys.map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|'));
+    }
+    return this.any.test(text);
   }
 }
 

@@ -1,6 +1,6 @@
 import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifiers.js';
 import type { Rng } from './rng.js';
-import { synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
+import { LazyWordContext, synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
 
 export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;
 export type NameStyle = (typeof NAME_STYLES)[number];
@@ -101,7 +101,7 @@ export function fillIdStyle(template: string, prefix: string, rng: Rng): string 
 
 /** The context that decides synonym senses for an element: its descriptions and its name's words. */
 export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {
-  return wordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
+  return new LazyWordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
 }
 
 /**

@@ -80,6 +80,9 @@ function invertMap(m: IdMap): IdMap {
 
 /** `a` then `b`, as one plan. */
 export function composePlans(a: RewritePlan, b: RewritePlan): RewritePlan {
+  // Most transforms change only the state: then the result is `a` without its identity entries,
+  // which a composed plan (or an empty one) already is. Plans are never changed after they are made.
+  if (isIdentityPlan(b) && !hasIdentityEntries(a)) return a;
   const args: Record<string, ArgOp[]> = {};
   for (const [tool, ops] of Object.entries(a.args)) args[tool] = [...ops];
   const aInverse = invertMap(a.tools);
@@ -94,6 +97,12 @@ export function composePlans(a: RewritePlan, b: RewritePlan): RewritePlan {
     sections: composeMaps(a.sections, b.sections),
     args,
   };
+}
+
+function hasIdentityEntries(p: RewritePlan): boolean {
+  for (const m of [p.tools, p.skills, p.hooks, p.sections]) for (const k in m) if (m[k] === k) return true;
+  for (const k in p.args) if (p.args[k]!.length === 0) return true;
+  return false;
 }
 
 const inverses = new WeakMap<RewritePlan, RewritePlan>();

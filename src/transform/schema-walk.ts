@@ -33,7 +33,7 @@ export function renameSchemaProperties(schema: JsonSchema, paths: Record<string,
       const props: Record<string, unknown> = {};
       for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
         const path = prefix === '' ? name : `${prefix}.${name}`;
-        props[paths[path] ?? name] = sub && typeof sub === 'object' && !Array.isArray(sub) ? renameSchemaProperties(sub as JsonSchema, paths, path) : sub;
+        props[paths[path] ?? name] = sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, path) : sub;
       }
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) {
@@ -45,4 +45,14 @@ export function renameSchemaProperties(schema: JsonSchema, paths: Record<string,
     } else out[k] = v;
   }
   return out;
+}
+
+/**
+ * Whether a property schema can hold property names (its own or nested): one that cannot (a
+ * plain `{type, description}`, most of them) is kept as it is, shared with the source schema —
+ * schemas are replaced, never changed in place.
+ */
+function hasInnerNames(schema: object): boolean {
+  for (const k in schema) if (k === 'properties' || k === 'required' || k === 'items' || k === 'anyOf' || k === 'oneOf' || k === 'allOf') return true;
+  return false;
 }

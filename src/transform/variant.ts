@@ -129,6 +129,7 @@ export function sampleVariant(
   const recWords = wordsOf(record);
   const kept = keptNames(source, record);
   for (const t of transforms) {
+    if (t.def.appliesTo && !t.def.appliesTo(state)) continue;
     const rng = createRng(seed, sourceId, variantIndex, `${t.def.id}@${t.def.version}`);
     if (!rng.chance(t.options.p)) continue;
     const current = state;

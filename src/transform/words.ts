@@ -168,6 +168,27 @@ export function wordContext(texts: readonly string[], words: readonly string[] =
   return { stems, text };
 }
 
+/**
+ * A context whose stems are worked out on first use: only a word with senses in the pack reads its
+ * context, and most names have none (a parameter's context holds every text of every tool that has it).
+ */
+export class LazyWordContext implements WordContext {
+  private made: WordContext | undefined;
+
+  constructor(
+    private readonly texts: readonly string[],
+    private readonly words: readonly string[] = [],
+  ) {}
+
+  get stems(): Set<string> {
+    return (this.made ??= wordContext(this.texts, this.words)).stems;
+  }
+
+  get text(): string {
+    return (this.made ??= wordContext(this.texts, this.words)).text;
+  }
+}
+
 /** A light, deterministic English stem: plural and verb endings off, so "flights" meets "flight". */
 export function stem(word: string): string {
   const w = word.toLowerCase();

@@ -17,6 +17,7 @@ export default defineTransform({
     p: z.number().min(0).max(1).default(0.3).describe('probability that a variant moves hook feedback to another channel'),
     intensity: z.number().min(0).max(1).default(1).describe('share of eligible hooks whose channel is switched (at least one)'),
   }),
+  appliesTo: (state) => state.hooks.length > 0,
   apply(state, ctx) {
     const eligible = state.hooks
       .filter((h) => (h.event === 'stop' || h.event === 'pre_inference') && (h.channel === 'user' || h.channel === 'system'))

@@ -118,6 +118,7 @@ export default defineTransform({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles hook feedback'),
     intensity: z.number().min(0).max(1).default(0.7).describe('share of hooks whose feedback is restyled (at least one)'),
   }),
+  appliesTo: (state) => state.hooks.length > 0,
   apply(state, ctx) {
     const candidates = state.hooks.filter((h) => h.feedback.trim() !== '').map((h) => h.id);
     if (candidates.length === 0 || ctx.words.feedbackFrames.length === 0) return null;

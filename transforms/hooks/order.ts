@@ -12,6 +12,7 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant reorders hooks'),
   }),
+  appliesTo: (state) => state.hooks.length > 1,
   apply(state, ctx) {
     const byEvent = new Map<string, number[]>(); // event → positions in state.hooks
     state.hooks.forEach((h, i) => byEvent.set(h.event, [...(byEvent.get(h.event) ?? []), i]));

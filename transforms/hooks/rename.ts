@@ -58,6 +58,7 @@ export default defineTransform({
     intensity: z.number().min(0).max(1).default(0.5).describe('share of hooks renamed (at least one)'),
     styles: z.array(z.enum(HOOK_NAME_STYLES)).min(1).default([...HOOK_NAME_STYLES]).describe('naming styles to draw from'),
   }),
+  appliesTo: (state) => state.hooks.length > 0,
   apply(state, ctx) {
     const byId = new Map(state.hooks.map((h) => [h.id, h]));
     const map = renameSome(state.hooks.map((h) => h.id), ctx.options, HOOK_RULES, ctx, undefined, (id) => namingContext(id, byId.get(id)?.description, byId.get(id)?.feedback));

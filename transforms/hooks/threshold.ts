@@ -24,6 +24,7 @@ export default defineTransform({
       checks: z.array(z.enum(NUMERIC_CHECKS)).min(1).default([...NUMERIC_CHECKS]).describe('which kinds of threshold may change'),
     })
     .refine((o) => o.minFactor <= o.maxFactor, { message: 'minFactor must not be larger than maxFactor', path: ['minFactor'] }),
+  appliesTo: (state) => state.hooks.length > 0,
   apply(state, ctx) {
     const targets: { hook: number; check: number; type: NumericCheck }[] = [];
     state.hooks.forEach((h, hi) =>

@@ -173,6 +173,7 @@ export default defineTransform({
     maxHeadingLevel: z.number().int().min(1).max(6).default(3).describe('deepest level a body\'s top heading may move to (1 = "#")'),
     shuffle: z.number().min(0).max(1).default(0.5).describe('probability that each bullet list marked unordered (skills.unordered_lists or <!-- hsa:unordered -->) has its items shuffled'),
   }),
+  appliesTo: (state) => state.skills.length > 0,
   apply(state, ctx) {
     if (state.skills.length === 0) return null;
     const used = new Set<Marker>();

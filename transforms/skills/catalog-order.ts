@@ -12,6 +12,7 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant reorders the skill catalog'),
   }),
+  appliesTo: (state) => state.skills.length > 1,
   apply(state, ctx) {
     if (state.skills.length < 2) return null;
     const before = state.skills.map((s) => s.id);

@@ -20,6 +20,7 @@ export default defineTransform({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant rewords skill descriptions'),
     intensity: z.number().min(0).max(1).default(0.5).describe('share of skills whose description is reworded (at least one)'),
   }),
+  appliesTo: (state) => state.skills.length > 0,
   apply(state, ctx) {
     if (state.skills.length === 0) return null;
     const k = Math.max(1, Math.round(state.skills.length * ctx.options.intensity));

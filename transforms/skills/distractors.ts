@@ -16,6 +16,7 @@ export default defineTransform({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant adds distractor skills'),
     max: z.number().int().min(1).max(20).default(3).describe('most distractor skills added to one variant (at least one is added)'),
   }),
+  appliesTo: (state) => state.skills.length > 0,
   apply(state, ctx) {
     const pool = ctx.words.distractorSkills;
     // A harness without skills has no catalog to pad (and nothing to load skills with).

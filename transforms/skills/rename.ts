@@ -39,6 +39,7 @@ export default defineTransform({
     intensity: z.number().min(0).max(1).default(0.5).describe('share of skills renamed (at least one)'),
     styles: z.array(z.enum(SKILL_NAME_STYLES)).min(1).default([...SKILL_NAME_STYLES]).describe('naming styles to draw from'),
   }),
+  appliesTo: (state) => state.skills.some((s) => !s.distractor),
   apply(state, ctx) {
     // Distractors are never loaded: renaming them changes nothing a trajectory shows.
     const candidates = state.skills.filter((s) => !s.distractor).map((s) => s.id);

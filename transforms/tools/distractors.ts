@@ -27,8 +27,9 @@ export default defineTransform({
     if (free.length === 0) return null;
     const picked = ctx.rng.sample(free, 1 + ctx.rng.int(Math.min(ctx.options.max, free.length)));
     const out = cloneState(state);
+    // The pack's schema object is shared, not copied: schemas are replaced, never changed in place.
     for (const d of picked) {
-      const tool: Tool = { name: d.name, description: d.description, parameters: structuredClone(d.parameters), sourceName: d.name, sourceFormat: 'openai', distractor: true };
+      const tool: Tool = { name: d.name, description: d.description, parameters: d.parameters, sourceName: d.name, sourceFormat: 'openai', distractor: true };
       out.tools.splice(ctx.rng.int(out.tools.length + 1), 0, tool);
     }
     return { state: out, params: { added: picked.map((d) => d.name) } };

@@ -33,6 +33,8 @@ export default defineTransform({
 function shuffleSchema(schema: unknown, rng: Rng): unknown {
   if (Array.isArray(schema)) return schema.map((s) => shuffleSchema(s, rng));
   if (schema === null || typeof schema !== 'object') return schema;
+  // Nothing below to reorder (no draws either): kept as it is, shared — schemas are never changed in place.
+  if (isLeaf(schema as Record<string, unknown>)) return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'properties' && v && typeof v === 'object') {
@@ -43,4 +45,14 @@ function shuffleSchema(schema: unknown, rng: Rng): unknown {
     else out[k] = shuffleSchema(v, rng);
   }
   return out;
+}
+
+/** A schema without properties or a required list, and without nested schemas. */
+function isLeaf(o: Record<string, unknown>): boolean {
+  for (const k in o) {
+    if (k === 'properties' || k === 'required') return false;
+    const v = o[k];
+    if (v !== null && typeof v === 'object' && k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') return false;
+  }
+  return true;
 }

@@ -3,7 +3,7 @@ import { defineTransform } from '../../src/transform/define.js';
 import { splitWords } from '../../src/transform/identifiers.js';
 import { namingContext, proposeName, renameable } from '../../src/transform/naming.js';
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
-import { cloneState, renameInState, schemaPropertyNames } from '../../src/transform/state.js';
+import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 
 /**
@@ -22,19 +22,21 @@ export default defineTransform({
     styles: z.array(z.enum(['synonym', 'case', 'affix', 'opaque'])).min(1).default(['synonym', 'case', 'affix']).describe('naming styles to draw from'),
   }),
   apply(state, ctx) {
-    // Every property path per tool, and the sibling names at each path's level.
-    const perTool = new Map<string, { path: string; leaf: string; siblings: string[] }[]>();
+    // Every property path per tool, with its leaf name.
+    const perTool = new Map<string, { path: string; leaf: string }[]>();
     const names = new Set<string>();
     // Synonym senses of a parameter are read from its descriptions and its tools' names and descriptions.
     const contexts = new Map<string, string[]>();
     for (const t of state.tools) {
-      const list: { path: string; leaf: string; siblings: string[] }[] = [];
-      walkProperties(t.parameters, (path, prop, parent) => {
-        const leaf = path.split('.').pop()!;
-        const texts = contexts.get(leaf) ?? [];
-        texts.push(splitWords(t.name).join(' '), t.description, typeof prop.description === 'string' ? prop.description : '');
-        contexts.set(leaf, texts);
-        list.push({ path, leaf, siblings: Object.keys((parent.properties as Record<string, unknown>) ?? {}) });
+      const list: { path: string; leaf: string }[] = [];
+      const toolWords = splitWords(t.name).join(' ');
+      walkProperties(t.parameters, (path, prop) => {
+        const leaf = path.slice(path.lastIndexOf('.') + 1);
+        const texts = contexts.get(leaf);
+        const own = typeof prop.description === 'string' ? prop.description : '';
+        if (texts) texts.push(toolWords, t.description, own);
+        else contexts.set(leaf, [toolWords, t.description, own]);
+        list.push({ path, leaf });
         names.add(leaf);
       });
       perTool.set(t.name, list);
@@ -68,8 +70,8 @@ export default defineTransform({
       const tool = state.tools.find((t) => t.name === current);
       if (tool) for (const p of schemaPropertyNames(tool.parameters)) if (map[p] !== undefined) (owners[p] ??= []).push(source);
     }
-    const renamed = renameInState(state, { text: map, owners });
-    const out = cloneState(renamed);
+    // renameInState returns a fresh copy: its tools may be edited here.
+    const out = renameInState(state, { text: map, owners });
     for (const tool of out.tools) {
       const paths: IdMap = {};
       for (const { path, leaf } of perTool.get(tool.name) ?? []) if (map[leaf] !== undefined) paths[path] = map[leaf]!;

@@ -83,6 +83,8 @@ function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boo
   const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   switch (style) {
     case 'enum-oneof': {
+      // Copied only when something will change (most schemas have neither form).
+      if (!someProp(schema, (p) => Array.isArray(p.enum) || Array.isArray(p.oneOf))) return null;
       const s = structuredClone(schema);
       let toOneOf = false;
       let toEnum = false;
@@ -102,6 +104,7 @@ function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boo
       return { schema: s, done: toOneOf && toEnum ? 'enum-oneof-both-ways' : toOneOf ? 'enum-to-oneof' : 'oneof-to-enum' };
     }
     case 'nullable': {
+      if (!someProp(schema, (p) => Array.isArray(p.type) || Array.isArray(p.anyOf))) return null;
       const s = structuredClone(schema);
       let toAnyOf = false;
       let toList = false;
@@ -162,6 +165,15 @@ function visitProps(schema: Record<string, unknown>, f: (p: Record<string, unkno
     visitProps(p, f);
     if (p.items && typeof p.items === 'object') visitProps(p.items as Record<string, unknown>, f);
   }
+}
+
+/** True when `test` holds for some property schema that visitProps would visit. */
+function someProp(schema: Record<string, unknown>, test: (p: Record<string, unknown>) => boolean): boolean {
+  let found = false;
+  visitProps(schema, (p) => {
+    if (!found && test(p)) found = true;
+  });
+  return found;
 }
 
 function isOnly(b: unknown, key: string, value: unknown): boolean {

@@ -23,6 +23,11 @@ export function isDistinctive(name: string): boolean {
   return /[_\-0-9]/.test(name) || /[a-z][A-Z]/.test(name);
 }
 
+/** A name found in prose too: a distinctive one, or a namespaced one (`plants.find`, see pushCompounds). */
+function countsInProse(name: string): boolean {
+  return isDistinctive(name) || /[.:/]/.test(name);
+}
+
 /** Split an identifier into lower-case words: `calculateOptimal_promo-v2` → calculate, optimal, promo, v2. */
 export function splitWords(name: string): string[] {
   return name
@@ -201,7 +206,7 @@ export class TextRewriter {
     const entries = (map instanceof Map ? [...map.entries()] : Object.entries(map)).filter(([a, b]) => a !== b && a !== '');
     this.map = new Map(entries);
     this.keys = entries.map(([k]) => k);
-    const distinctive = this.keys.filter(isDistinctive);
+    const distinctive = this.keys.filter(countsInProse);
     this.anyKey = new KeyFinder(this.keys);
     this.anyDistinctive = distinctive.length < this.keys.length ? new KeyFinder(distinctive) : null;
     this.size = entries.length;
@@ -312,7 +317,7 @@ export class TextRewriter {
     for (let i = 0; i < t.words.length; i++) {
       const word = t.words[i]!;
       if (!this.map.has(word)) continue;
-      if (isDistinctive(word) || /[.:/]/.test(word)) {
+      if (countsInProse(word)) {
         out.push(i);
         continue;
       }

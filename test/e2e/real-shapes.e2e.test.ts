@@ -243,7 +243,11 @@ describe('leaderboard-style records: dotted OpenAI tool names, Python type names
   it('the checker is not blind to a dotted name put back into prose', () => {
     const part = path.join(dir, 'out-0', 'sft/part-00000.jsonl');
     const lines = readFileSync(part, 'utf8').trim().split('\n');
-    const k = lines.findIndex((l) => l.startsWith('{"id":"s-') && /"freight_quote":"/.test(l));
+    // A variant whose tools.rename renamed freight.quote (by its OpenAI-safe name).
+    const k = lines.findIndex((l) => {
+      const r = JSON.parse(l) as { id: string; meta: { transforms: { id: string; params: { renamed?: Record<string, string> } }[] } };
+      return r.id.startsWith('s-') && r.meta.transforms.find((t) => t.id === 'tools.rename')?.params.renamed?.freight_quote !== undefined;
+    });
     expect(k).toBeGreaterThanOrEqual(0);
     const rec = JSON.parse(lines[k]!) as { messages: { role: string; content: string }[] };
     rec.messages[0]!.content += ' Always freight.quote first.';

@@ -29,11 +29,12 @@
 //        --regen           regenerate data even when the params match
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_SEED, ensureHarness, ensureInput, sizeFromArgs } from './bench-gen.mjs';
+import { firstLines } from './bench/bench-io.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = path.join(ROOT, 'bench-data');
@@ -132,27 +133,6 @@ function gitDescribe() {
 }
 
 const SLICE_RECORDS = 500;
-
-/** The first `n` non-blank lines of a file, read in chunks (the input may be larger than a string can hold). */
-function readFirstLines(file, n) {
-  const fd = openSync(file, 'r');
-  const buf = Buffer.allocUnsafe(1 << 22);
-  const lines = [];
-  let rest = '';
-  try {
-    while (lines.length < n) {
-      const got = readSync(fd, buf, 0, buf.length, null);
-      if (got === 0) break;
-      const parts = (rest + buf.toString('utf8', 0, got)).split('\n');
-      rest = parts.pop();
-      for (const l of parts) if (l.trim() !== '' && lines.length < n) lines.push(l);
-    }
-  } finally {
-    closeSync(fd);
-  }
-  if (lines.length < n && rest.trim() !== '') lines.push(rest);
-  return lines;
-}
 
 const rssMB = (r) => (r.usage ? r.usage.maxRSS_kb / 1024 : null);
 const cpuS = (r) => (r.usage ? (r.usage.user_us + r.usage.system_us) / 1e6 : null);
@@ -273,7 +253,7 @@ const augW2 = aug.ok ? await measureAugment(mainFile, gen.bytes, path.join(DATA,
 if (augW2 && !augW2.ok) errors.push(augW2.error);
 // For information: a harness state sampled per record and variant (--state-pool 0), on a slice.
 const sliceFile = path.join(DATA, 'input-slice.jsonl');
-const sliceLines = readFirstLines(mainFile, SLICE_RECORDS);
+const sliceLines = firstLines(mainFile, SLICE_RECORDS);
 writeFileSync(sliceFile, `${sliceLines.join('\n')}\n`);
 const perRecord = await measureAugment(sliceFile, Buffer.byteLength(sliceLines.join('\n')) + 1, path.join(DATA, 'out-per-record'), 'augment-per-record', ['--state-pool', '0']);
 if (!perRecord.ok) errors.push(perRecord.error);

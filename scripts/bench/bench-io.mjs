@@ -6,6 +6,25 @@ import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 
 const IN_CHUNK = 4 << 20;
 
+/** The first `n` non-blank lines of `file`, read in chunks (the input may be larger than a string can hold). */
+export function firstLines(file, n) {
+  const fd = openSync(file, 'r');
+  const buf = Buffer.allocUnsafe(1 << 22);
+  const lines = [];
+  let rest = '';
+  try {
+    for (let got; lines.length < n && (got = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+      const parts = (rest + buf.toString('utf8', 0, got)).split('\n');
+      rest = parts.pop();
+      for (const l of parts) if (l.trim() !== '' && lines.length < n) lines.push(l);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  if (lines.length < n && rest.trim() !== '') lines.push(rest);
+  return lines;
+}
+
 /** Calls `handle(line)` for every non-empty line of `file`, in order; returns the bytes read. */
 export function forEachLine(file, handle) {
   const fin = openSync(file, 'r');

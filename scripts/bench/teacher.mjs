@@ -14,10 +14,11 @@
 // the file-system and GC threads. This module is therefore also preloaded into hsa, where it
 // samples its main thread's CPU (/proc/self/task/<pid>/stat, Linux) every 50 ms.
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isMainThread } from 'node:worker_threads';
+import { firstLines } from './bench-io.mjs';
 import { startLatencyServer } from './latency-server.mjs';
 
 const TIMELINE_ENV = 'HSA_BENCH_TEACHER_TIMELINE';
@@ -66,25 +67,6 @@ const DATA = path.join(ROOT, 'bench-data');
 const PRELOAD = pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href;
 export const TEACHER_TARGET = 256;
 const VARIANTS = 2;
-
-/** The first `n` non-blank lines of `file`, read in chunks (the input may be larger than a string). */
-function firstLines(file, n) {
-  const fd = openSync(file, 'r');
-  const buf = Buffer.allocUnsafe(1 << 22);
-  const lines = [];
-  let rest = '';
-  try {
-    for (let got; lines.length < n && (got = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
-      const parts = (rest + buf.toString('utf8', 0, got)).split('\n');
-      rest = parts.pop();
-      for (const l of parts) if (l.trim() !== '' && lines.length < n) lines.push(l);
-    }
-    if (lines.length < n && rest.trim() !== '') lines.push(rest);
-  } finally {
-    closeSync(fd);
-  }
-  return lines;
-}
 
 /** `node [--cpu-prof] --import rss-preload bin/hsa …args` in ROOT; resolves with code, wall time, CPU and stderr. */
 function runHsa(args, { cpuProf, timeline, data } = {}) {

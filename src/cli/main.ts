@@ -72,19 +72,22 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
   program
     .command('preview')
     .description('print K augmented variants of one record with their rewrite plans and check results')
-    .argument('<harness>', 'harness folder (with harness.yaml) or a single harness YAML file')
+    .argument('[harness]', 'harness folder (with harness.yaml) or a single harness YAML file; omitted: the config\'s harness, else the record\'s own tools and system message (inline)')
     .requiredOption('-t, --trajectories <file>', 'trajectory JSONL file holding the record')
     .requiredOption('--id <id>', 'id of the record to preview')
-    .option('-c, --config <file>', 'take transforms, their options, words and seed from this hsa.yaml')
+    .option('-c, --config <file>', 'take the harness, transforms, their options, words, seed, system_prompt and split from this hsa.yaml')
     .option('--seed <seed>', 'run seed (default: the config\'s, else 0)')
     .option('-k, --variants <k>', 'number of variants', parseCount, 3)
     .option('--transforms <ids...>', 'only these transforms (comma or space separated), with their defaults')
     .option('--probability <p>', 'override the probability of every selected transform', parseFloat)
     .option('--state-pool <n>', 'shared harness states, as hsa augment (default: the config\'s state_pool, else 64; 0: a state per variant)', parseCount)
+    .addOption(systemPromptOption())
+    .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs, as hsa augment')
+    .option('--split <split>', 'train or eval name pools, as hsa augment')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print JSON on stdout')
-    .action(async (harness: string, o: Omit<PreviewOptions, 'harness'>) => {
-      setCode(await (await import('./preview.js')).previewCommand({ harness, ...o }, io));
+    .action(async (harness: string | undefined, o: Omit<PreviewOptions, 'harness'>) => {
+      setCode(await (await import('./preview.js')).previewCommand({ ...(harness ? { harness } : {}), ...o }, io));
     });
 
   program

@@ -54,7 +54,9 @@ function readHarness(dir) {
 }
 
 // ---- names ----
-const DISTINCTIVE = /[_\-0-9.:/]|[a-z][A-Z]/;
+// A name written with spaces or other characters no identifier has (`Get Weather`) counts in prose
+// too, unless it is only lower-case words (`get weather`: plain words, looked for in code only).
+const DISTINCTIVE = { test: (n) => /[_\-0-9.:/]|[a-z][A-Z]/.test(n) || (/[^A-Za-z0-9_-]/.test(n) && /[^a-z ]/.test(n)) };
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A name as a whole token: not inside a longer identifier (`core-x` does not hold `x`... but it is not `x`).
 // A namespaced name (`plants.find`) is not found at the start of a longer one (`plants.find.v2`).

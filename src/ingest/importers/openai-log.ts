@@ -7,7 +7,8 @@ import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, reco
  * `body`, as Batch files and Helicone-style logs do). The conversation is the request's messages
  * plus the response's first choice. Keys outside the Chat Completions message shape (`annotations`,
  * `audio`, a tool message's `name`) are dropped; legacy `function_call` / `functions` / role
- * `function` are turned into tool calls with ids `<record id>:c<k>`. A bare `{messages, tools}`
+ * `function` are turned into tool calls with ids `<record id>:c<k>`. A tool result logged as the
+ * tool's JSON value (an object or array, not text) is written as JSON text. A bare `{messages, tools}`
  * record (no response) — a Chat Completions conversation, or an hsa trajectory whose `context`
  * and `harness` are kept — is normalised the same way (tools get `description` and `parameters`,
  * lose `strict`). The record id is the line's `id`, `custom_id` or
@@ -57,7 +58,7 @@ function message(m: unknown, path: string, calls: CallTracker): Message {
     const by = role === 'tool' ? { id: typeof m.tool_call_id === 'string' ? m.tool_call_id : '' } : { name: typeof m.name === 'string' ? m.name : '' };
     if (role === 'tool' && by.id === '') throw new ConvertError(`${path}.tool_call_id`, 'missing');
     const call = calls.answer(path, by);
-    return { role: 'tool', tool_call_id: call.id, content: content(m.content ?? '', `${path}.content`) };
+    return { role: 'tool', tool_call_id: call.id, content: toolContent(m.content ?? '', `${path}.content`) };
   }
   calls.close();
   const name = typeof m.name === 'string' && m.name !== '' ? { name: m.name } : {};
@@ -87,6 +88,17 @@ function message(m: unknown, path: string, calls: CallTracker): Message {
   if (typeof m.reasoning_content === 'string') out.reasoning_content = m.reasoning_content;
   if (typeof m.refusal === 'string') out.refusal = m.refusal;
   return out;
+}
+
+/**
+ * A tool result as logs hold it: text (a string or text parts), or the tool's JSON value itself (an
+ * object, array, number or boolean, as some loggers and example sets store results), which is what
+ * the model reads as JSON text: written as JSON.
+ */
+function toolContent(v: unknown, path: string): string | { type: 'text'; text: string }[] {
+  const textParts = Array.isArray(v) && v.length > 0 && v.every((p) => isObj(p) && p.type === 'text');
+  if (typeof v === 'string' || textParts) return content(v, path);
+  return JSON.stringify(v);
 }
 
 function content(v: unknown, path: string): string | { type: 'text'; text: string }[] {

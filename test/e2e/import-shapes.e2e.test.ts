@@ -1,0 +1,55 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO, runHsaAsync } from '../helpers/hsa.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+
+/**
+ * Shapes of logs met in the second real-data audit, reproduced by records written for this project
+ * (fixtures/import/shapes, an observatory desk). Each is imported, validated and augmented by the
+ * real binary; the tests read the bytes written and run the independent checker on them.
+ */
+
+const CHECKER = path.join(REPO, 'scripts/audit/check-output.mjs');
+
+afterAll(() => removeTempDirs());
+
+type Msg = { role: string; content: unknown; tool_call_id?: string; tool_calls?: { function: { name: string; arguments: string } }[] };
+const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+
+async function importAugmentCheck(from: string, fixture: string, dir: string): Promise<{ imported: string; out: string }> {
+  const imported = path.join(dir, 'imported.jsonl');
+  const i = await runHsaAsync(['import', '--from', from, fixture, '-o', imported]);
+  expect(i.code, i.stderr).toBe(0);
+  const v = await runHsaAsync(['validate', '-t', imported]);
+  expect(v.code, v.stdout + v.stderr).toBe(0);
+  const out = path.join(dir, 'out');
+  const a = await runHsaAsync(['augment', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+  expect(a.code, a.stderr).toBe(0);
+  expect((JSON.parse(a.stdout) as { totals: { variants_rejected: number } }).totals.variants_rejected).toBe(0);
+  const c = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', imported, '--json'], { encoding: 'utf8' });
+  expect((JSON.parse(c.stdout) as { failures: unknown }).failures).toEqual({});
+  expect(c.status).toBe(0);
+  return { imported, out };
+}
+
+describe('openai-log: tool results logged as the tool\'s JSON value', () => {
+  const fixture = path.join(REPO, 'fixtures/import/shapes/openai-object-results.jsonl');
+
+  it('an object, array, number or null result becomes its JSON text (null: empty), arguments given as an object too', async () => {
+    const { imported, out } = await importAugmentCheck('openai-log', fixture, tempDir('hsa-shapes-openai-'));
+    const recs = readJsonl<{ id: string; messages: Msg[] }>(imported);
+    const results = (id: string) => recs.find((r) => r.id === id)!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(results('obj-results')).toEqual(['["Paranal","La Silla"]', '{"site":"Paranal","cloud_cover":0,"seeing_arcsec":0.6,"note":"dry \\"El Niño\\" year"}', '35']);
+    expect(results('pair-obj')).toEqual(['{"site":"Mauna Kea","cloud_cover":10,"seeing_arcsec":0.4,"ok":true,"windows":[{"from":"22:00","to":"01:00"}]}']);
+    expect(results('null-result')).toEqual(['']);
+    const calls = recs.find((r) => r.id === 'obj-results')!.messages.flatMap((m) => m.tool_calls ?? []);
+    expect(calls[0]!.function).toEqual({ name: 'list_sites', arguments: '{"region":"Atacama"}' });
+    // The variants show the model the same result text.
+    const sft = readJsonl<{ meta: { source_id: string }; messages: Msg[] }>(path.join(out, 'sft/part-00000.jsonl'));
+    for (const r of sft.filter((x) => x.meta.source_id === 'obj-results')) {
+      expect(r.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual(results('obj-results'));
+    }
+  }, 60_000);
+});

@@ -53,3 +53,23 @@ describe('openai-log: tool results logged as the tool\'s JSON value', () => {
     }
   }, 60_000);
 });
+
+describe('openai-log: Mistral-style tools and provider tools', () => {
+  const fixture = path.join(REPO, 'fixtures/import/shapes/openai-mistral-tools.jsonl');
+
+  it('a tool written {"function": {...}} without "type" is a function tool; a provider tool is refused saying what it is', async () => {
+    const dir = tempDir('hsa-shapes-mistral-');
+    const out = path.join(dir, 'imported.jsonl');
+    const i = await runHsaAsync(['import', '--from', 'openai-log', fixture, '-o', out, '--on-error', 'skip']);
+    expect(i.code, i.stderr).toBe(0);
+    expect(i.stderr).toContain('openai-mistral-tools.jsonl:3: request.tools.0.type: "openrouter:advisor" is a server tool, not a function tool; only function tools can be imported');
+    const recs = readJsonl<{ id: string; tools: { type: string; function: { name: string; parameters: unknown } }[]; messages: Msg[] }>(out);
+    // The first line is the same conversation, continued by the second: superseded.
+    expect(recs.map((r) => r.id)).toEqual(['mistral-2']);
+    expect(recs[0]!.tools).toEqual([{ type: 'function', function: { name: 'get_sky_report', description: 'Cloud cover at a site.', parameters: { type: 'object', properties: { site: { type: 'string' } }, required: ['site'], additionalProperties: false } } }]);
+    const rejects = readJsonl<{ line: number; problems: { path: string }[] }>(path.join(dir, 'imported.rejects.jsonl'));
+    expect(rejects.map((r) => [r.line, r.problems[0]!.path])).toEqual([[3, 'request.tools.0.type']]);
+    const v = await runHsaAsync(['validate', '-t', out]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+  });
+});

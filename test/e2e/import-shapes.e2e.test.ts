@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO, runHsaAsync } from '../helpers/hsa.js';
@@ -71,5 +71,32 @@ describe('openai-log: Mistral-style tools and provider tools', () => {
     expect(rejects.map((r) => [r.line, r.problems[0]!.path])).toEqual([[3, 'request.tools.0.type']]);
     const v = await runHsaAsync(['validate', '-t', out]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
+  });
+});
+
+describe('openai-log: SDK dumps of replies and reasoning parts', () => {
+  const fixture = path.join(REPO, 'fixtures/import/shapes/openai-sdk-dumps.jsonl');
+
+  it('an empty legacy function_call is no call; thinking parts become reasoning_content, in order', async () => {
+    const { imported, out } = await importAugmentCheck('openai-log', fixture, tempDir('hsa-shapes-dumps-'));
+    const recs = readJsonl<{ id: string; messages: (Msg & { reasoning_content?: string })[] }>(imported);
+    const dump = recs.find((r) => r.id === 'sdk-dump')!.messages.at(-1)!;
+    expect(dump).toEqual({ role: 'assistant', content: '{"site": "Kitt Peak"}' });
+    const [first, last] = recs.find((r) => r.id === 'thinking-parts')!.messages.filter((m) => m.role === 'assistant');
+    expect(first).toMatchObject({ content: '', reasoning_content: 'I should look at the sky report.' });
+    expect(first!.tool_calls).toHaveLength(1);
+    expect(last).toEqual({ role: 'assistant', content: [{ type: 'text', text: 'Yes, clear skies.' }], reasoning_content: 'Zero cloud.\n\nSay it plainly.' });
+    const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8');
+    expect(sft).toContain('Zero cloud.\\n\\nSay it plainly.');
+  }, 60_000);
+
+  it('a part that is not text beside thinking parts is refused at its own index', async () => {
+    const dir = tempDir('hsa-shapes-dumps-bad-');
+    const bad = path.join(dir, 'bad.jsonl');
+    const rec = { id: 'img', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }, { type: 'image_url', image_url: { url: 'data:' } }] }] };
+    writeFileSync(bad, JSON.stringify(rec) + '\n');
+    const i = await runHsaAsync(['import', '--from', 'openai-log', bad, '-o', path.join(dir, 'o.jsonl')]);
+    expect(i.code).toBe(1);
+    expect(i.stderr).toContain('bad.jsonl:1: messages.1.content.1: "image_url" parts cannot be imported (only text)');
   });
 });

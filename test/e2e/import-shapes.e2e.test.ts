@@ -100,3 +100,20 @@ describe('openai-log: SDK dumps of replies and reasoning parts', () => {
     expect(i.stderr).toContain('bad.jsonl:1: messages.1.content.1: "image_url" parts cannot be imported (only text)');
   });
 });
+
+describe('anthropic: consecutive assistant messages are one turn, as the Messages API joins them', () => {
+  const fixture = path.join(REPO, 'fixtures/import/shapes/anthropic-split-turns.jsonl');
+
+  it('a turn logged in two pieces keeps both calls open for the results that follow; a response continues a prefill', async () => {
+    const { imported } = await importAugmentCheck('anthropic', fixture, tempDir('hsa-shapes-anthropic-'));
+    const recs = readJsonl<{ id: string; messages: Msg[] }>(imported);
+    const split = recs.find((r) => r.id === 'split-turn')!.messages;
+    expect(split.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant']);
+    expect(split[2]).toMatchObject({ content: 'Looking up sites.' });
+    expect(split[2]!.tool_calls!.map((c) => c.function.name)).toEqual(['list_sites', 'get_sky_report']);
+    expect(split.slice(3, 5).map((m) => m.tool_call_id)).toEqual(['toolu_a', 'toolu_b']);
+    const prefill = recs.find((r) => r.id === 'prefill')!.messages;
+    expect(prefill.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
+    expect(prefill[2]!.content).toEqual([{ type: 'text', text: '{"answer": ' }, { type: 'text', text: '"checking"}' }]);
+  }, 60_000);
+});

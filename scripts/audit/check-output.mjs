@@ -229,7 +229,7 @@ function main() {
       const loaderAnswers = answersOf(r.messages, loaderTool);
       const texts = []; // [where, text, isSkillBody]
       r.messages.forEach((m, i) => {
-        if (m.role === 'system' || m.name === 'harness:preamble') texts.push([`messages.${i}(system)`, contentText(m.content), false]);
+        if (m.role === 'system' || m.role === 'developer' || m.name === 'harness:preamble') texts.push([`messages.${i}(${m.role === 'developer' ? 'developer' : 'system'})`, contentText(m.content), false]);
         else if (m.role === 'assistant') texts.push([`messages.${i}(assistant)`, contentText(m.content), false]);
         else if (m.name && /^hook:/.test(m.name)) texts.push([`messages.${i}(feedback)`, contentText(m.content), false]);
         else if (m.role === 'tool' && loaderAnswers.has(i)) texts.push([`messages.${i}(skill body)`, contentText(m.content), true]);

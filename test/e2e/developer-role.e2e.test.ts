@@ -1,0 +1,70 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO, runHsaAsync } from '../helpers/hsa.js';
+import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+
+/**
+ * OpenAI's `developer` role (reasoning models' logs put the instructions there, first or later),
+ * naming the tools (fixtures/ingest/developer-role). Its mentions follow the renames, as the
+ * assistant's do; before, it was passed through as written, and every variant that renamed a tool
+ * it names was rejected by the leak check (31 of 64).
+ */
+
+const FIXTURE = path.join(REPO, 'fixtures/ingest/developer-role/records.jsonl');
+const CHECKER = path.join(REPO, 'scripts/audit/check-output.mjs');
+
+afterAll(() => removeTempDirs());
+
+type Out = { meta: { transforms: { id: string; params?: { renamed?: Record<string, string> } }[] }; messages: { role: string; content: string | null }[] };
+const checker = (out: string) => {
+  const r = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', FIXTURE, '--json'], { encoding: 'utf8' });
+  return { code: r.status, failures: (JSON.parse(r.stdout) as { failures: Record<string, { examples: string[] }> }).failures };
+};
+
+describe('developer messages', () => {
+  const dir = tempDir('hsa-developer-');
+  const out = path.join(dir, 'out');
+
+  it('every variant is written; developer text names the tools by their new names', async () => {
+    const a = await runHsaAsync(['augment', '-t', FIXTURE, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+    expect(a.code, a.stderr).toBe(0);
+    expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals).toMatchObject({ valid_records: 8, variants_written: 64, variants_rejected: 0 });
+    const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Out);
+    let renamed = 0;
+    for (const r of sft) {
+      const map = r.meta.transforms.find((t) => t.id === 'tools.rename')?.params?.renamed ?? {};
+      const dev = r.messages.filter((m) => m.role === 'developer').map((m) => m.content!).join('\n');
+      for (const [old, now] of Object.entries(map)) {
+        if (old !== 'get_sky_report' && old !== 'book_dome_time') continue;
+        renamed++;
+        expect(dev).not.toMatch(new RegExp(`\\b${old}\\b`));
+        if (old === 'book_dome_time' || dev.includes('before')) expect(dev).toContain(now);
+      }
+    }
+    expect(renamed).toBeGreaterThan(0);
+    const c = checker(out);
+    expect(c.failures).toEqual({});
+    expect(c.code).toBe(0);
+  }, 60_000);
+
+  it('the checker reads developer messages: an old name put back is a leak', () => {
+    const part = path.join(out, 'sft/part-00000.jsonl');
+    const lines = readFileSync(part, 'utf8').trim().split('\n');
+    const k = lines.findIndex((l) => (JSON.parse(l) as Out).meta.transforms.some((t) => t.id === 'tools.rename' && t.params?.renamed?.book_dome_time !== undefined));
+    expect(k).toBeGreaterThanOrEqual(0);
+    const rec = JSON.parse(lines[k]!) as Out;
+    const now = rec.meta.transforms.find((t) => t.id === 'tools.rename')!.params!.renamed!.book_dome_time!;
+    const dev = rec.messages.find((m) => m.role === 'developer')!;
+    dev.content = dev.content!.replaceAll(now, 'book_dome_time');
+    lines[k] = JSON.stringify(rec);
+    const copy = path.join(dir, 'tampered');
+    mkdirSync(path.join(copy, 'sft'), { recursive: true });
+    writeFileSync(path.join(copy, 'manifest.json'), readFileSync(path.join(out, 'manifest.json')));
+    writeFileSync(path.join(copy, 'sft/part-00000.jsonl'), lines.join('\n') + '\n');
+    const c = checker(copy);
+    expect(c.code).toBe(1);
+    expect(c.failures.b_leak?.examples.join('\n')).toContain('(developer)');
+  });
+});

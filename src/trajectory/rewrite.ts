@@ -50,9 +50,10 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       out.push({ ...m, role, name: `${toPrefix}${newId}`, content: refeed(textOf(m.content), fromHook, toHook, text) });
       return;
     }
-    // OpenAI's instruction role (first, as reasoning models' logs have it, or later) is read like a
-    // system prompt: its mentions follow the renames, as the assistant's do (the leak check reads it).
-    if (m.role === 'developer') {
+    // OpenAI's instruction role (first, as reasoning models' logs have it, or later), and a later
+    // system message that is not hook feedback, are read like a system prompt: their mentions follow
+    // the renames, as the assistant's do (the leak check reads them).
+    if (m.role === 'developer' || m.role === 'system') {
       out.push({ ...m, content: rw(m.content) });
       return;
     }

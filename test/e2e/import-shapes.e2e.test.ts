@@ -101,7 +101,7 @@ describe('openai-log: SDK dumps of replies and reasoning parts', () => {
   });
 });
 
-describe('anthropic: consecutive assistant messages are one turn, as the Messages API joins them', () => {
+describe('anthropic: consecutive assistant messages are one turn, as the Messages API joins them; system text between turns', () => {
   const fixture = path.join(REPO, 'fixtures/import/shapes/anthropic-split-turns.jsonl');
 
   it('a turn logged in two pieces keeps both calls open for the results that follow; a response continues a prefill', async () => {
@@ -115,5 +115,9 @@ describe('anthropic: consecutive assistant messages are one turn, as the Message
     const prefill = recs.find((r) => r.id === 'prefill')!.messages;
     expect(prefill.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
     expect(prefill[2]!.content).toEqual([{ type: 'text', text: '{"answer": ' }, { type: 'text', text: '"checking"}' }]);
+    // System text between turns is a later system message.
+    const between = recs.find((r) => r.id === 'system-between')!.messages;
+    expect(between.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'system', 'user', 'assistant']);
+    expect(between[4]!.content).toBe('From now on use `list_sites` before any sky report.');
   }, 60_000);
 });

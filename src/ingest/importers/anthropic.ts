@@ -10,7 +10,8 @@ type Part = { type: 'text'; text: string };
  * `input_schema`; message content is a string or blocks: `text`, `tool_use` (→ a tool call with
  * its id), `tool_result` (→ one `tool` message each, in order; text blocks of the same user
  * message follow as a user message), `thinking` (→ `reasoning_content`); consecutive assistant
- * messages are one turn, as the API joins them. Several text blocks stay
+ * messages are one turn, as the API joins them; a `system` message between turns (text blocks) is
+ * a later system message. Several text blocks stay
  * several text parts. `is_error` results are listed in `meta.tool_result_errors`; redacted thinking
  * is counted in `meta.redacted_thinking`. Images and documents cannot be imported.
  */
@@ -45,7 +46,15 @@ export default defineImporter({
     let turn: { texts: Part[]; toolCalls: ToolCall[]; thinking: string[] } | null = null;
     for (const { m, path } of convo) {
       if (!isObj(m)) throw new ConvertError(path, 'a message must be an object');
-      if (m.role !== 'user' && m.role !== 'assistant') throw new ConvertError(`${path}.role`, m.role === undefined ? 'missing' : `must be user or assistant, not "${String(m.role)}"`);
+      if (m.role === 'system') {
+        // The API (beta) takes system text between turns: a later system message, as OpenAI logs have.
+        const parts = textBlocks(m.content, `${path}.content`);
+        calls.close();
+        turn = null;
+        messages.push({ role: 'system', content: parts.length === 1 ? parts[0]!.text : parts });
+        continue;
+      }
+      if (m.role !== 'user' && m.role !== 'assistant') throw new ConvertError(`${path}.role`, m.role === undefined ? 'missing' : `must be user, assistant or system, not "${String(m.role)}"`);
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
       if (!Array.isArray(blocks)) throw new ConvertError(`${path}.content`, m.content === undefined ? 'missing' : 'must be a string or a list of blocks');
       if (m.role === 'assistant') {

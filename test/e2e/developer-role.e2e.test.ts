@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runChecker, tamperedCopy } from '../helpers/audit.js';
 import { REPO, runHsaAsync } from '../helpers/hsa.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
@@ -14,15 +14,11 @@ import { removeTempDirs, tempDir } from '../helpers/tmp.js';
  */
 
 const FIXTURE = path.join(REPO, 'fixtures/ingest/developer-role/records.jsonl');
-const CHECKER = path.join(REPO, 'scripts/audit/check-output.mjs');
 
 afterAll(() => removeTempDirs());
 
 type Out = { meta: { transforms: { id: string; params?: { renamed?: Record<string, string> } }[] }; messages: { role: string; content: string | null }[] };
-const checker = (out: string) => {
-  const r = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', FIXTURE, '--json'], { encoding: 'utf8' });
-  return { code: r.status, failures: (JSON.parse(r.stdout) as { failures: Record<string, { examples: string[] }> }).failures };
-};
+const checker = (out: string) => runChecker(out, [FIXTURE]);
 
 describe('developer messages and later system messages', () => {
   const dir = tempDir('hsa-developer-');
@@ -59,11 +55,7 @@ describe('developer messages and later system messages', () => {
     const now = rec.meta.transforms.find((t) => t.id === 'tools.rename')!.params!.renamed!.book_dome_time!;
     const dev = rec.messages.find((m) => m.role === 'developer')!;
     dev.content = dev.content!.replaceAll(now, 'book_dome_time');
-    lines[k] = JSON.stringify(rec);
-    const copy = path.join(dir, 'tampered');
-    mkdirSync(path.join(copy, 'sft'), { recursive: true });
-    writeFileSync(path.join(copy, 'manifest.json'), readFileSync(path.join(out, 'manifest.json')));
-    writeFileSync(path.join(copy, 'sft/part-00000.jsonl'), lines.join('\n') + '\n');
+    const copy = tamperedCopy(out, path.join(dir, 'tampered'), k, JSON.stringify(rec));
     const c = checker(copy);
     expect(c.code).toBe(1);
     expect(c.failures.b_leak?.examples.join('\n')).toContain('(developer)');

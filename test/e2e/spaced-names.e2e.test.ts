@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runChecker, tamperedCopy } from '../helpers/audit.js';
 import { REPO, runHsaAsync } from '../helpers/hsa.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
@@ -15,7 +15,6 @@ import { removeTempDirs, tempDir } from '../helpers/tmp.js';
  */
 
 const FIXTURE = path.join(REPO, 'fixtures/ingest/spaced-names/records.jsonl');
-const CHECKER = path.join(REPO, 'scripts/audit/check-output.mjs');
 
 afterAll(() => removeTempDirs());
 
@@ -27,10 +26,7 @@ interface Out {
   meta: { source_id: string; transforms: { id: string; params?: { renamed?: Record<string, string> } }[] };
 }
 
-function checker(out: string): { code: number; failures: Record<string, { count: number; examples: string[] }> } {
-  const r = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', FIXTURE, '--json'], { encoding: 'utf8' });
-  return { code: r.status ?? -1, failures: (JSON.parse(r.stdout) as { failures: Record<string, { count: number; examples: string[] }> }).failures };
-}
+const checker = (out: string) => runChecker(out, [FIXTURE]);
 
 const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
 const renamed = (r: Out) => r.meta.transforms.find((t) => t.id === 'tools.rename')?.params?.renamed ?? {};
@@ -113,11 +109,7 @@ describe('tool names with spaces and other characters OpenAI refuses', () => {
     const now = renamed(rec).Get_Weather!;
     const m = rec.messages.find((x) => x.role === 'assistant' && (x.content ?? '').includes(`${now} says`))!;
     m.content = m.content!.replace(`${now} says`, 'Get Weather says');
-    const copy = path.join(dir, 'tampered');
-    mkdirSync(path.join(copy, 'sft'), { recursive: true });
-    writeFileSync(path.join(copy, 'manifest.json'), readFileSync(path.join(out, 'manifest.json')));
-    lines[k] = JSON.stringify(rec);
-    writeFileSync(path.join(copy, 'sft/part-00000.jsonl'), lines.join('\n') + '\n');
+    const copy = tamperedCopy(out, path.join(dir, 'tampered'), k, JSON.stringify(rec));
     const c = checker(copy);
     expect(c.code).toBe(1);
     expect(c.failures.b_leak?.examples.join('\n')).toContain('"Get Weather"');

@@ -426,7 +426,7 @@ describe('all problems at once', () => {
     const dir = await harnessDir({
       'harness.yaml': 'name: three\nversion: "1"\nprompt:\n  pinned: [missing_section]\n',
       'prompt/role.md': '# Role',
-      'tools/bad.json': JSON.stringify(openAiTool('bad name')),
+      'tools/bad.json': JSON.stringify(openAiTool('bad name!')),
       'skills/greet/SKILL.md': '---\nname: greeting\ndescription: Hi.\n---\n',
     });
     const r = await loadHarness(dir);

@@ -33,11 +33,12 @@ describe('tool names and type names as published tool sets write them', () => {
     expect(jsonSchemaTypes({ type: 'object', properties: { type: { type: 'string' } } })).toEqual({ type: 'object', properties: { type: { type: 'string' } } });
   });
 
-  it('maps a namespaced OpenAI tool name to an OpenAI-safe one and keeps the source name; refuses other names', () => {
+  it('maps a namespaced or spaced OpenAI tool name to an OpenAI-safe one and keeps the source name; refuses other names', () => {
     const ok = normaliseTool({ type: 'function', function: { name: 'math.factorial', parameters: { type: 'dict', properties: { n: { type: 'int' } } } } });
     expect(ok).toMatchObject({ tool: { name: 'math_factorial', sourceName: 'math.factorial', sourceFormat: 'openai', parameters: { type: 'object', properties: { n: { type: 'integer' } } } } });
-    const bad = normaliseTool({ type: 'function', function: { name: 'math factorial', parameters: { type: 'object' } } });
-    expect(bad).toMatchObject({ issues: [{ path: ['function', 'name'], message: expect.stringMatching(/^"math factorial" is not a valid OpenAI tool name/) }] });
-    expect('issues' in normaliseTool({ type: 'function', function: { name: 'a..b', parameters: { type: 'object' } } })).toBe(true);
+    expect(normaliseTool({ type: 'function', function: { name: 'Get Prices (v2)', parameters: { type: 'object' } } })).toMatchObject({ tool: { name: 'Get_Prices__v2_', sourceName: 'Get Prices (v2)' } });
+    const bad = normaliseTool({ type: 'function', function: { name: 'math factorial!', parameters: { type: 'object' } } });
+    expect(bad).toMatchObject({ issues: [{ path: ['function', 'name'], message: expect.stringMatching(/^"math factorial!" is not a usable tool name/) }] });
+    for (const name of [' lead space', 'trail space ', 'say "hi"', '天气 查询', '( )']) expect('issues' in normaliseTool({ type: 'function', function: { name, parameters: { type: 'object' } } }), name).toBe(true);
   });
 });

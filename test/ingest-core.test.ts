@@ -181,9 +181,9 @@ describe('inline harnesses', () => {
   });
 
   it('tools that cannot make a harness are errors naming the record\'s field', () => {
-    const rec = { id: 'x', tools: [{ type: 'function', function: { name: 'a b', parameters: {} } }], messages: [{ role: 'user', content: 'x' }] } as unknown as Trajectory;
+    const rec = { id: 'x', tools: [{ type: 'function', function: { name: 'a b!', parameters: {} } }], messages: [{ role: 'user', content: 'x' }] } as unknown as Trajectory;
     const r = deriveInlineHarness(rec, { file: 'f.jsonl', line: 7 });
     expect(r.harness).toBeUndefined();
-    expect(r.problems.map((p) => `${p.file}:${p.line}: ${p.id}: ${p.path}: ${p.message}`)).toEqual([expect.stringMatching(/^f\.jsonl:7: x: tools\.0\.function\.name: "a b" is not a valid OpenAI tool name/)]);
+    expect(r.problems.map((p) => `${p.file}:${p.line}: ${p.id}: ${p.path}: ${p.message}`)).toEqual([expect.stringMatching(/^f\.jsonl:7: x: tools\.0\.function\.name: "a b!" is not a usable tool name/)]);
   });
 });

@@ -12,10 +12,10 @@ describe('TextRewriter', () => {
   });
   it('finds keys wherever they stand, whatever characters the keys hold', () => {
     const t = new TextRewriter({ 'a.b': 'x', 'c+d': 'y', e_f: 'g_h', 'i-j': 'k-l' });
-    // Keys that cannot be whole identifier tokens are never rewritten, and do not confuse the
-    // others; the quick test that a text may mention a key must not miss any. A namespaced name
-    // (`a.b`, parts joined by . : /) is a token of its own.
-    expect(t.rewrite('a.b c+d e_f i-j aXb ccd')).toBe('x c+d g_h k-l aXb ccd');
+    // Keys that cannot be whole identifier tokens (a tool name written `c+d`) are found as a whole
+    // and do not confuse the others; the quick test that a text may mention a key must not miss
+    // any. A namespaced name (`a.b`, parts joined by . : /) is a token of its own.
+    expect(t.rewrite('a.b c+d e_f i-j aXb ccd c+dd')).toBe('x y g_h k-l aXb ccd c+dd');
     expect(t.mentions('see `e_f` and i-j')).toEqual(['e_f', 'i-j']);
     expect(t.rewrite('nothing here')).toBe('nothing here');
   });

@@ -54,7 +54,9 @@ function readHarness(dir) {
 }
 
 // ---- names ----
-const DISTINCTIVE = /[_\-0-9.:/]|[a-z][A-Z]/;
+// A name written with spaces or other characters no identifier has (`Get Weather`) counts in prose
+// too, unless it is only lower-case words (`get weather`: plain words, looked for in code only).
+const DISTINCTIVE = { test: (n) => /[_\-0-9.:/]|[a-z][A-Z]/.test(n) || (/[^A-Za-z0-9_-]/.test(n) && /[^a-z ]/.test(n)) };
 const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A name as a whole token: not inside a longer identifier (`core-x` does not hold `x`... but it is not `x`).
 // A namespaced name (`plants.find`) is not found at the start of a longer one (`plants.find.v2`).
@@ -227,7 +229,7 @@ function main() {
       const loaderAnswers = answersOf(r.messages, loaderTool);
       const texts = []; // [where, text, isSkillBody]
       r.messages.forEach((m, i) => {
-        if (m.role === 'system' || m.name === 'harness:preamble') texts.push([`messages.${i}(system)`, contentText(m.content), false]);
+        if (m.role === 'system' || m.role === 'developer' || m.name === 'harness:preamble') texts.push([`messages.${i}(${m.role === 'developer' ? 'developer' : 'system'})`, contentText(m.content), false]);
         else if (m.role === 'assistant') texts.push([`messages.${i}(assistant)`, contentText(m.content), false]);
         else if (m.name && /^hook:/.test(m.name)) texts.push([`messages.${i}(feedback)`, contentText(m.content), false]);
         else if (m.role === 'tool' && loaderAnswers.has(i)) texts.push([`messages.${i}(skill body)`, contentText(m.content), true]);

@@ -493,6 +493,11 @@ function jsonSyntaxError(text: string): { message: string; line?: number } | und
   }
 }
 
+/**
+ * CRLF line ends (files saved on Windows) read as `\n`. A lone carriage return is text, not a line
+ * end: logged prompts carry them inside lines (API descriptions pasted from web pages), and a
+ * prompt file written from such a log must render it back byte for byte.
+ */
 function normaliseNewlines(s: string): string {
-  return s.replace(/\r\n?/g, '\n');
+  return s.replace(/\r\n/g, '\n');
 }

@@ -50,11 +50,12 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
     const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
     if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
     const f = parsed.data.function;
-    if (!OPENAI_TOOL_NAME.test(f.name) && !NAMESPACED_NAME.test(f.name)) {
-      return { issues: [{ path: ['function', 'name'], message: `"${f.name}" is not a valid OpenAI tool name (^[a-zA-Z0-9_-]{1,64}$, or such names joined by . : /)` }] };
+    if (!OPENAI_TOOL_NAME.test(f.name) && !NAMESPACED_NAME.test(f.name) && !WRITTEN_NAME.test(f.name)) {
+      return { issues: [{ path: ['function', 'name'], message: `"${f.name}" is not a usable tool name (^[a-zA-Z0-9_-]{1,64}$ as OpenAI accepts, or letters, digits and the characters space _ - . : / ( ) ' & , + as published sets write names, no space at either end)` }] };
     }
-    // Published function-calling sets name tools with dots (`math.factorial`), as MCP does: the
-    // tool gets the same OpenAI-safe name an MCP tool would, and calls under the logged name follow it.
+    // Published function-calling sets name tools with dots (`math.factorial`), as MCP does, or with
+    // spaces (`Get Weather`, API-Bank/ToolACE style): the tool gets the same OpenAI-safe name an MCP
+    // tool would, and calls under the logged name follow it.
     return {
       tool: {
         name: openAiSafeName(f.name),
@@ -108,6 +109,14 @@ export function openAiSafeName(name: string): string {
 
 /** A namespaced tool name (`math.factorial`, `github:search`): OpenAI-name parts joined by `.`, `:` or `/`. */
 const NAMESPACED_NAME = /^[A-Za-z0-9_-]+(?:[.:/][A-Za-z0-9_-]+)*$/;
+
+/**
+ * A tool name as public function-calling sets write it for people (`Get Weather`, `Get Prices (v2)`,
+ * `Player's Stats`): letters, digits and ` _-.:/()'&,+`, with a letter or digit, no space at either
+ * end. Other characters (quotes, `!`, non-ASCII letters) are still refused: a JSON string or code
+ * span could not hold the name, or its OpenAI-safe name would be mostly `_`.
+ */
+const WRITTEN_NAME = /^(?=.*[A-Za-z0-9])[\w\-.:/()'&,+](?:[\w \-.:/()'&,+]*[\w\-.:/()'&,+])?$/;
 
 /**
  * Type names that are not JSON Schema's but that published tool sets write in their schemas (the

@@ -96,9 +96,14 @@ export function parseJsonish(text: string): unknown {
  */
 export function openAiToolOf(v: unknown, path: string): OpenAiTool {
   if (!isObj(v)) throw new ConvertError(path, 'a tool must be an object');
-  const f = v.type === 'function' && isObj(v.function) ? v.function : v;
+  // Mistral's API takes `{"function": {…}}` without the `type` (function is the default).
+  const f = (v.type === 'function' || (v.type === undefined && v.name === undefined)) && isObj(v.function) ? v.function : v;
   const fp = f === v ? path : `${path}.function`;
   const name = f.name;
+  // A provider's own tool (`{"type": "openrouter:advisor", "parameters": {…}}`) has no name: say what it is.
+  if (name === undefined && f === v && typeof v.type === 'string' && v.type !== 'function' && v.type !== 'custom') {
+    throw new ConvertError(`${path}.type`, `"${v.type}" is a server tool, not a function tool; only function tools can be imported`);
+  }
   if (typeof name !== 'string' || name === '') throw new ConvertError(`${fp}.name`, name === undefined ? 'missing' : 'must be a non-empty string');
   if (f.description !== undefined && f.description !== null && typeof f.description !== 'string') throw new ConvertError(`${fp}.description`, 'must be a string');
   const params = f.parameters ?? f.input_schema ?? f.inputSchema;

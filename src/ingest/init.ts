@@ -279,7 +279,7 @@ function harnessName(out: string): string {
 function checkRenderable(system: string, note: (p: Omit<Problem, 'severity'>, s?: Problem['severity']) => void, at: Loc): void {
   const where = { file: at.file, line: at.line, path: 'messages.0.content' };
   if (system !== system.trim()) note({ ...where, message: 'the most common system message starts or ends with blank space, which rendered sections (trimmed) may not reproduce' }, 'error');
-  if (system.includes('\r')) note({ ...where, message: 'the most common system message has carriage returns; prompt files are read with \\n line ends' }, 'error');
+  if (system.includes('\r\n')) note({ ...where, message: 'the most common system message has CRLF line ends; prompt files are read with \\n line ends' }, 'error');
   if (hasSlotsSafe(system)) note({ ...where, message: 'the most common system message has {{…}} text, which a prompt section reads as a template slot' }, 'error');
 }
 

@@ -64,9 +64,8 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
 
   rec.messages.forEach((m, i) => {
     const mp = `messages.${i}`;
-    if (m.role === 'system' && i > 0 && !(m.name?.startsWith(prefix))) {
-      add(`${mp}.role`, 'a system message after the first is only allowed as hook feedback (name "' + prefix + '<hook id>")');
-    }
+    // A later system message that is not hook feedback is the record's own instruction text (OpenAI
+    // logs carry them: "the following tools are now available"); the rewrite follows renames in it.
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix)) {
       const hookId = m.name.slice(prefix.length);
       if (!hooks.has(hookId)) add(`${mp}.name`, `hook feedback names hook "${hookId}", which does not exist`);

@@ -50,6 +50,13 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       out.push({ ...m, role, name: `${toPrefix}${newId}`, content: refeed(textOf(m.content), fromHook, toHook, text) });
       return;
     }
+    // OpenAI's instruction role (first, as reasoning models' logs have it, or later), and a later
+    // system message that is not hook feedback, are read like a system prompt: their mentions follow
+    // the renames, as the assistant's do (the leak check reads them).
+    if (m.role === 'developer' || m.role === 'system') {
+      out.push({ ...m, content: rw(m.content) });
+      return;
+    }
     if (m.role === 'assistant') {
       const next: Message = { ...m };
       if (m.content !== null) next.content = rw(m.content);

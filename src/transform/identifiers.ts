@@ -23,9 +23,13 @@ export function isDistinctive(name: string): boolean {
   return /[_\-0-9]/.test(name) || /[a-z][A-Z]/.test(name);
 }
 
-/** A name found in prose too: a distinctive one, or a namespaced one (`plants.find`, see pushCompounds). */
+/**
+ * A name found in prose too: a distinctive one, a namespaced one (`plants.find`, see pushCompounds),
+ * or one that is no identifier token and not only lower-case words (`Get Weather`, `Get Prices (v2)`;
+ * `get weather` is plain words, found only in code).
+ */
 function countsInProse(name: string): boolean {
-  return isDistinctive(name) || /[.:/]/.test(name);
+  return isDistinctive(name) || /[.:/]/.test(name) || (!TOKEN_NAME.test(name) && /[^a-z ]/.test(name));
 }
 
 /** Split an identifier into lower-case words: `calculateOptimal_promo-v2` → calculate, optimal, promo, v2. */
@@ -211,6 +215,50 @@ export class TextRewriter {
     this.anyDistinctive = distinctive.length < this.keys.length ? new KeyFinder(distinctive) : null;
     this.size = entries.length;
     this.owners = owners ?? new Map();
+    const literal = this.keys.filter((k) => !TOKEN_NAME.test(k));
+    this.literal = literal.length === 0 ? null : literalFinder(literal);
+  }
+
+  /**
+   * Keys that no identifier token can be (a tool named `Get Weather` or `Get Prices (v2)`, as
+   * public function-calling sets name them), found under the rules of the other keys: one that
+   * counts in prose wherever it stands as a whole (not inside a longer identifier); one of plain
+   * lower-case words only as a whole string in code — a code span, a JSON key, a `"name"` value, a
+   * `"required"` item (in a text about other things, a skill body: a code span only). Null for the
+   * usual rewriter, which then does no more work than before such names were accepted.
+   */
+  private readonly literal: RegExp | null;
+
+  /** Where literal keys stand in `text` (inner string positions, in order). */
+  private literalHits(text: string, spansOnly: boolean): readonly LiteralHit[] {
+    if (this.literal === null) return NO_HITS;
+    const out: LiteralHit[] = [];
+    for (const m of text.matchAll(this.literal)) {
+      const k = m.findIndex((g, i) => i > 0 && g !== undefined);
+      if (spansOnly && k > 2) continue;
+      const key = m[k]!;
+      const start = k === 1 ? m.index : m.index + 1;
+      out.push({ start, end: start + key.length, key });
+    }
+    return out;
+  }
+
+  /** `text` with the token edits at `hits` (increasing token indices) and the literal edits `lit`, in one pass. */
+  private splice(text: string, t: Tokenized, hits: readonly number[], lit: readonly LiteralHit[]): string {
+    let out = '';
+    let last = 0;
+    let li = 0;
+    const take = (start: number, end: number, key: string) => {
+      if (start < last) return;
+      out += text.slice(last, start) + this.map.get(key)!;
+      last = end;
+    };
+    for (const i of hits) {
+      while (li < lit.length && lit[li]!.start <= t.starts[i]!) take(lit[li]!.start, lit[li]!.end, lit[li++]!.key);
+      take(t.starts[i]!, t.ends[i]!, t.words[i]!);
+    }
+    while (li < lit.length) take(lit[li]!.start, lit[li]!.end, lit[li++]!.key);
+    return out + text.slice(last);
   }
 
   private touches(t: Tokenized): boolean {
@@ -250,6 +298,8 @@ export class TextRewriter {
     if (this.size === 0) return text;
     const t = this.tokens(text, scope);
     if (t === null) return text;
+    const lit = this.literalHits(text, false);
+    if (lit.length > 0) return this.splice(text, t, t.words.flatMap((w, i) => (this.map.has(w) ? [i] : [])), lit);
     if (!this.touches(t)) return text;
     let out = '';
     let last = 0;
@@ -268,7 +318,10 @@ export class TextRewriter {
   mentions(text: string, scope: TextScope = 'state'): string[] {
     if (this.size === 0) return [];
     const t = this.tokens(text, scope);
-    if (t === null || !this.touches(t)) return [];
+    if (t === null) return [];
+    const lit = this.literalHits(text, false);
+    if (lit.length > 0) return this.keys.filter((k) => t.eligible.has(k) || lit.some((h) => h.key === k)).sort();
+    if (!this.touches(t)) return [];
     return this.keys.filter((k) => t.eligible.has(k)).sort();
   }
 
@@ -280,7 +333,10 @@ export class TextRewriter {
   rewriteReferences(text: string, scope: TextScope = 'state'): string {
     if (this.size === 0) return text;
     const t = this.tokens(text, scope);
-    if (t === null || !this.touches(t)) return text;
+    if (t === null) return text;
+    const lit = this.literalHits(text, true);
+    if (lit.length > 0) return this.splice(text, t, this.referenceTokens(text, t), lit);
+    if (!this.touches(t)) return text;
     let out = '';
     let last = 0;
     for (const i of this.referenceTokens(text, t)) {
@@ -295,9 +351,11 @@ export class TextRewriter {
   referenceMentions(text: string, scope: TextScope = 'state'): string[] {
     if (this.size === 0) return [];
     const t = this.tokens(text, scope);
-    if (t === null || !this.touches(t)) return [];
-    const found = new Set<string>();
-    for (const i of this.referenceTokens(text, t)) found.add(t.words[i]!);
+    if (t === null) return [];
+    const lit = this.literalHits(text, true);
+    if (lit.length === 0 && !this.touches(t)) return [];
+    const found = new Set<string>(lit.map((h) => h.key));
+    if (this.touches(t)) for (const i of this.referenceTokens(text, t)) found.add(t.words[i]!);
     return [...found].sort();
   }
 
@@ -342,6 +400,29 @@ export class TextRewriter {
     }
     return out;
   }
+}
+
+/** A name an identifier token can be: OpenAI-name characters, parts joined by `.`, `:` or `/`. */
+const TOKEN_NAME = /^[A-Za-z0-9_-]+(?:[.:/][A-Za-z0-9_-]+)*$/;
+
+interface LiteralHit {
+  start: number;
+  end: number;
+  key: string;
+}
+const NO_HITS: readonly LiteralHit[] = [];
+
+/**
+ * One expression finding literal keys (longest first; see TextRewriter.literal): group 1 a key that
+ * counts in prose, standing as a whole; for the others, group 2 a code span (`` `get weather` ``,
+ * `` `get weather(city)` ``) and groups 3–5 the JSON places SPANS names: a key, a `"name"` value, a
+ * `"required"` item, bounded by the quotes.
+ */
+function literalFinder(keys: readonly string[]): RegExp {
+  const alt = (ks: string[]) => ks.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|') || '(?!)';
+  const prose = alt(keys.filter(countsInProse));
+  const plain = alt(keys.filter((k) => !countsInProse(k)));
+  return new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)(${prose})(?![A-Za-z0-9_]|-[A-Za-z0-9])|\`(${plain})(?=[\`(])|"(${plain})"(?=\\s*:)|(?<="name"\\s*:\\s*)"(${plain})"|(?<="required"\\s*:\\s*\\[[^\\][{}]*)"(${plain})"`, 'g');
 }
 
 /** Whether a text holds one of some keys as a substring. */

@@ -105,6 +105,8 @@ function keptNames(source: Harness, rec: Trajectory | undefined): ReadonlySet<st
   const kept = new Set<string>();
   for (const text of layout.outer) for (const name of eligibleIdentifiers(text)) kept.add(name);
   for (const t of source.tools) if (t.sourceName !== t.name && kept.has(t.sourceName)) kept.add(t.name);
+  // A source name that is no identifier token (`Get Weather`) is never among them: looked for as written.
+  for (const t of source.tools) if (t.sourceName !== t.name && !kept.has(t.name) && /[^\w.:/-]/.test(t.sourceName) && layout.outer.some((x) => x.includes(t.sourceName))) kept.add(t.name);
   return kept;
 }
 

@@ -9,7 +9,9 @@ type Part = { type: 'text'; text: string };
  * response). `system` is a string or text blocks; `tools` have `name`, `description`,
  * `input_schema`; message content is a string or blocks: `text`, `tool_use` (→ a tool call with
  * its id), `tool_result` (→ one `tool` message each, in order; text blocks of the same user
- * message follow as a user message), `thinking` (→ `reasoning_content`). Several text blocks stay
+ * message follow as a user message), `thinking` (→ `reasoning_content`); consecutive assistant
+ * messages are one turn, as the API joins them; a `system` message between turns (text blocks) is
+ * a later system message. Several text blocks stay
  * several text parts. `is_error` results are listed in `meta.tool_result_errors`; redacted thinking
  * is counted in `meta.redacted_thinking`. Images and documents cannot be imported.
  */
@@ -38,16 +40,29 @@ export default defineImporter({
       messages.push({ role: 'system', content: parts.length === 1 ? parts[0]!.text : parts });
     }
     const calls = new CallTracker(id);
+    // The Messages API joins consecutive messages of one role into one turn (an agent framework
+    // logs an assistant turn in pieces; a response continues a prefilled assistant message): so
+    // does the import, or the results of the first piece's calls would find them closed.
+    let turn: { texts: Part[]; toolCalls: ToolCall[]; thinking: string[] } | null = null;
     for (const { m, path } of convo) {
       if (!isObj(m)) throw new ConvertError(path, 'a message must be an object');
-      if (m.role !== 'user' && m.role !== 'assistant') throw new ConvertError(`${path}.role`, m.role === undefined ? 'missing' : `must be user or assistant, not "${String(m.role)}"`);
+      if (m.role === 'system') {
+        // The API (beta) takes system text between turns: a later system message, as OpenAI logs have.
+        const parts = textBlocks(m.content, `${path}.content`);
+        calls.close();
+        turn = null;
+        messages.push({ role: 'system', content: parts.length === 1 ? parts[0]!.text : parts });
+        continue;
+      }
+      if (m.role !== 'user' && m.role !== 'assistant') throw new ConvertError(`${path}.role`, m.role === undefined ? 'missing' : `must be user, assistant or system, not "${String(m.role)}"`);
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
       if (!Array.isArray(blocks)) throw new ConvertError(`${path}.content`, m.content === undefined ? 'missing' : 'must be a string or a list of blocks');
       if (m.role === 'assistant') {
-        calls.close();
-        const texts: Part[] = [];
-        const toolCalls: ToolCall[] = [];
-        const thinking: string[] = [];
+        const joined = turn !== null;
+        if (!joined) calls.close();
+        else messages.pop();
+        turn ??= { texts: [], toolCalls: [], thinking: [] };
+        const { texts, toolCalls, thinking } = turn;
         blocks.forEach((b, k) => {
           const bp = `${path}.content.${k}`;
           if (!isObj(b)) throw new ConvertError(bp, 'a block must be an object');
@@ -68,6 +83,7 @@ export default defineImporter({
         messages.push(msg);
         continue;
       }
+      turn = null;
       let texts: Part[] = [];
       const flush = () => {
         if (texts.length === 0) return;

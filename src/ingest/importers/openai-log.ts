@@ -7,7 +7,8 @@ import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, reco
  * `body`, as Batch files and Helicone-style logs do). The conversation is the request's messages
  * plus the response's first choice. Keys outside the Chat Completions message shape (`annotations`,
  * `audio`, a tool message's `name`) are dropped; legacy `function_call` / `functions` / role
- * `function` are turned into tool calls with ids `<record id>:c<k>`. A bare `{messages, tools}`
+ * `function` are turned into tool calls with ids `<record id>:c<k>`. A tool result logged as the
+ * tool's JSON value (an object or array, not text) is written as JSON text. A bare `{messages, tools}`
  * record (no response) — a Chat Completions conversation, or an hsa trajectory whose `context`
  * and `harness` are kept — is normalised the same way (tools get `description` and `parameters`,
  * lose `strict`). The record id is the line's `id`, `custom_id` or
@@ -57,7 +58,7 @@ function message(m: unknown, path: string, calls: CallTracker): Message {
     const by = role === 'tool' ? { id: typeof m.tool_call_id === 'string' ? m.tool_call_id : '' } : { name: typeof m.name === 'string' ? m.name : '' };
     if (role === 'tool' && by.id === '') throw new ConvertError(`${path}.tool_call_id`, 'missing');
     const call = calls.answer(path, by);
-    return { role: 'tool', tool_call_id: call.id, content: content(m.content ?? '', `${path}.content`) };
+    return { role: 'tool', tool_call_id: call.id, content: toolContent(m.content ?? '', `${path}.content`) };
   }
   calls.close();
   const name = typeof m.name === 'string' && m.name !== '' ? { name: m.name } : {};
@@ -76,26 +77,67 @@ function message(m: unknown, path: string, calls: CallTracker): Message {
       toolCalls.push(calls.call(fname, argumentsString(c.function.arguments, `${cp}.function.arguments`), typeof c.id === 'string' && c.id !== '' ? c.id : undefined));
     });
   } else if (m.tool_calls !== undefined && m.tool_calls !== null) throw new ConvertError(`${path}.tool_calls`, 'must be a list');
-  if (isObj(m.function_call)) {
+  // SDK dumps of a reply write an empty legacy call beside the real ones (`{"name": "", "arguments": ""}`): no call.
+  if (isObj(m.function_call) && !(m.function_call.name === '' && (m.function_call.arguments ?? '') === '')) {
     const fname = m.function_call.name;
     if (typeof fname !== 'string' || fname === '') throw new ConvertError(`${path}.function_call.name`, 'missing');
     toolCalls.push(calls.call(fname, argumentsString(m.function_call.arguments, `${path}.function_call.arguments`)));
   }
-  const text = m.content === undefined || m.content === null ? (toolCalls.length > 0 ? null : '') : content(m.content, `${path}.content`);
+  const { parts, thinking } = thinkingParts(m.content, `${path}.content`);
+  const text = parts === undefined || parts === null ? (toolCalls.length > 0 ? null : '') : content(parts, `${path}.content`);
   const out: Message = { role: 'assistant', content: text, ...name };
   if (toolCalls.length > 0) out.tool_calls = toolCalls;
   if (typeof m.reasoning_content === 'string') out.reasoning_content = m.reasoning_content;
-  if (typeof m.refusal === 'string') out.refusal = m.refusal;
+  else if (thinking !== null) out.reasoning_content = thinking;
+  if (typeof m.refusal === 'string' && m.refusal !== '') out.refusal = m.refusal;
   return out;
+}
+
+/**
+ * An assistant content list with `thinking` parts, as Mistral's reasoning models write replies
+ * (`{"type": "thinking", "thinking": [{"type": "text", "text": …}]}`): the other parts, and the
+ * thinking text (parts joined by a blank line) that becomes `reasoning_content`.
+ */
+function thinkingParts(v: unknown, path: string): { parts: unknown; thinking: string | null } {
+  if (!Array.isArray(v) || !v.some((p) => isObj(p) && p.type === 'thinking')) return { parts: v, thinking: null };
+  const texts: string[] = [];
+  const rest = v.filter((p, k) => {
+    if (!isObj(p) || p.type !== 'thinking') {
+      // Checked here, where the source's index still names it.
+      textPart(p, `${path}.${k}`);
+      return true;
+    }
+    const inner = typeof p.thinking === 'string' ? [{ type: 'text', text: p.thinking }] : p.thinking;
+    if (!Array.isArray(inner)) throw new ConvertError(`${path}.${k}.thinking`, 'must be a string or a list of text parts');
+    for (const [j, q] of inner.entries()) {
+      if (!isObj(q) || typeof q.text !== 'string') throw new ConvertError(`${path}.${k}.thinking.${j}`, 'a thinking part needs a string `text`');
+      texts.push(q.text);
+    }
+    return false;
+  });
+  return { parts: rest.length === 0 ? '' : rest, thinking: texts.join('\n\n') };
+}
+
+/**
+ * A tool result as logs hold it: text (a string or text parts), or the tool's JSON value itself (an
+ * object, array, number or boolean, as some loggers and example sets store results), which is what
+ * the model reads as JSON text: written as JSON.
+ */
+function toolContent(v: unknown, path: string): string | { type: 'text'; text: string }[] {
+  const textParts = Array.isArray(v) && v.length > 0 && v.every((p) => isObj(p) && p.type === 'text');
+  if (typeof v === 'string' || textParts) return content(v, path);
+  return JSON.stringify(v);
 }
 
 function content(v: unknown, path: string): string | { type: 'text'; text: string }[] {
   if (typeof v === 'string') return v;
   if (!Array.isArray(v)) throw new ConvertError(path, v === undefined ? 'missing' : 'must be a string or a list of text parts');
-  return v.map((p, k) => {
-    if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string') {
-      throw new ConvertError(`${path}.${k}`, isObj(p) && p.type !== 'text' ? `"${String(p.type)}" parts cannot be imported (only text)` : 'a text part needs a string `text`');
-    }
-    return { type: 'text', text: p.text };
-  });
+  return v.map((p, k) => textPart(p, `${path}.${k}`));
+}
+
+function textPart(p: unknown, path: string): { type: 'text'; text: string } {
+  if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string') {
+    throw new ConvertError(path, isObj(p) && p.type !== 'text' ? `"${String(p.type)}" parts cannot be imported (only text)` : 'a text part needs a string `text`');
+  }
+  return { type: 'text', text: p.text };
 }

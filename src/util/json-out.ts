@@ -19,7 +19,8 @@ export function sharedJson(value: object): string {
   return s;
 }
 
-function sharedBytes(value: object): Uint8Array {
+/** The UTF-8 bytes of `JSON.stringify(value)`, made once per object; the object must never change afterwards. */
+export function sharedBytes(value: object): Uint8Array {
   let b = encoded.get(value);
   // (Only the bytes are kept: the text of a tool list is as large again, twice if not Latin-1.)
   if (b === undefined) encoded.set(value, (b = Buffer.from(texts.get(value) ?? JSON.stringify(value), 'utf8')));
@@ -127,13 +128,74 @@ export function messagesWriter(contentJson: (message: object) => readonly (strin
   };
 }
 
-/** A writer for an object member whose own members named in `shared` are immutable, shared objects. */
-export function objectWriter(shared: readonly string[]): MemberWriter {
+/** A writer for an object member whose own members named in `shared` are immutable, shared objects (and members with a writer in `writers` written by it). */
+export function objectWriter(shared: readonly string[], writers: Record<string, MemberWriter> = {}): MemberWriter {
   return (value) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    const line = recordLine(value as Record<string, unknown>, shared);
+    const line = recordLine(value as Record<string, unknown>, shared, writers);
     return typeof line === 'string' ? [line] : line;
   };
+}
+
+/**
+ * A writer for objects made as `{...head, more}` (a variant's provenance, then a record's own
+ * members): when the value's first members are head's, with the same values, head's JSON (its
+ * members named in `shared` as shared bytes) is made once and each value costs only its own
+ * members. Any other value is written member by member.
+ */
+export function headWriter(head: Record<string, unknown>, shared: readonly string[]): MemberWriter {
+  const keys = Object.keys(head);
+  let pieces: Pieces | null | undefined;
+  return (value) => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+    const o = value as Record<string, unknown>;
+    const own = Object.keys(o);
+    let same = own.length >= keys.length;
+    for (let i = 0; same && i < keys.length; i++) same = own[i] === keys[i] && o[keys[i]!] === head[keys[i]!];
+    if (same && pieces === undefined) {
+      // Head's JSON without its closing brace (null when it has no members to write: then no head).
+      const line = recordLine(head, shared);
+      const all = typeof line === 'string' ? [line] : [...line];
+      const last = all[all.length - 1] as string;
+      pieces = last === '{}' ? null : [...all.slice(0, -1), last.slice(0, -1)];
+    }
+    if (!same || pieces === null || pieces === undefined) {
+      const line = recordLine(o, shared);
+      return typeof line === 'string' ? [line] : line;
+    }
+    let text = '';
+    for (let i = keys.length; i < own.length; i++) {
+      const json = JSON.stringify(o[own[i]!]) as string | undefined;
+      if (json !== undefined) text += `,${keyJson(own[i]!)}${json}`;
+    }
+    return [...pieces, `${text}}`];
+  };
+}
+
+const escapedBytes = new WeakMap<Uint8Array, Uint8Array>();
+const escapeText = (t: string): string => JSON.stringify(t).slice(1, -1);
+
+/**
+ * `JSON.stringify(lineText(line))`: an output line (a JSON text) as a JSON string, in pieces; shared
+ * bytes are escaped once each. Escaping piece by piece equals escaping the whole: pieces of JSON
+ * text never split a surrogate pair (recordLine splits between members, prompt pieces refuse to).
+ */
+export function jsonStringPieces(line: OutputLine): readonly (string | Uint8Array)[] {
+  if (typeof line === 'string') return [JSON.stringify(line)];
+  const pieces: Pieces = [];
+  let text = '"';
+  for (const p of line) {
+    if (typeof p === 'string') {
+      text += escapeText(p);
+      continue;
+    }
+    let e = escapedBytes.get(p);
+    if (e === undefined) escapedBytes.set(p, (e = Buffer.from(escapeText(Buffer.from(p.buffer, p.byteOffset, p.byteLength).toString('utf8')), 'utf8')));
+    pieces.push(text, e);
+    text = '';
+  }
+  pieces.push(`${text}"`);
+  return pieces;
 }
 
 /** An output line as one string (tests, small outputs). */

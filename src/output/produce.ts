@@ -17,7 +17,7 @@ import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';
-import { headWriter, jsonStringPieces, messagesWriter, objectWriter, recordLine, sharedBytes } from '../util/json-out.js';
+import { headWriter, jsonStringWriter, messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
 import { messageContentJson, renderTools } from '../harness/render.js';
 import type { TokenCounter } from '../tokenize/tokenizer.js';
 import { tooLongReason } from '../tokenize/stats.js';
@@ -44,10 +44,7 @@ const GENERAL_WRITERS = { messages: MESSAGES, meta: objectWriter(META_SHARED) };
  */
 const RL_WRITERS = {
   prompt: MESSAGES,
-  extra_info: objectWriter([], {
-    transforms: (v) => (v !== null && typeof v === 'object' ? jsonStringPieces([sharedBytes(v)]) : undefined),
-    env: (v) => (v !== null && typeof v === 'object' ? jsonStringPieces(recordLine(v as Record<string, unknown>, SHARED)) : undefined),
-  }),
+  extra_info: objectWriter([], { transforms: jsonStringWriter('all'), env: jsonStringWriter(SHARED) }),
 };
 
 /** One input line with where it came from. */

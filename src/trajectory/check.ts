@@ -241,10 +241,12 @@ export function toolListDifference(tools: readonly unknown[], h: Harness): strin
 }
 
 const mcpNameMaps = new WeakMap<Harness, Map<string, string>>();
+const NO_NAMES: Map<string, string> = new Map();
 
 /** MCP tool names of a harness that were made OpenAI-safe (source name → name), once per harness. */
 function mcpNames(h: Harness): Map<string, string> {
   let m = mcpNameMaps.get(h);
+  if (!m && !h.tools.some((t) => t.sourceName !== t.name)) mcpNameMaps.set(h, (m = NO_NAMES));
   if (!m) {
     const names = new Set(h.tools.map((t) => t.name));
     m = new Map(h.tools.filter((t) => t.sourceName !== t.name && !names.has(t.sourceName)).map((t) => [t.sourceName, t.name]));

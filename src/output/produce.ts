@@ -17,35 +17,13 @@ import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';
-import { headWriter, jsonStringWriter, messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
-import { messageContentJson, renderTools } from '../harness/render.js';
+import { recordLine } from '../util/json-out.js';
+import { renderTools } from '../harness/render.js';
 import type { TokenCounter } from '../tokenize/tokenizer.js';
 import { tooLongReason } from '../tokenize/stats.js';
-import { opdRecords, rlRow, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
+import { GENERAL_WRITERS, opdRecords, rlLine, sftRecord, STAGE_SHARED, variantWriters, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import type { IdIndex } from '../util/id-index.js';
 import { BadRecordError, checkKind, noteId, type Output, type OutputTokens, type PartCounts } from './shared.js';
-
-/** Members of SFT and OPD records that are the same object for every record of a state. */
-const SHARED = ['tools'];
-/** `meta.transforms` (a few KB) is the same object for every record of a state. */
-const META_SHARED = ['transforms'];
-/**
- * The system prompt inside `messages` is written from the escaped sections of its state; every
- * other message's JSON is made once per message object: a variant's SFT record, its OPD prefixes
- * and its RL prompt show the same objects (see variantTrainerMessages), and the source's unchanged
- * messages recur in each variant.
- */
-const MESSAGES = messagesWriter(messageContentJson);
-/** General prompts mixed into OPD (the same few records for every variant). */
-const GENERAL_WRITERS = { messages: MESSAGES, meta: objectWriter(META_SHARED) };
-/**
- * An RL row: its prompt as messages; the state's transforms and its tool list inside
- * `extra_info.env` are JSON texts inside a JSON string, escaped once per state (see rlRow).
- */
-const RL_WRITERS = {
-  prompt: MESSAGES,
-  extra_info: objectWriter([], { transforms: jsonStringWriter('all'), env: jsonStringWriter(SHARED) }),
-};
 
 /** One input line with where it came from. */
 export interface InputItem {
@@ -142,8 +120,7 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
     return true;
   };
   const emit = (x: StageInput) => {
-    // The variant's provenance opens the meta of each of its SFT and OPD records: written once.
-    const writers = { messages: MESSAGES, meta: headWriter(x.provenance as unknown as Record<string, unknown>, META_SHARED) };
+    const writers = variantWriters(x);
     if (cfg.stages.includes('sft')) {
       const r = sftRecord(x, cfg);
       if (!x.record.messages.some((m) => m.role === 'assistant')) {
@@ -152,16 +129,16 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
         if (cfg.sft.skipWithoutAssistant) {
           out.reasons.push('sft_no_assistant');
           out.lines.push(['rejects', canonicalJson({ kind: 'sft', id: x.id, source_file: item.file, source_line: item.line, reason_kind: 'sft_no_assistant', reason: 'the record has no assistant turn (sft.skip_without_assistant)' })]);
-        } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, writers)]);
-      } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, writers)]);
+        } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, STAGE_SHARED, writers)]);
+      } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, STAGE_SHARED, writers)]);
     }
     if (cfg.stages.includes('opd')) {
       for (const r of opdRecords(x, cfg, general)) {
         const isGeneral = (r.meta as { source?: string }).source === 'general';
-        if (fits('opd', r, isGeneral ? [] : renderTools(x.state))) out.lines.push(['opd', recordLine(r, SHARED, isGeneral ? GENERAL_WRITERS : writers)]);
+        if (fits('opd', r, isGeneral ? [] : renderTools(x.state))) out.lines.push(['opd', recordLine(r, STAGE_SHARED, isGeneral ? GENERAL_WRITERS : writers)]);
       }
     }
-    if (cfg.stages.includes('rl')) out.lines.push(['rl', recordLine(rlRow(x, cfg), [], RL_WRITERS)]);
+    if (cfg.stages.includes('rl')) out.lines.push(['rl', rlLine(x, cfg)]);
     out.outputs++;
   };
   const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance => ({

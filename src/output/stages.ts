@@ -1,4 +1,5 @@
-import { renderTools } from '../harness/render.js';
+import { messageContentJson, renderTools } from '../harness/render.js';
+import { headWriter, jsonStringWriter, messagesWriter, objectWriter, recordLine, type MemberWriter, type OutputLine } from '../util/json-out.js';
 import type { Harness } from '../harness/types.js';
 import { PREAMBLE_NAME } from '../trajectory/rewrite.js';
 import { textOf, type Message, type Trajectory } from '../trajectory/types.js';
@@ -88,6 +89,43 @@ function argsValue(fn: { arguments: string }): unknown {
   return v === NOT_JSON ? fn.arguments : v;
 }
 
+/** Members of SFT and OPD records that are the same object for every record of a state. */
+export const STAGE_SHARED = ['tools'];
+/** `meta.transforms` (about a KB) is the same object for every record of a state. */
+const META_SHARED = ['transforms'];
+/**
+ * The system prompt inside `messages` is written from the escaped sections of its state; every
+ * other message's JSON is made once per message object: a variant's SFT record, its OPD prefixes
+ * and its RL prompt show the same objects (see variantTrainerMessages), and the source's unchanged
+ * messages recur in each variant.
+ */
+const MESSAGES = messagesWriter(messageContentJson);
+
+/**
+ * How a variant's SFT and OPD records are written with recordLine (and STAGE_SHARED): messages
+ * once each, and the variant's provenance, which opens the meta of each of them, once.
+ */
+export function variantWriters(x: StageInput): Record<string, MemberWriter> {
+  return { messages: MESSAGES, meta: headWriter(x.provenance as unknown as Record<string, unknown>, META_SHARED) };
+}
+
+/** How general prompts mixed into OPD are written (the same few records for every variant). */
+export const GENERAL_WRITERS: Record<string, MemberWriter> = { messages: MESSAGES, meta: objectWriter(META_SHARED) };
+
+/**
+ * An RL row: its prompt as messages; the state's transforms and its tool list inside
+ * `extra_info.env` are JSON texts inside a JSON string, escaped once per state (see rlRow).
+ */
+const RL_WRITERS: Record<string, MemberWriter> = {
+  prompt: MESSAGES,
+  extra_info: objectWriter([], { transforms: jsonStringWriter('all'), env: jsonStringWriter(STAGE_SHARED) }),
+};
+
+/** The RL row of a variant as an output line: byte for byte `JSON.stringify(rlRecord(x, cfg))`. */
+export function rlLine(x: StageInput, cfg: RunConfig): OutputLine {
+  return recordLine(rlRow(x, cfg), [], RL_WRITERS);
+}
+
 function toolsField(state: Harness, cfg: RunConfig): unknown {
   const tools = renderTools(state);
   return cfg.toolsFormat === 'json-string' ? JSON.stringify(tools) : tools;
@@ -163,10 +201,9 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
 
 /**
  * The RL row with `extra_info.transforms` and `extra_info.env` as the values whose JSON texts they
- * are in `rlRecord` (so a line writer can write the state's tool list and transforms from their
- * shared bytes: see rlLineWriter in produce.ts).
+ * are in `rlRecord` (so rlLine writes the state's tool list and transforms from their shared JSON).
  */
-export function rlRow(x: StageInput, cfg: RunConfig): Record<string, unknown> {
+function rlRow(x: StageInput, cfg: RunConfig): Record<string, unknown> {
   const messages = x.record.messages;
   const firstAssistant = messages.findIndex((m) => m.role === 'assistant');
   // The messages before the first assistant turn have no tool calls: their trainer shape is the

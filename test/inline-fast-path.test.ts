@@ -49,7 +49,7 @@ describe('inline harness tools', () => {
     const bad: unknown[] = [fn('ok'), fn('bad name!'), fn('x', { parameters: { type: 'object', properties: { a: { type: 'no-such-type' } } } }), fn('ok')];
     const rec = { id: 'r', messages: [{ role: 'user', content: 'hi' }], tools: bad } as unknown as Trajectory;
     const problems = deriveInlineHarness(rec, { file: 'x.jsonl', line: 4 }).problems.map((p) => `${p.path}: ${p.message}`);
-    expect(problems[0]).toMatch(/^tools\.1\.function\.name: "bad name!" is not a valid OpenAI tool name/);
+    expect(problems[0]).toMatch(/^tools\.1\.function\.name: "bad name!" is not a usable tool name/);
     expect(problems[1]).toMatch(/^tools\.2\.function\.parameters: not a valid JSON Schema/);
     expect(problems[2]).toBe('tools.3.function.name: duplicate tool "ok" (also tools.0)');
     expect(problems).toHaveLength(3);

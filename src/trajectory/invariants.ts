@@ -6,7 +6,7 @@ import { schemaErrors } from '../util/json-schema.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
-import { bodyRewriterFor, planOwners, PREAMBLE_NAME, rewriteTrajectory, textMap } from './rewrite.js';
+import { bodyRewriterFor, planOwners, PREAMBLE_NAME, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
 import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
 import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
@@ -219,17 +219,23 @@ function leakContext(plan: RewritePlan, to: Harness): LeakContext {
   const hit = byState.get(to);
   if (hit) return hit;
   const current = stateIdentifiers(to);
-  const gone = (map: Record<string, string>) => Object.entries(map).filter(([a, b]) => a !== b && !current.has(a)).map(([a]) => a);
+  const gone = (map: Record<string, string>) => {
+    const out = new Set<string>();
+    for (const a of Object.keys(map)) if (a !== map[a] && !current.has(a)) out.add(a);
+    return out;
+  };
   const inverseTools: Record<string, string> = {};
-  for (const [a, b] of Object.entries(plan.tools)) inverseTools[b] = a;
+  for (const a of Object.keys(plan.tools)) inverseTools[plan.tools[a]!] = a;
   const { params } = netParamRenames(plan);
   const oldKeysByTool = new Map<string, Set<string>>();
-  for (const [original, renamed] of Object.entries(params)) {
-    const oldKeys = new Set(Object.entries(renamed).filter(([p, l]) => p.split('.').pop() !== l).map(([p]) => p.split('.').pop()!));
-    for (const l of Object.values(renamed)) oldKeys.delete(l);
+  for (const original of Object.keys(params)) {
+    const renamed = params[original]!;
+    const oldKeys = new Set<string>();
+    for (const p of Object.keys(renamed)) if (lastSegment(p) !== renamed[p]) oldKeys.add(lastSegment(p));
+    for (const p of Object.keys(renamed)) oldKeys.delete(renamed[p]!);
     if (oldKeys.size > 0) oldKeysByTool.set(mapId(plan.tools, original), oldKeys);
   }
-  const lc: LeakContext = { oldTools: new Set(gone(plan.tools)), oldSkills: new Set(gone(plan.skills)), oldHooks: new Set(gone(plan.hooks)), inverseTools, params, oldKeysByTool, stateTools: [] };
+  const lc: LeakContext = { oldTools: gone(plan.tools), oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, oldKeysByTool, stateTools: [] };
   lc.stateTools = toolListLeaks(to.tools, lc);
   byState.set(to, lc);
   return lc;
@@ -239,21 +245,31 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
   const out: string[] = [];
   for (const t of tools) {
     if (lc.oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
-    const renamed = lc.params[mapId(lc.inverseTools, t.name)] ?? {};
-    const now = new Set(schemaPropertyNames(t.parameters));
-    for (const [path, leaf] of Object.entries(renamed)) {
-      const old = path.split('.').pop()!;
-      if (old !== leaf && now.has(old) && !Object.values(renamed).includes(old)) out.push(`tools.${t.name}: old parameter "${old}"`);
+    const renamed = lc.params[mapId(lc.inverseTools, t.name)];
+    if (renamed === undefined) continue;
+    const paths = Object.keys(renamed);
+    if (paths.length === 0) continue;
+    const now = schemaPropertyNames(t.parameters);
+    for (const path of paths) {
+      const old = lastSegment(path);
+      const leaf = renamed[path];
+      if (old !== leaf && now.includes(old) && !paths.some((p) => renamed[p] === old)) out.push(`tools.${t.name}: old parameter "${old}"`);
     }
   }
   return out;
 }
 
+/** The last segment of a dotted parameter path (`a.b.c` → `c`). */
+function lastSegment(path: string): string {
+  const i = path.lastIndexOf('.');
+  return i < 0 ? path : path.slice(i + 1);
+}
+
 interface LeakFinder {
   /** Old names under the text rules (prompt, tool texts, assistant text, feedback). */
   text: TextRewriter;
-  /** The same names under the reference rules of skill bodies. */
-  body: TextRewriter;
+  /** The same names under the reference rules of skill bodies (made on first use). */
+  readonly body: TextRewriter;
   /** Leaks in what the state renders the same for every record (computed on first use). */
   state?: string[];
   /** The target state's hooks that answer on the tool channel (their feedback stands in for a result). */
@@ -269,11 +285,22 @@ export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakF
   const hit = byState.get(to);
   if (hit) return hit;
   const current = stateIdentifiers(to);
+  const map = textMap(plan, from);
   const textOld: Record<string, string> = {};
-  for (const [a, b] of Object.entries(textMap(plan, from))) if (!current.has(a)) textOld[a] = b;
+  let all = true;
+  for (const a of Object.keys(map)) {
+    if (!current.has(a)) textOld[a] = map[a]!;
+    else all = false;
+  }
+  let body: TextRewriter | undefined;
   const finder: LeakFinder = {
-    text: new TextRewriter(textOld),
-    body: new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))),
+    // When no old name is a current one, the names are the text map's: its rewriter (and what it
+    // has learnt of texts) serves.
+    text: all ? textRewriterFor(plan, from) : new TextRewriter(textOld),
+    // Only states with skills (or records that load one) read skill bodies.
+    get body() {
+      return (body ??= new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))));
+    },
     toolHooks: to.hooks.filter((k) => k.channel === 'tool'),
   };
   byState.set(to, finder);

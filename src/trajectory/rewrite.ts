@@ -160,20 +160,52 @@ const bodyRewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>()
 /** For the parameter names among `keys`: every name (before and after the plan) of the tools that have them. */
 export function planOwners(plan: RewritePlan, from: Harness, keys: readonly string[]): Map<string, Set<string>> {
   const elements = new Set([...Object.keys(plan.tools), ...Object.keys(plan.skills), ...Object.keys(plan.hooks)]);
+  const { propertyOwners } = toolIndex(from);
   const owners = new Map<string, Set<string>>();
   for (const k of keys) {
     if (elements.has(k)) continue;
     const set = new Set<string>();
-    for (const t of from.tools) {
-      if (!schemaPropertyNames(t.parameters).includes(k)) continue;
-      set.add(t.name);
-      set.add(mapId(plan.tools, t.name));
+    for (const name of propertyOwners.get(k) ?? NO_TOOLS) {
+      set.add(name);
+      set.add(mapId(plan.tools, name));
     }
     // A parameter that no source tool has (only a distractor's) has no owner in the source, so no
     // source text refers to it: an empty set, not a missing one (which would read it as a tool name).
     owners.set(k, set);
   }
   return owners;
+}
+
+const NO_TOOLS: readonly string[] = [];
+
+/** A state's tools by name, and which tools declare each parameter name: once per state, for every plan from it. */
+interface ToolIndex {
+  /** The first tool of each name. */
+  byName: Map<string, Harness['tools'][number]>;
+  /** Parameter name (declared anywhere in a schema) → the names of the tools that declare it, in tool order. */
+  propertyOwners: Map<string, string[]>;
+}
+
+const toolIndexes = new WeakMap<Harness, ToolIndex>();
+
+function toolIndex(h: Harness): ToolIndex {
+  let idx = toolIndexes.get(h);
+  if (idx) return idx;
+  idx = { byName: new Map(), propertyOwners: new Map() };
+  for (const t of h.tools) {
+    if (!idx.byName.has(t.name)) idx.byName.set(t.name, t);
+    const names = schemaPropertyNames(t.parameters);
+    for (let i = 0; i < names.length; i++) {
+      const p = names[i]!;
+      // (A name declared twice in one schema — nested objects — is one owner.)
+      if (names.indexOf(p) !== i) continue;
+      const list = idx.propertyOwners.get(p);
+      if (list) list.push(t.name);
+      else idx.propertyOwners.set(p, [t.name]);
+    }
+  }
+  toolIndexes.set(h, idx);
+  return idx;
 }
 
 const textMaps = new WeakMap<RewritePlan, WeakMap<Harness, Record<string, string>>>();
@@ -190,20 +222,23 @@ export function textMap(plan: RewritePlan, from: Harness): Record<string, string
 }
 
 function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string> {
-  const candidates = new Map<string, Set<string>>();
+  // Old name → its one new name, or null once two different new names were proposed (ambiguous).
+  const candidates = new Map<string, string | null>();
   const add = (a: string, b: string) => {
     if (a === b) return;
-    const s = candidates.get(a) ?? new Set<string>();
-    s.add(b);
-    candidates.set(a, s);
+    const cur = candidates.get(a);
+    if (cur === undefined) candidates.set(a, b);
+    else if (cur !== null && cur !== b) candidates.set(a, null);
   };
-  for (const map of [plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
+  for (const map of [plan.skills, plan.hooks]) for (const a of Object.keys(map)) add(a, map[a]!);
   // A tool whose source name OpenAI does not allow (`plants.find_by_zone`, named `plants_find_by_zone`)
   // is written in texts as the source spells it: that spelling is renamed too, and a plan back to
   // the source writes it again.
-  for (const [a, b] of Object.entries(plan.tools)) {
-    const t = from.tools.find((x) => x.name === a);
-    const spelled = t !== undefined && t.sourceName !== t.name && !from.tools.some((o) => o.name === t.sourceName) ? t.sourceName : null;
+  const { byName, propertyOwners } = toolIndex(from);
+  for (const a of Object.keys(plan.tools)) {
+    const b = plan.tools[a]!;
+    const t = byName.get(a);
+    const spelled = t !== undefined && t.sourceName !== t.name && !byName.has(t.sourceName) ? t.sourceName : null;
     if (spelled !== null && openAiSafeName(spelled) === b) add(a, spelled);
     else {
       add(a, b);
@@ -212,24 +247,25 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
   }
   // A parameter name goes into the text map only when every tool that has it renames it the same way.
   const params = leafRenamesByTool(plan);
-  const leafRenames = new Map<string, Set<string>>();
-  for (const net of Object.values(params)) {
-    for (const [old, leaf] of Object.entries(net)) {
-      const s = leafRenames.get(old) ?? new Set<string>();
-      s.add(leaf);
-      leafRenames.set(old, s);
+  const leafRenames = new Map<string, string | null>();
+  for (const tool of Object.keys(params)) {
+    const net = params[tool]!;
+    for (const old of Object.keys(net)) {
+      const leaf = net[old]!;
+      const cur = leafRenames.get(old);
+      if (cur === undefined) leafRenames.set(old, leaf);
+      else if (cur !== null && cur !== leaf) leafRenames.set(old, null);
     }
   }
-  for (const [old, news] of leafRenames) {
-    if (news.size !== 1) continue;
-    const everywhere = from.tools.every((t) => {
-      if (!schemaPropertyNames(t.parameters).includes(old)) return true;
-      return params[t.name]?.[old] === [...news][0];
-    });
-    if (everywhere) add(old, [...news][0]!);
+  for (const [old, leaf] of leafRenames) {
+    if (leaf === null) continue;
+    const owners = propertyOwners.get(old);
+    let everywhere = true;
+    if (owners) for (const name of owners) if (params[name]?.[old] !== leaf) everywhere = false;
+    if (everywhere) add(old, leaf);
   }
   const out: Record<string, string> = {};
-  for (const [a, s] of candidates) if (s.size === 1) out[a] = [...s][0]!;
+  for (const [a, b] of candidates) if (b !== null) out[a] = b;
   return out;
 }
 
@@ -241,9 +277,10 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
 function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
   const { params, reshaped } = netParamRenames(plan);
   const out: Record<string, Record<string, string>> = {};
-  for (const [tool, net] of Object.entries(params)) {
+  for (const tool of Object.keys(params)) {
+    const net = params[tool]!;
     const m: Record<string, string> = {};
-    for (const [path, leaf] of Object.entries(net)) m[path.split('.').pop()!] = leaf;
+    for (const path of Object.keys(net)) m[lastSegment(path)] = net[path]!;
     out[tool] = m;
   }
   for (const tool of reshaped) {
@@ -251,7 +288,7 @@ function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, str
     for (const op of plan.args[tool] ?? []) {
       if (op.op !== 'rename') continue;
       for (const [path, leaf] of Object.entries(op.paths)) {
-        const old = path.split('.').pop()!;
+        const old = lastSegment(path);
         // A name renamed again (a → b, then b → c) keeps its first name as the key.
         const first = Object.keys(m).find((k) => m[k] === old) ?? old;
         m[first] = leaf;
@@ -261,6 +298,12 @@ function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, str
     if (Object.keys(m).length > 0) out[tool] = m;
   }
   return out;
+}
+
+/** The last segment of a dotted parameter path (`a.b.c` → `c`). */
+function lastSegment(path: string): string {
+  const i = path.lastIndexOf('.');
+  return i < 0 ? path : path.slice(i + 1);
 }
 
 function refeed(content: string, fromHook: Hook | undefined, toHook: Hook | undefined, text: TextRewriter): string {

@@ -74,7 +74,7 @@ function composeMaps(a: IdMap, b: IdMap): IdMap {
 
 function invertMap(m: IdMap): IdMap {
   const out: IdMap = {};
-  for (const [k, v] of Object.entries(m)) out[v] = k;
+  for (const k of Object.keys(m)) out[m[k]!] = k;
   return out;
 }
 
@@ -138,6 +138,11 @@ function invertOp(op: ArgOp): ArgOp {
   // Inverse renames are keyed by new paths: rename each ancestor segment too.
   const out: IdMap = {};
   for (const path of Object.keys(op.paths)) {
+    // A top-level key (most renames) has no ancestors to rename.
+    if (!path.includes('.')) {
+      out[op.paths[path]!] = path;
+      continue;
+    }
     const segs = path.split('.');
     const newSegs = segs.map((seg, i) => leafName(op.paths, segs.slice(0, i + 1).join('.'), seg));
     out[newSegs.join('.')] = segs[segs.length - 1]!;
@@ -210,6 +215,22 @@ function computeNetParamRenames(p: RewritePlan): NetParamRenames {
   for (const [tool, ops] of Object.entries(p.args)) {
     if (ops.some((o) => o.op !== 'rename')) {
       reshaped.push(tool);
+      continue;
+    }
+    if (ops.length === 1) {
+      // One rename op (most tools): each named path ends as the op names it.
+      const paths = (ops[0] as { paths: IdMap }).paths;
+      const net: IdMap = {};
+      let any = false;
+      for (const path of Object.keys(paths)) {
+        const leaf = paths[path]!;
+        const dot = path.lastIndexOf('.');
+        if (leaf !== (dot < 0 ? path : path.slice(dot + 1))) {
+          net[path] = leaf;
+          any = true;
+        }
+      }
+      if (any) params[tool] = net;
       continue;
     }
     // Track each original path through successive renames; a path an op names is matched to the

@@ -4,7 +4,7 @@ import type { Harness, JsonSchema } from '../harness/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { TextRewriter } from '../transform/identifiers.js';
-import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
+import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
 import { bodyRewriterFor, planOwners, PREAMBLE_NAME, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
 import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
@@ -224,7 +224,7 @@ function leakContext(plan: RewritePlan, to: Harness): LeakContext {
     for (const a of Object.keys(map)) if (a !== map[a] && !current.has(a)) out.add(a);
     return out;
   };
-  const inverseTools: Record<string, string> = {};
+  const inverseTools = dictionary();
   for (const a of Object.keys(plan.tools)) inverseTools[plan.tools[a]!] = a;
   const { params } = netParamRenames(plan);
   const oldKeysByTool = new Map<string, Set<string>>();
@@ -286,7 +286,7 @@ export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakF
   if (hit) return hit;
   const current = stateIdentifiers(to);
   const map = textMap(plan, from);
-  const textOld: Record<string, string> = {};
+  const textOld = dictionary();
   let all = true;
   for (const a of Object.keys(map)) {
     if (!current.has(a)) textOld[a] = map[a]!;

@@ -3,7 +3,7 @@ import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from
 import type { Harness, Hook } from '../harness/types.js';
 import { openAiSafeName } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
-import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
+import { applyArgOps, dictionary, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
@@ -264,7 +264,7 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
     if (owners) for (const name of owners) if (params[name]?.[old] !== leaf) everywhere = false;
     if (everywhere) add(old, leaf);
   }
-  const out: Record<string, string> = {};
+  const out = dictionary();
   for (const [a, b] of candidates) if (b !== null) out[a] = b;
   return out;
 }
@@ -276,15 +276,15 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
  */
 function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
   const { params, reshaped } = netParamRenames(plan);
-  const out: Record<string, Record<string, string>> = {};
+  const out = dictionary<Record<string, string>>();
   for (const tool of Object.keys(params)) {
     const net = params[tool]!;
-    const m: Record<string, string> = {};
+    const m = dictionary();
     for (const path of Object.keys(net)) m[lastSegment(path)] = net[path]!;
     out[tool] = m;
   }
   for (const tool of reshaped) {
-    const m: Record<string, string> = {};
+    const m = dictionary();
     for (const op of plan.args[tool] ?? []) {
       if (op.op !== 'rename') continue;
       for (const [path, leaf] of Object.entries(op.paths)) {

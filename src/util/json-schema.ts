@@ -43,7 +43,6 @@ export function setFormatMode(mode: FormatMode): void {
   formatMode = mode;
   // Verdicts cached under the other meaning must not be reused.
   quickByObject = new WeakMap();
-  quickById.clear();
   validators = new WeakMap();
   validatorsById.clear();
 }
@@ -126,19 +125,15 @@ function computeErrors(schema: object, value: unknown): string[] {
 }
 
 let quickByObject = new WeakMap<object, ((v: unknown) => boolean) | null>();
-const quickById = new Map<number, ((v: unknown) => boolean) | null>();
 
-/** The quick test of a schema (shared by schemas of one validation meaning), or null. */
+/**
+ * The quick test of a schema, or null; once per schema object. (Building one costs less than
+ * working out the schema's validation meaning to share it: a state's renamed schemas are new
+ * objects with new meanings, met by a call or two each when every record has its own tools.)
+ */
 function quickFor(schema: object): ((v: unknown) => boolean) | null {
   let q = quickByObject.get(schema);
-  if (q !== undefined) return q;
-  const id = validationId(schema);
-  q = quickById.get(id);
-  if (q === undefined) {
-    if (quickById.size >= 4_096) quickById.clear();
-    quickById.set(id, (q = quickCheck(schema, formatMode)));
-  }
-  quickByObject.set(schema, q);
+  if (q === undefined) quickByObject.set(schema, (q = quickCheck(schema, formatMode)));
   return q;
 }
 

@@ -550,8 +550,18 @@ function stateUnits(h: Harness, rename?: TextRewriter): string[] {
 let lastUnits: { h: Harness; units: string[] } | undefined;
 
 function renamedUnits(from: Harness, plan: RewritePlan): string[] {
-  return stateUnits(from, new TextRewriter(textMap(plan, from)));
+  const rename = textRewriterFor(plan, from);
+  // A plan that changes no section text leaves the source state's own rules, worked out once for
+  // all the plans from it (the variants of a record with its own harness).
+  if (from.sections.every((s) => s.kind !== 'text' || rename.rewrite(s.text) === s.text)) {
+    let own = ownUnits.get(from);
+    if (!own) ownUnits.set(from, (own = stateUnits(from)));
+    return own;
+  }
+  return stateUnits(from, rename);
 }
+
+const ownUnits = new WeakMap<Harness, string[]>();
 
 function objectKeys(v: unknown): string[] {
   const out: string[] = [];
@@ -569,16 +579,22 @@ function objectKeys(v: unknown): string[] {
 
 function schemaDescriptions(schema: unknown): string[] {
   const out: string[] = [];
-  const walk = (s: unknown) => {
-    if (Array.isArray(s)) return s.forEach(walk);
-    if (s === null || typeof s !== 'object') return;
-    for (const [k, v] of Object.entries(s)) {
-      if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
-      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v);
-    }
-  };
-  walk(schema);
+  walkDescriptions(schema, out);
   return out;
+}
+
+function walkDescriptions(s: unknown, out: string[]): void {
+  if (s === null || typeof s !== 'object') return;
+  if (Array.isArray(s)) {
+    for (const x of s) walkDescriptions(x, out);
+    return;
+  }
+  const o = s as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walkDescriptions(v, out);
+  }
 }
 
 function clip(s: string): string {

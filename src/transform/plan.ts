@@ -184,21 +184,26 @@ function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
   return out;
 }
 
-const innerCache = new WeakMap<IdMap, Set<string>>();
+const innerCache = new WeakMap<IdMap, ReadonlySet<string>>();
 
 /** The paths that have a renamed path below them (`a` and `a.b` for `a.b.c`), once per map. */
-function innerPaths(paths: IdMap): Set<string> {
+function innerPaths(paths: IdMap): ReadonlySet<string> {
   let set = innerCache.get(paths);
   if (!set) {
-    set = new Set();
+    let s: Set<string> | undefined;
     for (const p of Object.keys(paths)) {
+      if (!p.includes('.')) continue;
       const segs = p.split('.');
-      for (let i = 1; i < segs.length; i++) set.add(segs.slice(0, i).join('.'));
+      s ??= new Set();
+      for (let i = 1; i < segs.length; i++) s.add(segs.slice(0, i).join('.'));
     }
-    innerCache.set(paths, set);
+    // (Renames of top-level keys only, the usual case, share one empty set.)
+    innerCache.set(paths, (set = s ?? NO_PATHS));
   }
   return set;
 }
+
+const NO_PATHS: ReadonlySet<string> = new Set();
 
 /**
  * Net parameter renames per original tool (original path → final leaf name), when a tool's edits

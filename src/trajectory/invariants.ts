@@ -12,6 +12,7 @@ import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
+import { ownMemo, pairMemo } from './memo.js';
 import { textOf, type Trajectory } from './types.js';
 
 /**
@@ -76,25 +77,18 @@ export function checkCalls(rec: Trajectory, state: Harness): string[] {
 }
 
 // Tool name → schema, once per tool list (a state's list is one object for all its records).
-const schemaMaps = new WeakMap<object, Map<string, JsonSchema>>();
+const SCHEMAS = Symbol('hsa.schemas');
 
 function schemasOf(tools: readonly { function: { name: string; parameters?: unknown } }[]): Map<string, JsonSchema> {
-  let map = schemaMaps.get(tools);
-  if (!map) {
-    map = new Map();
+  return ownMemo(SCHEMAS, tools, () => {
+    const map = new Map<string, JsonSchema>();
     for (const t of tools) map.set(t.function.name, (t.function.parameters ?? { type: 'object' }) as JsonSchema);
-    schemaMaps.set(tools, map);
-  }
-  return map;
+    return map;
+  });
 }
 
 function stateSchemas(state: Harness): Map<string, JsonSchema> {
-  let map = schemaMaps.get(state);
-  if (!map) {
-    map = new Map(state.tools.map((t) => [t.name, t.parameters]));
-    schemaMaps.set(state, map);
-  }
-  return map;
+  return ownMemo(SCHEMAS, state, () => new Map(state.tools.map((t) => [t.name, t.parameters])));
 }
 
 /**
@@ -210,14 +204,14 @@ interface LeakContext {
   stateTools: string[];
 }
 
-const leakContexts = new WeakMap<RewritePlan, WeakMap<Harness, LeakContext>>();
+const LEAK_CONTEXT = Symbol('hsa.leakContext');
 
 /** What the leak check needs of a plan and its target state, worked out once per pair. */
 function leakContext(plan: RewritePlan, to: Harness): LeakContext {
-  let byState = leakContexts.get(plan);
-  if (!byState) leakContexts.set(plan, (byState = new WeakMap()));
-  const hit = byState.get(to);
-  if (hit) return hit;
+  return pairMemo(LEAK_CONTEXT, plan, to, () => computeLeakContext(plan, to));
+}
+
+function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
   const current = stateIdentifiers(to);
   const gone = (map: Record<string, string>) => {
     const out = new Set<string>();
@@ -237,7 +231,6 @@ function leakContext(plan: RewritePlan, to: Harness): LeakContext {
   }
   const lc: LeakContext = { oldTools: gone(plan.tools), oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, oldKeysByTool, stateTools: [] };
   lc.stateTools = toolListLeaks(to.tools, lc);
-  byState.set(to, lc);
   return lc;
 }
 
@@ -276,14 +269,14 @@ interface LeakFinder {
   toolHooks: Harness['hooks'];
 }
 
-const finders = new WeakMap<RewritePlan, WeakMap<Harness, LeakFinder>>();
+const LEAK_FINDER = Symbol('hsa.leakFinder');
 
 /** Old identifiers that must not be mentioned any more (renamed, and not a current name again). */
 export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
-  let byState = finders.get(plan);
-  if (!byState) finders.set(plan, (byState = new WeakMap()));
-  const hit = byState.get(to);
-  if (hit) return hit;
+  return pairMemo(LEAK_FINDER, plan, to, () => computeLeakFinder(plan, from, to));
+}
+
+function computeLeakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
   const current = stateIdentifiers(to);
   const map = textMap(plan, from);
   const textOld = dictionary();
@@ -303,7 +296,6 @@ export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakF
     },
     toolHooks: to.hooks.filter((k) => k.channel === 'tool'),
   };
-  byState.set(to, finder);
   return finder;
 }
 
@@ -342,10 +334,12 @@ function stateLeaks(to: Harness, finder: LeakFinder): string[] {
  * lists the harness marks unordered (never procedures). Once per state and plan.
  */
 export function checkBodies(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  let byPlan = bodyCache.get(to);
-  if (!byPlan) bodyCache.set(to, (byPlan = new WeakMap()));
-  const hit = byPlan.get(plan);
-  if (hit) return hit;
+  return pairMemo(BODIES, plan, to, () => computeBodies(from, to, plan));
+}
+
+const BODIES = Symbol('hsa.checkBodies');
+
+function computeBodies(from: Harness, to: Harness, plan: RewritePlan): string[] {
   const out: string[] = [];
   const inverse = invertPlan(plan).skills;
   const sources = new Map(from.skills.map((k) => [k.id, k]));
@@ -364,11 +358,8 @@ export function checkBodies(from: Harness, to: Harness, plan: RewritePlan): stri
     const diff = firstDifference(a, b);
     if (diff) out.push(`skills.${k.id}.body line ${diff.line}: ${diff.what}, which the plan does not explain`);
   }
-  byPlan.set(plan, out);
   return out;
 }
-
-const bodyCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
 
 const BODY_FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const BODY_HEADING = /^#{1,6}(?=[ \t]|$)/;
@@ -493,10 +484,12 @@ export function canonicalRecord(rec: Trajectory): string[] {
  * sections. Both depend on the state and plan only, so they are computed once per state.
  */
 export function checkRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  let byPlan = rulesCache.get(to);
-  if (!byPlan) rulesCache.set(to, (byPlan = new WeakMap()));
-  const hit = byPlan.get(plan);
-  if (hit) return hit;
+  return pairMemo(RULES, plan, to, () => computeRules(from, to, plan));
+}
+
+const RULES = Symbol('hsa.checkRules');
+
+function computeRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
   const before = renamedUnits(from, plan);
   const after = stateUnits(to);
   const out: string[] = [];
@@ -518,11 +511,8 @@ export function checkRules(from: Harness, to: Harness, plan: RewritePlan): strin
     const body = u.slice(u.indexOf(':') + 1);
     if (!shown.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
   }
-  byPlan.set(plan, out);
   return out;
 }
-
-const rulesCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
 /**
  * Rules of a state's text sections (titles excluded), sorted. Not kept: the rules check is cached
  * per state and plan, and the source state's own units are the only ones asked for again.
@@ -554,14 +544,12 @@ function renamedUnits(from: Harness, plan: RewritePlan): string[] {
   // A plan that changes no section text leaves the source state's own rules, worked out once for
   // all the plans from it (the variants of a record with its own harness).
   if (from.sections.every((s) => s.kind !== 'text' || rename.rewrite(s.text) === s.text)) {
-    let own = ownUnits.get(from);
-    if (!own) ownUnits.set(from, (own = stateUnits(from)));
-    return own;
+    return ownMemo(OWN_UNITS, from, () => stateUnits(from));
   }
   return stateUnits(from, rename);
 }
 
-const ownUnits = new WeakMap<Harness, string[]>();
+const OWN_UNITS = Symbol('hsa.ownUnits');
 
 function objectKeys(v: unknown): string[] {
   const out: string[] = [];

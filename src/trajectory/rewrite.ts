@@ -7,6 +7,7 @@ import { applyArgOps, dictionary, mapId, netParamRenames, type RewritePlan } fro
 import { schemaPropertyNames } from '../transform/state.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
+import { ownMemo, pairMemo } from './memo.js';
 import { textOf, type Message, type TextContent, type Trajectory } from './types.js';
 
 /** The `name` that marks a preamble message (prompt sections moved out of the system message). */
@@ -131,31 +132,23 @@ function frontMatterName(text: string, from: string, to: string): string {
 
 /** The free-text rewriter of a plan: tool, skill and hook names, and parameters renamed alike in every tool. */
 export function textRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
-  let byState = rewriters.get(plan);
-  if (!byState) rewriters.set(plan, (byState = new WeakMap()));
-  let hit = byState.get(from);
-  if (!hit) byState.set(from, (hit = new TextRewriter(textMap(plan, from))));
-  return hit;
+  return pairMemo(REWRITER, plan, from, () => new TextRewriter(textMap(plan, from)));
 }
 
-const rewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
+const REWRITER = Symbol('hsa.textRewriter');
 
 /**
  * The rewriter of a plan for skill bodies (see TextRewriter.rewriteReferences): the text map, with
  * each renamed parameter's tools by their names in `from` and after the plan.
  */
 export function bodyRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
-  let byState = bodyRewriters.get(plan);
-  if (!byState) bodyRewriters.set(plan, (byState = new WeakMap()));
-  let hit = byState.get(from);
-  if (!hit) {
+  return pairMemo(BODY_REWRITER, plan, from, () => {
     const map = textMap(plan, from);
-    byState.set(from, (hit = new TextRewriter(map, planOwners(plan, from, Object.keys(map)))));
-  }
-  return hit;
+    return new TextRewriter(map, planOwners(plan, from, Object.keys(map)));
+  });
 }
 
-const bodyRewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
+const BODY_REWRITER = Symbol('hsa.bodyRewriter');
 
 /** For the parameter names among `keys`: every name (before and after the plan) of the tools that have them. */
 export function planOwners(plan: RewritePlan, from: Harness, keys: readonly string[]): Map<string, Set<string>> {
@@ -186,12 +179,14 @@ interface ToolIndex {
   propertyOwners: Map<string, string[]>;
 }
 
-const toolIndexes = new WeakMap<Harness, ToolIndex>();
+const TOOL_INDEX = Symbol('hsa.toolIndex');
 
 function toolIndex(h: Harness): ToolIndex {
-  let idx = toolIndexes.get(h);
-  if (idx) return idx;
-  idx = { byName: new Map(), propertyOwners: new Map() };
+  return ownMemo(TOOL_INDEX, h, () => computeToolIndex(h));
+}
+
+function computeToolIndex(h: Harness): ToolIndex {
+  const idx: ToolIndex = { byName: new Map(), propertyOwners: new Map() };
   for (const t of h.tools) {
     if (!idx.byName.has(t.name)) idx.byName.set(t.name, t);
     const names = schemaPropertyNames(t.parameters);
@@ -204,21 +199,14 @@ function toolIndex(h: Harness): ToolIndex {
       else idx.propertyOwners.set(p, [t.name]);
     }
   }
-  toolIndexes.set(h, idx);
   return idx;
 }
 
-const textMaps = new WeakMap<RewritePlan, WeakMap<Harness, Record<string, string>>>();
+const TEXT_MAP = Symbol('hsa.textMap');
 
 /** Identifier renames that apply to free text (ambiguous ones — one old name, two new — are left out). */
 export function textMap(plan: RewritePlan, from: Harness): Record<string, string> {
-  let byState = textMaps.get(plan);
-  if (!byState) textMaps.set(plan, (byState = new WeakMap()));
-  const hit = byState.get(from);
-  if (hit) return hit;
-  const map = computeTextMap(plan, from);
-  byState.set(from, map);
-  return map;
+  return pairMemo(TEXT_MAP, plan, from, () => computeTextMap(plan, from));
 }
 
 function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string> {

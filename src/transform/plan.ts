@@ -1,3 +1,5 @@
+import { attach, attached } from '../util/attach.js';
+
 /**
  * A rewrite plan carries a trajectory from one harness state to another: identifier maps
  * (original → final name) and, per tool, an ordered list of argument edits. Everything else a
@@ -114,7 +116,7 @@ function hasIdentityEntries(p: RewritePlan): boolean {
   return false;
 }
 
-const inverses = new WeakMap<RewritePlan, RewritePlan>();
+const INVERSE = Symbol('hsa.inverse');
 
 /**
  * The plan that carries the target state's trajectories back to the source state. Plans are never
@@ -122,8 +124,8 @@ const inverses = new WeakMap<RewritePlan, RewritePlan>();
  * modify it.
  */
 export function invertPlan(p: RewritePlan): RewritePlan {
-  let inverse = inverses.get(p);
-  if (!inverse) inverses.set(p, (inverse = computeInverse(p)));
+  let inverse = attached<RewritePlan>(p, INVERSE);
+  if (!inverse) attach(p, INVERSE, (inverse = computeInverse(p)));
   return inverse;
 }
 
@@ -184,11 +186,11 @@ function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
   return out;
 }
 
-const innerCache = new WeakMap<IdMap, ReadonlySet<string>>();
+const INNER = Symbol('hsa.innerPaths');
 
 /** The paths that have a renamed path below them (`a` and `a.b` for `a.b.c`), once per map. */
 function innerPaths(paths: IdMap): ReadonlySet<string> {
-  let set = innerCache.get(paths);
+  let set = attached<ReadonlySet<string>>(paths, INNER);
   if (!set) {
     let s: Set<string> | undefined;
     for (const p of Object.keys(paths)) {
@@ -198,7 +200,7 @@ function innerPaths(paths: IdMap): ReadonlySet<string> {
       for (let i = 1; i < segs.length; i++) s.add(segs.slice(0, i).join('.'));
     }
     // (Renames of top-level keys only, the usual case, share one empty set.)
-    innerCache.set(paths, (set = s ?? NO_PATHS));
+    attach(paths, INNER, (set = s ?? NO_PATHS));
   }
   return set;
 }
@@ -210,8 +212,8 @@ const NO_PATHS: ReadonlySet<string> = new Set();
  * are renames only; tools with shape edits are listed in `reshaped`. For previews and leak checks.
  */
 export function netParamRenames(p: RewritePlan): NetParamRenames {
-  let hit = netRenames.get(p);
-  if (!hit) netRenames.set(p, (hit = computeNetParamRenames(p)));
+  let hit = attached<NetParamRenames>(p, NET_RENAMES);
+  if (!hit) attach(p, NET_RENAMES, (hit = computeNetParamRenames(p)));
   return hit;
 }
 
@@ -221,7 +223,7 @@ export interface NetParamRenames {
 }
 
 /** Computed once per plan object (read-only for callers). */
-const netRenames = new WeakMap<RewritePlan, NetParamRenames>();
+const NET_RENAMES = Symbol('hsa.netParamRenames');
 
 function computeNetParamRenames(p: RewritePlan): NetParamRenames {
   const params = dictionary<IdMap>();

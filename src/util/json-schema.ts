@@ -2,6 +2,7 @@ import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { attach, attached } from './attach.js';
 import { TextKeyedCache } from './bounded-cache.js';
 import { canonicalJson } from './canonical-json.js';
 import { quickCheck } from './quick-schema.js';
@@ -41,8 +42,7 @@ let formatMode: FormatMode = 'annotation';
 export function setFormatMode(mode: FormatMode): void {
   if (mode === formatMode) return;
   formatMode = mode;
-  // Verdicts cached under the other meaning must not be reused.
-  quickByObject = new WeakMap();
+  // Verdicts cached under the other meaning must not be reused (quick tests are kept per meaning).
   validators = new WeakMap();
   validatorsById.clear();
 }
@@ -124,16 +124,23 @@ function computeErrors(schema: object, value: unknown): string[] {
   return readableErrors(r.errors, schema);
 }
 
-let quickByObject = new WeakMap<object, ((v: unknown) => boolean) | null>();
+/** Where a schema object keeps its quick test, one per meaning of `format` (see attach.ts). */
+const QUICK = { annotation: Symbol('hsa.quick'), assertion: Symbol('hsa.quickFormats') } as const;
 
 /**
- * The quick test of a schema, or null; once per schema object. (Building one costs less than
- * working out the schema's validation meaning to share it: a state's renamed schemas are new
- * objects with new meanings, met by a call or two each when every record has its own tools.)
+ * The quick test of a schema, or null; once per schema object and meaning of `format`, kept on
+ * the object. (Building one costs less than working out the schema's validation meaning to share
+ * it, and than a WeakMap entry: a state's renamed schemas are new objects with new meanings, met
+ * by a call or two each when every record has its own tools.)
  */
 function quickFor(schema: object): ((v: unknown) => boolean) | null {
-  let q = quickByObject.get(schema);
-  if (q === undefined) quickByObject.set(schema, (q = quickCheck(schema, formatMode)));
+  const key = QUICK[formatMode];
+  let q = attached<((v: unknown) => boolean) | null>(schema, key);
+  if (q === undefined) {
+    q = quickCheck(schema, formatMode);
+    // (A schema object that cannot take it is tested anew each time: the same answer.)
+    attach(schema, key, q);
+  }
   return q;
 }
 

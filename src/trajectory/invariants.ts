@@ -5,8 +5,7 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
-import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
-import { bodyRewriterFor, planOwners, PREAMBLE_NAME, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
+import { bodyRewriterFor, declares, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
 import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
 import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
@@ -212,10 +211,9 @@ function leakContext(plan: RewritePlan, to: Harness): LeakContext {
 }
 
 function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
-  const current = stateIdentifiers(to);
   const gone = (map: Record<string, string>) => {
     const out = new Set<string>();
-    for (const a of Object.keys(map)) if (a !== map[a] && !current.has(a)) out.add(a);
+    for (const a of Object.keys(map)) if (a !== map[a] && !declares(to, a)) out.add(a);
     return out;
   };
   const inverseTools = dictionary();
@@ -242,7 +240,7 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
     if (renamed === undefined) continue;
     const paths = Object.keys(renamed);
     if (paths.length === 0) continue;
-    const now = schemaPropertyNames(t.parameters);
+    const now = propertyNames(t.parameters);
     for (const path of paths) {
       const old = lastSegment(path);
       const leaf = renamed[path];
@@ -277,12 +275,11 @@ export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakF
 }
 
 function computeLeakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
-  const current = stateIdentifiers(to);
   const map = textMap(plan, from);
   const textOld = dictionary();
   let all = true;
   for (const a of Object.keys(map)) {
-    if (!current.has(a)) textOld[a] = map[a]!;
+    if (!declares(to, a)) textOld[a] = map[a]!;
     else all = false;
   }
   let body: TextRewriter | undefined;
@@ -318,7 +315,7 @@ function stateLeaks(to: Harness, finder: LeakFinder): string[] {
   scan('prompt.separator', to.promptStyle?.separator ?? to.separator);
   for (const t of to.tools) {
     scan(`tools.${t.name}.description`, t.description);
-    scan(`tools.${t.name}.parameters`, schemaDescriptions(t.parameters).join('\n'));
+    scan(`tools.${t.name}.parameters`, descriptionText(t.parameters));
   }
   for (const k of to.skills) for (const name of finder.body.referenceMentions(k.body)) out.push(`skills.${k.id}.body: mentions old name "${name}"`);
   for (const h of to.hooks) scan(`hooks.${h.id}.feedback`, h.feedback);
@@ -563,6 +560,14 @@ function objectKeys(v: unknown): string[] {
   };
   walk(v);
   return out;
+}
+
+const DESCRIPTIONS = Symbol('hsa.descriptions');
+
+/** A schema's descriptions and titles, one a line, kept on the schema object (shared by a record's variants). */
+function descriptionText(schema: unknown): string {
+  if (schema === null || typeof schema !== 'object') return '';
+  return ownMemo(DESCRIPTIONS, schema, () => schemaDescriptions(schema).join('\n'));
 }
 
 function schemaDescriptions(schema: unknown): string[] {

@@ -171,8 +171,29 @@ export function planOwners(plan: RewritePlan, from: Harness, keys: readonly stri
 
 const NO_TOOLS: readonly string[] = [];
 
+/**
+ * Whether `name` is an identifier the state declares (a tool, parameter, skill, hook or section
+ * name: the names of stateIdentifiers), from its tool index.
+ */
+export function declares(h: Harness, name: string): boolean {
+  const idx = toolIndex(h);
+  return idx.byName.has(name) || idx.propertyOwners.has(name) || h.skills.some((s) => s.id === name) || h.hooks.some((k) => k.id === name) || h.sections.some((s) => s.id === name);
+}
+
+const PROPERTY_NAMES = Symbol('hsa.propertyNames');
+
+/**
+ * The property names a schema declares anywhere, as schemaPropertyNames lists them (nested objects,
+ * array items and branches included), kept on the schema object: a state shares most schema
+ * objects with its source, and so do the variants of one record.
+ */
+export function propertyNames(schema: unknown): readonly string[] {
+  if (schema === null || typeof schema !== 'object') return schemaPropertyNames(schema);
+  return ownMemo(PROPERTY_NAMES, schema, () => schemaPropertyNames(schema));
+}
+
 /** A state's tools by name, and which tools declare each parameter name: once per state, for every plan from it. */
-interface ToolIndex {
+export interface ToolIndex {
   /** The first tool of each name. */
   byName: Map<string, Harness['tools'][number]>;
   /** Parameter name (declared anywhere in a schema) → the names of the tools that declare it, in tool order. */
@@ -181,7 +202,7 @@ interface ToolIndex {
 
 const TOOL_INDEX = Symbol('hsa.toolIndex');
 
-function toolIndex(h: Harness): ToolIndex {
+export function toolIndex(h: Harness): ToolIndex {
   return ownMemo(TOOL_INDEX, h, () => computeToolIndex(h));
 }
 
@@ -189,7 +210,7 @@ function computeToolIndex(h: Harness): ToolIndex {
   const idx: ToolIndex = { byName: new Map(), propertyOwners: new Map() };
   for (const t of h.tools) {
     if (!idx.byName.has(t.name)) idx.byName.set(t.name, t);
-    const names = schemaPropertyNames(t.parameters);
+    const names = propertyNames(t.parameters);
     for (let i = 0; i < names.length; i++) {
       const p = names[i]!;
       // (A name declared twice in one schema — nested objects — is one owner.)

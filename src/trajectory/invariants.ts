@@ -11,7 +11,7 @@ import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
-import { ownMemo, pairMemo } from './memo.js';
+import { ownMemo, pairMemo, schemaMemo } from '../util/derived.js';
 import { textOf, type Trajectory } from './types.js';
 
 /**
@@ -564,10 +564,10 @@ function objectKeys(v: unknown): string[] {
 
 const DESCRIPTIONS = Symbol('hsa.descriptions');
 
-/** A schema's descriptions and titles, one a line, kept on the schema object (shared by a record's variants). */
+/** A schema's descriptions and titles, one a line, kept by schema object (shared by a record's variants). */
 function descriptionText(schema: unknown): string {
   if (schema === null || typeof schema !== 'object') return '';
-  return ownMemo(DESCRIPTIONS, schema, () => schemaDescriptions(schema).join('\n'));
+  return schemaMemo(DESCRIPTIONS, schema, () => schemaDescriptions(schema).join('\n'));
 }
 
 function schemaDescriptions(schema: unknown): string[] {

@@ -1,4 +1,4 @@
-import { attach, attached } from '../util/attach.js';
+import { ownMemo } from '../util/derived.js';
 
 /**
  * A rewrite plan carries a trajectory from one harness state to another: identifier maps
@@ -124,9 +124,7 @@ const INVERSE = Symbol('hsa.inverse');
  * modify it.
  */
 export function invertPlan(p: RewritePlan): RewritePlan {
-  let inverse = attached<RewritePlan>(p, INVERSE);
-  if (!inverse) attach(p, INVERSE, (inverse = computeInverse(p)));
-  return inverse;
+  return ownMemo(INVERSE, p, () => computeInverse(p));
 }
 
 function computeInverse(p: RewritePlan): RewritePlan {
@@ -190,19 +188,18 @@ const INNER = Symbol('hsa.innerPaths');
 
 /** The paths that have a renamed path below them (`a` and `a.b` for `a.b.c`), once per map. */
 function innerPaths(paths: IdMap): ReadonlySet<string> {
-  let set = attached<ReadonlySet<string>>(paths, INNER);
-  if (!set) {
-    let s: Set<string> | undefined;
+  // Renames of top-level keys only (the usual case) have none: no set, and nothing kept.
+  let any = false;
+  for (const p in paths) if (p.includes('.')) any = true;
+  if (!any) return NO_PATHS;
+  return ownMemo(INNER, paths, () => {
+    const set = new Set<string>();
     for (const p of Object.keys(paths)) {
-      if (!p.includes('.')) continue;
       const segs = p.split('.');
-      s ??= new Set();
-      for (let i = 1; i < segs.length; i++) s.add(segs.slice(0, i).join('.'));
+      for (let i = 1; i < segs.length; i++) set.add(segs.slice(0, i).join('.'));
     }
-    // (Renames of top-level keys only, the usual case, share one empty set.)
-    attach(paths, INNER, (set = s ?? NO_PATHS));
-  }
-  return set;
+    return set;
+  });
 }
 
 const NO_PATHS: ReadonlySet<string> = new Set();
@@ -212,9 +209,7 @@ const NO_PATHS: ReadonlySet<string> = new Set();
  * are renames only; tools with shape edits are listed in `reshaped`. For previews and leak checks.
  */
 export function netParamRenames(p: RewritePlan): NetParamRenames {
-  let hit = attached<NetParamRenames>(p, NET_RENAMES);
-  if (!hit) attach(p, NET_RENAMES, (hit = computeNetParamRenames(p)));
-  return hit;
+  return ownMemo(NET_RENAMES, p, () => computeNetParamRenames(p));
 }
 
 export interface NetParamRenames {

@@ -2,7 +2,7 @@ import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
-import { attach, attached } from './attach.js';
+import { schemaMemo } from './derived.js';
 import { TextKeyedCache } from './bounded-cache.js';
 import { canonicalJson } from './canonical-json.js';
 import { quickCheck } from './quick-schema.js';
@@ -124,24 +124,19 @@ function computeErrors(schema: object, value: unknown): string[] {
   return readableErrors(r.errors, schema);
 }
 
-/** Where a schema object keeps its quick test, one per meaning of `format` (see attach.ts). */
+/** The keys of a schema's quick tests, one per meaning of `format` (see derived.ts). */
 const QUICK = { annotation: Symbol('hsa.quick'), assertion: Symbol('hsa.quickFormats') } as const;
 
 /**
- * The quick test of a schema, or null; once per schema object and meaning of `format`, kept on
- * the object. (Building one costs less than working out the schema's validation meaning to share
- * it, and than a WeakMap entry: a state's renamed schemas are new objects with new meanings, met
- * by a call or two each when every record has its own tools.)
+ * The quick test of a schema, or null; once per schema object and meaning of `format`. (Building
+ * one costs less than working out the schema's validation meaning to share it: a state's renamed
+ * schemas are new objects with new meanings, met by a call or two each when every record has its
+ * own tools.)
  */
 function quickFor(schema: object): ((v: unknown) => boolean) | null {
-  const key = QUICK[formatMode];
-  let q = attached<((v: unknown) => boolean) | null>(schema, key);
-  if (q === undefined) {
-    q = quickCheck(schema, formatMode);
-    // (A schema object that cannot take it is tested anew each time: the same answer.)
-    attach(schema, key, q);
-  }
-  return q;
+  const mode = formatMode;
+  // (null, "no quick test", is kept as `false`: the memo keeps no undefined or null.)
+  return schemaMemo(QUICK[mode], schema, () => quickCheck(schema, mode) ?? false) || null;
 }
 
 const validationIds = new WeakMap<object, number>();

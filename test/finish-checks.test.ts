@@ -4,7 +4,7 @@ import { deriveInlineHarness } from '../src/ingest/inline-harness.js';
 import { augmentOne, StatePool, type AugmentedVariant } from '../src/trajectory/augment.js';
 import { checkCalls, checkLeaks, checkRoundTrip, checkRules, checkVariant } from '../src/trajectory/invariants.js';
 import { rewriteTrajectory } from '../src/trajectory/rewrite.js';
-import type { Message, Trajectory } from '../src/trajectory/types.js';
+import type { Message, ToolCall, Trajectory } from '../src/trajectory/types.js';
 import { applyArgOps, invertPlan, netParamRenames, type RewritePlan } from '../src/transform/plan.js';
 import { resolveTransforms } from '../src/transform/variant.js';
 import { schemaErrors } from '../src/util/json-schema.js';
@@ -67,7 +67,7 @@ function variants(n: number): { source: Trajectory; harness: Harness; v: Augment
 }
 
 const copy = <T>(x: T): T => JSON.parse(JSON.stringify(x)) as T;
-const calls = (rec: Trajectory) => rec.messages.find((m) => m.role === 'assistant' && m.tool_calls)!.tool_calls!;
+const calls = (rec: Trajectory): ToolCall[] => rec.messages.flatMap((m) => (m.role === 'assistant' && m.tool_calls ? [m.tool_calls] : []))[0]!;
 const renamedTools = (plan: RewritePlan) => Object.keys(plan.tools).filter((a) => plan.tools[a] !== a && a !== 'get_meter');
 
 describe('output checks on records with their own tools', () => {

@@ -4,14 +4,14 @@ import type { Harness, JsonSchema } from '../harness/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { TextRewriter } from '../transform/identifiers.js';
-import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
-import { schemaPropertyNames, stateIdentifiers } from '../transform/state.js';
-import { bodyRewriterFor, planOwners, PREAMBLE_NAME, rewriteTrajectory, textMap } from './rewrite.js';
+import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
+import { bodyRewriterFor, declares, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
 import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
 import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
+import { ownMemo, pairMemo, schemaMemo } from '../util/derived.js';
 import { textOf, type Trajectory } from './types.js';
 
 /**
@@ -76,25 +76,18 @@ export function checkCalls(rec: Trajectory, state: Harness): string[] {
 }
 
 // Tool name → schema, once per tool list (a state's list is one object for all its records).
-const schemaMaps = new WeakMap<object, Map<string, JsonSchema>>();
+const SCHEMAS = Symbol('hsa.schemas');
 
 function schemasOf(tools: readonly { function: { name: string; parameters?: unknown } }[]): Map<string, JsonSchema> {
-  let map = schemaMaps.get(tools);
-  if (!map) {
-    map = new Map();
+  return ownMemo(SCHEMAS, tools, () => {
+    const map = new Map<string, JsonSchema>();
     for (const t of tools) map.set(t.function.name, (t.function.parameters ?? { type: 'object' }) as JsonSchema);
-    schemaMaps.set(tools, map);
-  }
-  return map;
+    return map;
+  });
 }
 
 function stateSchemas(state: Harness): Map<string, JsonSchema> {
-  let map = schemaMaps.get(state);
-  if (!map) {
-    map = new Map(state.tools.map((t) => [t.name, t.parameters]));
-    schemaMaps.set(state, map);
-  }
-  return map;
+  return ownMemo(SCHEMAS, state, () => new Map(state.tools.map((t) => [t.name, t.parameters])));
 }
 
 /**
@@ -210,28 +203,32 @@ interface LeakContext {
   stateTools: string[];
 }
 
-const leakContexts = new WeakMap<RewritePlan, WeakMap<Harness, LeakContext>>();
+const LEAK_CONTEXT = Symbol('hsa.leakContext');
 
 /** What the leak check needs of a plan and its target state, worked out once per pair. */
 function leakContext(plan: RewritePlan, to: Harness): LeakContext {
-  let byState = leakContexts.get(plan);
-  if (!byState) leakContexts.set(plan, (byState = new WeakMap()));
-  const hit = byState.get(to);
-  if (hit) return hit;
-  const current = stateIdentifiers(to);
-  const gone = (map: Record<string, string>) => Object.entries(map).filter(([a, b]) => a !== b && !current.has(a)).map(([a]) => a);
-  const inverseTools: Record<string, string> = {};
-  for (const [a, b] of Object.entries(plan.tools)) inverseTools[b] = a;
+  return pairMemo(LEAK_CONTEXT, plan, to, () => computeLeakContext(plan, to));
+}
+
+function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
+  const gone = (map: Record<string, string>) => {
+    const out = new Set<string>();
+    for (const a of Object.keys(map)) if (a !== map[a] && !declares(to, a)) out.add(a);
+    return out;
+  };
+  const inverseTools = dictionary();
+  for (const a of Object.keys(plan.tools)) inverseTools[plan.tools[a]!] = a;
   const { params } = netParamRenames(plan);
   const oldKeysByTool = new Map<string, Set<string>>();
-  for (const [original, renamed] of Object.entries(params)) {
-    const oldKeys = new Set(Object.entries(renamed).filter(([p, l]) => p.split('.').pop() !== l).map(([p]) => p.split('.').pop()!));
-    for (const l of Object.values(renamed)) oldKeys.delete(l);
+  for (const original of Object.keys(params)) {
+    const renamed = params[original]!;
+    const oldKeys = new Set<string>();
+    for (const p of Object.keys(renamed)) if (lastSegment(p) !== renamed[p]) oldKeys.add(lastSegment(p));
+    for (const p of Object.keys(renamed)) oldKeys.delete(renamed[p]!);
     if (oldKeys.size > 0) oldKeysByTool.set(mapId(plan.tools, original), oldKeys);
   }
-  const lc: LeakContext = { oldTools: new Set(gone(plan.tools)), oldSkills: new Set(gone(plan.skills)), oldHooks: new Set(gone(plan.hooks)), inverseTools, params, oldKeysByTool, stateTools: [] };
+  const lc: LeakContext = { oldTools: gone(plan.tools), oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, oldKeysByTool, stateTools: [] };
   lc.stateTools = toolListLeaks(to.tools, lc);
-  byState.set(to, lc);
   return lc;
 }
 
@@ -239,44 +236,63 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
   const out: string[] = [];
   for (const t of tools) {
     if (lc.oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
-    const renamed = lc.params[mapId(lc.inverseTools, t.name)] ?? {};
-    const now = new Set(schemaPropertyNames(t.parameters));
-    for (const [path, leaf] of Object.entries(renamed)) {
-      const old = path.split('.').pop()!;
-      if (old !== leaf && now.has(old) && !Object.values(renamed).includes(old)) out.push(`tools.${t.name}: old parameter "${old}"`);
+    const renamed = lc.params[mapId(lc.inverseTools, t.name)];
+    if (renamed === undefined) continue;
+    const paths = Object.keys(renamed);
+    if (paths.length === 0) continue;
+    const now = propertyNames(t.parameters);
+    for (const path of paths) {
+      const old = lastSegment(path);
+      const leaf = renamed[path];
+      if (old !== leaf && now.includes(old) && !paths.some((p) => renamed[p] === old)) out.push(`tools.${t.name}: old parameter "${old}"`);
     }
   }
   return out;
 }
 
+/** The last segment of a dotted parameter path (`a.b.c` → `c`). */
+function lastSegment(path: string): string {
+  const i = path.lastIndexOf('.');
+  return i < 0 ? path : path.slice(i + 1);
+}
+
 interface LeakFinder {
   /** Old names under the text rules (prompt, tool texts, assistant text, feedback). */
   text: TextRewriter;
-  /** The same names under the reference rules of skill bodies. */
-  body: TextRewriter;
+  /** The same names under the reference rules of skill bodies (made on first use). */
+  readonly body: TextRewriter;
   /** Leaks in what the state renders the same for every record (computed on first use). */
   state?: string[];
   /** The target state's hooks that answer on the tool channel (their feedback stands in for a result). */
   toolHooks: Harness['hooks'];
 }
 
-const finders = new WeakMap<RewritePlan, WeakMap<Harness, LeakFinder>>();
+const LEAK_FINDER = Symbol('hsa.leakFinder');
 
 /** Old identifiers that must not be mentioned any more (renamed, and not a current name again). */
 export function leakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
-  let byState = finders.get(plan);
-  if (!byState) finders.set(plan, (byState = new WeakMap()));
-  const hit = byState.get(to);
-  if (hit) return hit;
-  const current = stateIdentifiers(to);
-  const textOld: Record<string, string> = {};
-  for (const [a, b] of Object.entries(textMap(plan, from))) if (!current.has(a)) textOld[a] = b;
+  return pairMemo(LEAK_FINDER, plan, to, () => computeLeakFinder(plan, from, to));
+}
+
+function computeLeakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakFinder {
+  const map = textMap(plan, from);
+  const textOld = dictionary();
+  let all = true;
+  for (const a of Object.keys(map)) {
+    if (!declares(to, a)) textOld[a] = map[a]!;
+    else all = false;
+  }
+  let body: TextRewriter | undefined;
   const finder: LeakFinder = {
-    text: new TextRewriter(textOld),
-    body: new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))),
+    // When no old name is a current one, the names are the text map's: its rewriter (and what it
+    // has learnt of texts) serves.
+    text: all ? textRewriterFor(plan, from) : new TextRewriter(textOld),
+    // Only states with skills (or records that load one) read skill bodies.
+    get body() {
+      return (body ??= new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))));
+    },
     toolHooks: to.hooks.filter((k) => k.channel === 'tool'),
   };
-  byState.set(to, finder);
   return finder;
 }
 
@@ -299,7 +315,7 @@ function stateLeaks(to: Harness, finder: LeakFinder): string[] {
   scan('prompt.separator', to.promptStyle?.separator ?? to.separator);
   for (const t of to.tools) {
     scan(`tools.${t.name}.description`, t.description);
-    scan(`tools.${t.name}.parameters`, schemaDescriptions(t.parameters).join('\n'));
+    scan(`tools.${t.name}.parameters`, descriptionText(t.parameters));
   }
   for (const k of to.skills) for (const name of finder.body.referenceMentions(k.body)) out.push(`skills.${k.id}.body: mentions old name "${name}"`);
   for (const h of to.hooks) scan(`hooks.${h.id}.feedback`, h.feedback);
@@ -315,10 +331,12 @@ function stateLeaks(to: Harness, finder: LeakFinder): string[] {
  * lists the harness marks unordered (never procedures). Once per state and plan.
  */
 export function checkBodies(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  let byPlan = bodyCache.get(to);
-  if (!byPlan) bodyCache.set(to, (byPlan = new WeakMap()));
-  const hit = byPlan.get(plan);
-  if (hit) return hit;
+  return pairMemo(BODIES, plan, to, () => computeBodies(from, to, plan));
+}
+
+const BODIES = Symbol('hsa.checkBodies');
+
+function computeBodies(from: Harness, to: Harness, plan: RewritePlan): string[] {
   const out: string[] = [];
   const inverse = invertPlan(plan).skills;
   const sources = new Map(from.skills.map((k) => [k.id, k]));
@@ -337,11 +355,8 @@ export function checkBodies(from: Harness, to: Harness, plan: RewritePlan): stri
     const diff = firstDifference(a, b);
     if (diff) out.push(`skills.${k.id}.body line ${diff.line}: ${diff.what}, which the plan does not explain`);
   }
-  byPlan.set(plan, out);
   return out;
 }
-
-const bodyCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
 
 const BODY_FENCE = /^\s{0,3}(`{3,}|~{3,})/;
 const BODY_HEADING = /^#{1,6}(?=[ \t]|$)/;
@@ -466,10 +481,12 @@ export function canonicalRecord(rec: Trajectory): string[] {
  * sections. Both depend on the state and plan only, so they are computed once per state.
  */
 export function checkRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  let byPlan = rulesCache.get(to);
-  if (!byPlan) rulesCache.set(to, (byPlan = new WeakMap()));
-  const hit = byPlan.get(plan);
-  if (hit) return hit;
+  return pairMemo(RULES, plan, to, () => computeRules(from, to, plan));
+}
+
+const RULES = Symbol('hsa.checkRules');
+
+function computeRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
   const before = renamedUnits(from, plan);
   const after = stateUnits(to);
   const out: string[] = [];
@@ -491,11 +508,8 @@ export function checkRules(from: Harness, to: Harness, plan: RewritePlan): strin
     const body = u.slice(u.indexOf(':') + 1);
     if (!shown.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
   }
-  byPlan.set(plan, out);
   return out;
 }
-
-const rulesCache = new WeakMap<Harness, WeakMap<RewritePlan, string[]>>();
 /**
  * Rules of a state's text sections (titles excluded), sorted. Not kept: the rules check is cached
  * per state and plan, and the source state's own units are the only ones asked for again.
@@ -523,8 +537,16 @@ function stateUnits(h: Harness, rename?: TextRewriter): string[] {
 let lastUnits: { h: Harness; units: string[] } | undefined;
 
 function renamedUnits(from: Harness, plan: RewritePlan): string[] {
-  return stateUnits(from, new TextRewriter(textMap(plan, from)));
+  const rename = textRewriterFor(plan, from);
+  // A plan that changes no section text leaves the source state's own rules, worked out once for
+  // all the plans from it (the variants of a record with its own harness).
+  if (from.sections.every((s) => s.kind !== 'text' || rename.rewrite(s.text) === s.text)) {
+    return ownMemo(OWN_UNITS, from, () => stateUnits(from));
+  }
+  return stateUnits(from, rename);
 }
+
+const OWN_UNITS = Symbol('hsa.ownUnits');
 
 function objectKeys(v: unknown): string[] {
   const out: string[] = [];
@@ -540,18 +562,32 @@ function objectKeys(v: unknown): string[] {
   return out;
 }
 
+const DESCRIPTIONS = Symbol('hsa.descriptions');
+
+/** A schema's descriptions and titles, one a line, kept by schema object (shared by a record's variants). */
+function descriptionText(schema: unknown): string {
+  if (schema === null || typeof schema !== 'object') return '';
+  return schemaMemo(DESCRIPTIONS, schema, () => schemaDescriptions(schema).join('\n'));
+}
+
 function schemaDescriptions(schema: unknown): string[] {
   const out: string[] = [];
-  const walk = (s: unknown) => {
-    if (Array.isArray(s)) return s.forEach(walk);
-    if (s === null || typeof s !== 'object') return;
-    for (const [k, v] of Object.entries(s)) {
-      if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
-      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v);
-    }
-  };
-  walk(schema);
+  walkDescriptions(schema, out);
   return out;
+}
+
+function walkDescriptions(s: unknown, out: string[]): void {
+  if (s === null || typeof s !== 'object') return;
+  if (Array.isArray(s)) {
+    for (const x of s) walkDescriptions(x, out);
+    return;
+  }
+  const o = s as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walkDescriptions(v, out);
+  }
 }
 
 function clip(s: string): string {

@@ -3,10 +3,11 @@ import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from
 import type { Harness, Hook } from '../harness/types.js';
 import { openAiSafeName } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
-import { applyArgOps, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
+import { applyArgOps, dictionary, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
+import { ownMemo, pairMemo, schemaMemo } from '../util/derived.js';
 import { textOf, type Message, type TextContent, type Trajectory } from './types.js';
 
 /** The `name` that marks a preamble message (prompt sections moved out of the system message). */
@@ -138,43 +139,35 @@ function frontMatterName(text: string, from: string, to: string): string {
 
 /** The free-text rewriter of a plan: tool, skill and hook names, and parameters renamed alike in every tool. */
 export function textRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
-  let byState = rewriters.get(plan);
-  if (!byState) rewriters.set(plan, (byState = new WeakMap()));
-  let hit = byState.get(from);
-  if (!hit) byState.set(from, (hit = new TextRewriter(textMap(plan, from))));
-  return hit;
+  return pairMemo(REWRITER, plan, from, () => new TextRewriter(textMap(plan, from)));
 }
 
-const rewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
+const REWRITER = Symbol('hsa.textRewriter');
 
 /**
  * The rewriter of a plan for skill bodies (see TextRewriter.rewriteReferences): the text map, with
  * each renamed parameter's tools by their names in `from` and after the plan.
  */
 export function bodyRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
-  let byState = bodyRewriters.get(plan);
-  if (!byState) bodyRewriters.set(plan, (byState = new WeakMap()));
-  let hit = byState.get(from);
-  if (!hit) {
+  return pairMemo(BODY_REWRITER, plan, from, () => {
     const map = textMap(plan, from);
-    byState.set(from, (hit = new TextRewriter(map, planOwners(plan, from, Object.keys(map)))));
-  }
-  return hit;
+    return new TextRewriter(map, planOwners(plan, from, Object.keys(map)));
+  });
 }
 
-const bodyRewriters = new WeakMap<RewritePlan, WeakMap<Harness, TextRewriter>>();
+const BODY_REWRITER = Symbol('hsa.bodyRewriter');
 
 /** For the parameter names among `keys`: every name (before and after the plan) of the tools that have them. */
 export function planOwners(plan: RewritePlan, from: Harness, keys: readonly string[]): Map<string, Set<string>> {
   const elements = new Set([...Object.keys(plan.tools), ...Object.keys(plan.skills), ...Object.keys(plan.hooks)]);
+  const { propertyOwners } = toolIndex(from);
   const owners = new Map<string, Set<string>>();
   for (const k of keys) {
     if (elements.has(k)) continue;
     const set = new Set<string>();
-    for (const t of from.tools) {
-      if (!schemaPropertyNames(t.parameters).includes(k)) continue;
-      set.add(t.name);
-      set.add(mapId(plan.tools, t.name));
+    for (const name of propertyOwners.get(k) ?? NO_TOOLS) {
+      set.add(name);
+      set.add(mapId(plan.tools, name));
     }
     // A parameter that no source tool has (only a distractor's) has no owner in the source, so no
     // source text refers to it: an empty set, not a missing one (which would read it as a tool name).
@@ -183,34 +176,85 @@ export function planOwners(plan: RewritePlan, from: Harness, keys: readonly stri
   return owners;
 }
 
-const textMaps = new WeakMap<RewritePlan, WeakMap<Harness, Record<string, string>>>();
+const NO_TOOLS: readonly string[] = [];
+
+/**
+ * Whether `name` is an identifier the state declares (a tool, parameter, skill, hook or section
+ * name: the names of stateIdentifiers), from its tool index.
+ */
+export function declares(h: Harness, name: string): boolean {
+  const idx = toolIndex(h);
+  return idx.byName.has(name) || idx.propertyOwners.has(name) || h.skills.some((s) => s.id === name) || h.hooks.some((k) => k.id === name) || h.sections.some((s) => s.id === name);
+}
+
+const PROPERTY_NAMES = Symbol('hsa.propertyNames');
+
+/**
+ * The property names a schema declares anywhere, as schemaPropertyNames lists them (nested objects,
+ * array items and branches included), kept by schema object: a state shares most schema objects
+ * with its source, and so do the variants of one record.
+ */
+export function propertyNames(schema: unknown): readonly string[] {
+  if (schema === null || typeof schema !== 'object') return schemaPropertyNames(schema);
+  return schemaMemo(PROPERTY_NAMES, schema, () => schemaPropertyNames(schema));
+}
+
+/** A state's tools by name, and which tools declare each parameter name: once per state, for every plan from it. */
+export interface ToolIndex {
+  /** The first tool of each name. */
+  byName: Map<string, Harness['tools'][number]>;
+  /** Parameter name (declared anywhere in a schema) → the names of the tools that declare it, in tool order. */
+  propertyOwners: Map<string, string[]>;
+}
+
+const TOOL_INDEX = Symbol('hsa.toolIndex');
+
+export function toolIndex(h: Harness): ToolIndex {
+  return ownMemo(TOOL_INDEX, h, () => computeToolIndex(h));
+}
+
+function computeToolIndex(h: Harness): ToolIndex {
+  const idx: ToolIndex = { byName: new Map(), propertyOwners: new Map() };
+  for (const t of h.tools) {
+    if (!idx.byName.has(t.name)) idx.byName.set(t.name, t);
+    const names = propertyNames(t.parameters);
+    for (let i = 0; i < names.length; i++) {
+      const p = names[i]!;
+      // (A name declared twice in one schema — nested objects — is one owner.)
+      if (names.indexOf(p) !== i) continue;
+      const list = idx.propertyOwners.get(p);
+      if (list) list.push(t.name);
+      else idx.propertyOwners.set(p, [t.name]);
+    }
+  }
+  return idx;
+}
+
+const TEXT_MAP = Symbol('hsa.textMap');
 
 /** Identifier renames that apply to free text (ambiguous ones — one old name, two new — are left out). */
 export function textMap(plan: RewritePlan, from: Harness): Record<string, string> {
-  let byState = textMaps.get(plan);
-  if (!byState) textMaps.set(plan, (byState = new WeakMap()));
-  const hit = byState.get(from);
-  if (hit) return hit;
-  const map = computeTextMap(plan, from);
-  byState.set(from, map);
-  return map;
+  return pairMemo(TEXT_MAP, plan, from, () => computeTextMap(plan, from));
 }
 
 function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string> {
-  const candidates = new Map<string, Set<string>>();
+  // Old name → its one new name, or null once two different new names were proposed (ambiguous).
+  const candidates = new Map<string, string | null>();
   const add = (a: string, b: string) => {
     if (a === b) return;
-    const s = candidates.get(a) ?? new Set<string>();
-    s.add(b);
-    candidates.set(a, s);
+    const cur = candidates.get(a);
+    if (cur === undefined) candidates.set(a, b);
+    else if (cur !== null && cur !== b) candidates.set(a, null);
   };
-  for (const map of [plan.skills, plan.hooks]) for (const [a, b] of Object.entries(map)) add(a, b);
+  for (const map of [plan.skills, plan.hooks]) for (const a of Object.keys(map)) add(a, map[a]!);
   // A tool whose source name OpenAI does not allow (`plants.find_by_zone`, named `plants_find_by_zone`)
   // is written in texts as the source spells it: that spelling is renamed too, and a plan back to
   // the source writes it again.
-  for (const [a, b] of Object.entries(plan.tools)) {
-    const t = from.tools.find((x) => x.name === a);
-    const spelled = t !== undefined && t.sourceName !== t.name && !from.tools.some((o) => o.name === t.sourceName) ? t.sourceName : null;
+  const { byName, propertyOwners } = toolIndex(from);
+  for (const a of Object.keys(plan.tools)) {
+    const b = plan.tools[a]!;
+    const t = byName.get(a);
+    const spelled = t !== undefined && t.sourceName !== t.name && !byName.has(t.sourceName) ? t.sourceName : null;
     if (spelled !== null && openAiSafeName(spelled) === b) add(a, spelled);
     else {
       add(a, b);
@@ -219,24 +263,25 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
   }
   // A parameter name goes into the text map only when every tool that has it renames it the same way.
   const params = leafRenamesByTool(plan);
-  const leafRenames = new Map<string, Set<string>>();
-  for (const net of Object.values(params)) {
-    for (const [old, leaf] of Object.entries(net)) {
-      const s = leafRenames.get(old) ?? new Set<string>();
-      s.add(leaf);
-      leafRenames.set(old, s);
+  const leafRenames = new Map<string, string | null>();
+  for (const tool of Object.keys(params)) {
+    const net = params[tool]!;
+    for (const old of Object.keys(net)) {
+      const leaf = net[old]!;
+      const cur = leafRenames.get(old);
+      if (cur === undefined) leafRenames.set(old, leaf);
+      else if (cur !== null && cur !== leaf) leafRenames.set(old, null);
     }
   }
-  for (const [old, news] of leafRenames) {
-    if (news.size !== 1) continue;
-    const everywhere = from.tools.every((t) => {
-      if (!schemaPropertyNames(t.parameters).includes(old)) return true;
-      return params[t.name]?.[old] === [...news][0];
-    });
-    if (everywhere) add(old, [...news][0]!);
+  for (const [old, leaf] of leafRenames) {
+    if (leaf === null) continue;
+    const owners = propertyOwners.get(old);
+    let everywhere = true;
+    if (owners) for (const name of owners) if (params[name]?.[old] !== leaf) everywhere = false;
+    if (everywhere) add(old, leaf);
   }
-  const out: Record<string, string> = {};
-  for (const [a, s] of candidates) if (s.size === 1) out[a] = [...s][0]!;
+  const out = dictionary();
+  for (const [a, b] of candidates) if (b !== null) out[a] = b;
   return out;
 }
 
@@ -247,18 +292,19 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
  */
 function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
   const { params, reshaped } = netParamRenames(plan);
-  const out: Record<string, Record<string, string>> = {};
-  for (const [tool, net] of Object.entries(params)) {
-    const m: Record<string, string> = {};
-    for (const [path, leaf] of Object.entries(net)) m[path.split('.').pop()!] = leaf;
+  const out = dictionary<Record<string, string>>();
+  for (const tool of Object.keys(params)) {
+    const net = params[tool]!;
+    const m = dictionary();
+    for (const path of Object.keys(net)) m[lastSegment(path)] = net[path]!;
     out[tool] = m;
   }
   for (const tool of reshaped) {
-    const m: Record<string, string> = {};
+    const m = dictionary();
     for (const op of plan.args[tool] ?? []) {
       if (op.op !== 'rename') continue;
       for (const [path, leaf] of Object.entries(op.paths)) {
-        const old = path.split('.').pop()!;
+        const old = lastSegment(path);
         // A name renamed again (a → b, then b → c) keeps its first name as the key.
         const first = Object.keys(m).find((k) => m[k] === old) ?? old;
         m[first] = leaf;
@@ -268,6 +314,12 @@ function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, str
     if (Object.keys(m).length > 0) out[tool] = m;
   }
   return out;
+}
+
+/** The last segment of a dotted parameter path (`a.b.c` → `c`). */
+function lastSegment(path: string): string {
+  const i = path.lastIndexOf('.');
+  return i < 0 ? path : path.slice(i + 1);
 }
 
 function refeed(content: string, fromHook: Hook | undefined, toHook: Hook | undefined, text: TextRewriter): string {

@@ -115,24 +115,25 @@ const INCLUDES_BUDGET = 200_000;
  */
 const recordTokenCache = new Map<string, Tokenized>();
 const RECORD_TEXTS = 32;
+/** Shorter texts are tokenised again when met again (cheaper than keeping them). */
+const CACHED_LENGTH = 64;
 
 export type TextScope = 'state' | 'record';
 
 function tokenize(text: string, scope: TextScope = 'state'): Tokenized {
+  if (text.length < CACHED_LENGTH) return computeTokens(text);
   if (scope === 'record') {
     const hit = recordTokenCache.get(text);
     if (hit) return hit;
     const t = computeTokens(text);
-    if (text.length >= 64) {
-      if (recordTokenCache.size >= RECORD_TEXTS) recordTokenCache.clear();
-      recordTokenCache.set(text, t);
-    }
+    if (recordTokenCache.size >= RECORD_TEXTS) recordTokenCache.clear();
+    recordTokenCache.set(text, t);
     return t;
   }
   const hit = tokenCache.get(text);
   if (hit) return hit;
   const t = computeTokens(text);
-  if (text.length >= 64) tokenCache.set(text, t);
+  tokenCache.set(text, t);
   return t;
 }
 
@@ -272,8 +273,11 @@ export class TextRewriter {
    * a key, and the text need not be tokenised: most texts a rename meets do not mention it).
    */
   private tokens(text: string, scope: TextScope): Tokenized | null {
-    const cached = scope === 'state' ? tokenCache.get(text) : recordTokenCache.get(text);
-    if (cached) return cached;
+    // (A text shorter than CACHED_LENGTH is never kept: no lookup.)
+    if (text.length >= CACHED_LENGTH) {
+      const cached = scope === 'state' ? tokenCache.get(text) : recordTokenCache.get(text);
+      if (cached) return cached;
+    }
     return this.mayMention(text) ? tokenize(text, scope) : null;
   }
 

@@ -1,3 +1,5 @@
+import { ownMemo } from '../util/derived.js';
+
 /**
  * A rewrite plan carries a trajectory from one harness state to another: identifier maps
  * (original → final name) and, per tool, an ordered list of argument edits. Everything else a
@@ -39,6 +41,15 @@ export function renamedAwayNames(p: RewritePlan): Set<string> {
   return out;
 }
 
+/**
+ * An empty object for names as keys (an IdMap, a map per tool). It has no prototype, so V8 keeps it
+ * as a hash table from the start: adding keys that are new names (every record has its own tools)
+ * then makes no hidden class per key (with `{}`, building a 20-name map cost ~90 µs).
+ */
+export function dictionary<V = string>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
 export function emptyPlan(): RewritePlan {
   return { tools: {}, skills: {}, hooks: {}, sections: {}, args: {} };
 }
@@ -58,7 +69,7 @@ export function mapId(map: IdMap, id: string): string {
 }
 
 function composeMaps(a: IdMap, b: IdMap): IdMap {
-  const out: IdMap = {};
+  const out: IdMap = dictionary();
   const aTargets = new Set<string>();
   for (const [k, v] of Object.entries(a)) {
     aTargets.add(v);
@@ -73,8 +84,8 @@ function composeMaps(a: IdMap, b: IdMap): IdMap {
 }
 
 function invertMap(m: IdMap): IdMap {
-  const out: IdMap = {};
-  for (const [k, v] of Object.entries(m)) out[v] = k;
+  const out: IdMap = dictionary();
+  for (const k of Object.keys(m)) out[m[k]!] = k;
   return out;
 }
 
@@ -83,7 +94,7 @@ export function composePlans(a: RewritePlan, b: RewritePlan): RewritePlan {
   // Most transforms change only the state: then the result is `a` without its identity entries,
   // which a composed plan (or an empty one) already is. Plans are never changed after they are made.
   if (isIdentityPlan(b) && !hasIdentityEntries(a)) return a;
-  const args: Record<string, ArgOp[]> = {};
+  const args = dictionary<ArgOp[]>();
   for (const [tool, ops] of Object.entries(a.args)) args[tool] = [...ops];
   const aInverse = invertMap(a.tools);
   for (const [tool, ops] of Object.entries(b.args)) {
@@ -105,7 +116,7 @@ function hasIdentityEntries(p: RewritePlan): boolean {
   return false;
 }
 
-const inverses = new WeakMap<RewritePlan, RewritePlan>();
+const INVERSE = Symbol('hsa.inverse');
 
 /**
  * The plan that carries the target state's trajectories back to the source state. Plans are never
@@ -113,13 +124,11 @@ const inverses = new WeakMap<RewritePlan, RewritePlan>();
  * modify it.
  */
 export function invertPlan(p: RewritePlan): RewritePlan {
-  let inverse = inverses.get(p);
-  if (!inverse) inverses.set(p, (inverse = computeInverse(p)));
-  return inverse;
+  return ownMemo(INVERSE, p, () => computeInverse(p));
 }
 
 function computeInverse(p: RewritePlan): RewritePlan {
-  const args: Record<string, ArgOp[]> = {};
+  const args = dictionary<ArgOp[]>();
   for (const [tool, ops] of Object.entries(p.args)) {
     args[mapId(p.tools, tool)] = [...ops].reverse().map(invertOp);
   }
@@ -136,8 +145,13 @@ function invertOp(op: ArgOp): ArgOp {
   if (op.op === 'wrap') return { op: 'unwrap', key: op.key };
   if (op.op === 'unwrap') return { op: 'wrap', key: op.key };
   // Inverse renames are keyed by new paths: rename each ancestor segment too.
-  const out: IdMap = {};
+  const out: IdMap = dictionary();
   for (const path of Object.keys(op.paths)) {
+    // A top-level key (most renames) has no ancestors to rename.
+    if (!path.includes('.')) {
+      out[op.paths[path]!] = path;
+      continue;
+    }
     const segs = path.split('.');
     const newSegs = segs.map((seg, i) => leafName(op.paths, segs.slice(0, i + 1).join('.'), seg));
     out[newSegs.join('.')] = segs[segs.length - 1]!;
@@ -170,30 +184,32 @@ function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
   return out;
 }
 
-const innerCache = new WeakMap<IdMap, Set<string>>();
+const INNER = Symbol('hsa.innerPaths');
 
 /** The paths that have a renamed path below them (`a` and `a.b` for `a.b.c`), once per map. */
-function innerPaths(paths: IdMap): Set<string> {
-  let set = innerCache.get(paths);
-  if (!set) {
-    set = new Set();
+function innerPaths(paths: IdMap): ReadonlySet<string> {
+  // Renames of top-level keys only (the usual case) have none: no set, and nothing kept.
+  let any = false;
+  for (const p in paths) if (p.includes('.')) any = true;
+  if (!any) return NO_PATHS;
+  return ownMemo(INNER, paths, () => {
+    const set = new Set<string>();
     for (const p of Object.keys(paths)) {
       const segs = p.split('.');
       for (let i = 1; i < segs.length; i++) set.add(segs.slice(0, i).join('.'));
     }
-    innerCache.set(paths, set);
-  }
-  return set;
+    return set;
+  });
 }
+
+const NO_PATHS: ReadonlySet<string> = new Set();
 
 /**
  * Net parameter renames per original tool (original path → final leaf name), when a tool's edits
  * are renames only; tools with shape edits are listed in `reshaped`. For previews and leak checks.
  */
 export function netParamRenames(p: RewritePlan): NetParamRenames {
-  let hit = netRenames.get(p);
-  if (!hit) netRenames.set(p, (hit = computeNetParamRenames(p)));
-  return hit;
+  return ownMemo(NET_RENAMES, p, () => computeNetParamRenames(p));
 }
 
 export interface NetParamRenames {
@@ -202,14 +218,30 @@ export interface NetParamRenames {
 }
 
 /** Computed once per plan object (read-only for callers). */
-const netRenames = new WeakMap<RewritePlan, NetParamRenames>();
+const NET_RENAMES = Symbol('hsa.netParamRenames');
 
 function computeNetParamRenames(p: RewritePlan): NetParamRenames {
-  const params: Record<string, IdMap> = {};
+  const params = dictionary<IdMap>();
   const reshaped: string[] = [];
   for (const [tool, ops] of Object.entries(p.args)) {
     if (ops.some((o) => o.op !== 'rename')) {
       reshaped.push(tool);
+      continue;
+    }
+    if (ops.length === 1) {
+      // One rename op (most tools): each named path ends as the op names it.
+      const paths = (ops[0] as { paths: IdMap }).paths;
+      const net: IdMap = dictionary();
+      let any = false;
+      for (const path of Object.keys(paths)) {
+        const leaf = paths[path]!;
+        const dot = path.lastIndexOf('.');
+        if (leaf !== (dot < 0 ? path : path.slice(dot + 1))) {
+          net[path] = leaf;
+          any = true;
+        }
+      }
+      if (any) params[tool] = net;
       continue;
     }
     // Track each original path through successive renames; a path an op names is matched to the
@@ -224,7 +256,7 @@ function computeNetParamRenames(p: RewritePlan): NetParamRenames {
         current.set(orig, segs.map((seg, i) => leafName(op.paths, segs.slice(0, i + 1).join('.'), seg)));
       }
     }
-    const net: IdMap = {};
+    const net: IdMap = dictionary();
     for (const [orig, segs] of current) {
       const leaf = segs[segs.length - 1]!;
       if (leaf !== orig.split('.').pop()) net[orig] = leaf;

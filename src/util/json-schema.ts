@@ -2,6 +2,7 @@ import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
+import { schemaMemo } from './derived.js';
 import { TextKeyedCache } from './bounded-cache.js';
 import { canonicalJson } from './canonical-json.js';
 import { quickCheck } from './quick-schema.js';
@@ -41,9 +42,7 @@ let formatMode: FormatMode = 'annotation';
 export function setFormatMode(mode: FormatMode): void {
   if (mode === formatMode) return;
   formatMode = mode;
-  // Verdicts cached under the other meaning must not be reused.
-  quickByObject = new WeakMap();
-  quickById.clear();
+  // Verdicts cached under the other meaning must not be reused (quick tests are kept per meaning).
   validators = new WeakMap();
   validatorsById.clear();
 }
@@ -125,21 +124,19 @@ function computeErrors(schema: object, value: unknown): string[] {
   return readableErrors(r.errors, schema);
 }
 
-let quickByObject = new WeakMap<object, ((v: unknown) => boolean) | null>();
-const quickById = new Map<number, ((v: unknown) => boolean) | null>();
+/** The keys of a schema's quick tests, one per meaning of `format` (see derived.ts). */
+const QUICK = { annotation: Symbol('hsa.quick'), assertion: Symbol('hsa.quickFormats') } as const;
 
-/** The quick test of a schema (shared by schemas of one validation meaning), or null. */
+/**
+ * The quick test of a schema, or null; once per schema object and meaning of `format`. (Building
+ * one costs less than working out the schema's validation meaning to share it: a state's renamed
+ * schemas are new objects with new meanings, met by a call or two each when every record has its
+ * own tools.)
+ */
 function quickFor(schema: object): ((v: unknown) => boolean) | null {
-  let q = quickByObject.get(schema);
-  if (q !== undefined) return q;
-  const id = validationId(schema);
-  q = quickById.get(id);
-  if (q === undefined) {
-    if (quickById.size >= 4_096) quickById.clear();
-    quickById.set(id, (q = quickCheck(schema, formatMode)));
-  }
-  quickByObject.set(schema, q);
-  return q;
+  const mode = formatMode;
+  // (null, "no quick test", is kept as `false`: the memo keeps no undefined or null.)
+  return schemaMemo(QUICK[mode], schema, () => quickCheck(schema, mode) ?? false) || null;
 }
 
 const validationIds = new WeakMap<object, number>();

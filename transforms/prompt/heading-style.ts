@@ -28,9 +28,10 @@ export default defineTransform({
     levels: z.array(z.number().int().min(1).max(3)).min(1).default([1, 2, 3]).describe('markdown heading levels to draw from'),
     titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from (xml and CAPS ignore it)'),
   }),
+  // Only titles show a heading style: a prompt without one (a logged system message, mostly)
+  // previews the same under every style, so the search in apply would try them all to find none.
+  appliesTo: (state) => state.sections.some((s) => hasTitle(s.kind === 'catalog' ? catalogText(state) : s.text)),
   apply(state, ctx) {
-    // Only titles show a heading style: a prompt without one (a logged system message, mostly)
-    // previews the same under every style, so the search below would try them all to find none.
     if (!state.sections.some((s) => hasTitle(s.kind === 'catalog' ? catalogText(state) : s.text))) return null;
     const base = baseStyle(state);
     const before = stylePreview(state, base);

@@ -38,7 +38,13 @@ export function renameInState(
   const hooks = maps.hooks ?? {};
   const text = new TextRewriter({ ...(maps.text ?? {}), ...sourceSpellings(h, tools), ...tools, ...skills, ...hooks }, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
   const out = cloneState(h);
-  const t = (s: string) => text.rewrite(s);
+  // Texts repeat within a state (parameter descriptions across tools): each is rewritten once.
+  const done = new Map<string, string>();
+  const t = (s: string) => {
+    let r = done.get(s);
+    if (r === undefined) done.set(s, (r = text.rewrite(s)));
+    return r;
+  };
   for (const s of out.sections) s.text = t(s.text);
   if (out.catalog.intro !== undefined) out.catalog.intro = t(out.catalog.intro);
   out.catalog.title = t(out.catalog.title);
@@ -127,10 +133,39 @@ function mapLoaderEnum(schema: unknown, path: string[], skills: IdMap): unknown 
  * cached by identity in the schema compiler and the state hash).
  */
 function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
+  // Most renames leave a schema's texts as they are: then it is not walked at all.
+  if (schema !== null && typeof schema === 'object' && schemaTexts(schema).every((s) => t(s) === s)) return schema;
+  return rewriteSchemaNode(schema, t);
+}
+
+const textsOfSchema = new WeakMap<object, string[]>();
+
+/** The `description`/`title` strings rewriteSchemaText would rewrite, once per schema object. */
+function schemaTexts(schema: object): string[] {
+  let out = textsOfSchema.get(schema);
+  if (out) return out;
+  const found: string[] = [];
+  const walk = (s: unknown) => {
+    if (Array.isArray(s)) {
+      for (const x of s) walk(x);
+      return;
+    }
+    if (s === null || typeof s !== 'object') return;
+    for (const [k, v] of Object.entries(s)) {
+      if ((k === 'description' || k === 'title') && typeof v === 'string') found.push(v);
+      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v);
+    }
+  };
+  walk(schema);
+  textsOfSchema.set(schema, (out = found));
+  return out;
+}
+
+function rewriteSchemaNode(schema: unknown, t: (s: string) => string): unknown {
   if (Array.isArray(schema)) {
     let changed = false;
     const out = schema.map((x) => {
-      const y = rewriteSchemaText(x, t);
+      const y = rewriteSchemaNode(x, t);
       if (y !== x) changed = true;
       return y;
     });
@@ -141,7 +176,7 @@ function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
   for (const [k, v] of Object.entries(schema)) {
     let next = v;
     if ((k === 'description' || k === 'title') && typeof v === 'string') next = t(v);
-    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') next = rewriteSchemaText(v, t);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') next = rewriteSchemaNode(v, t);
     if (next !== v) {
       out ??= { ...(schema as Record<string, unknown>) };
       out[k] = next;

@@ -93,6 +93,8 @@ function wordsOf(rec: Trajectory | undefined): Set<string> {
 }
 
 const NOTHING_KEPT = new Set<string>();
+/** The plan of a transform that changes only the state (composePlans never changes its inputs). */
+const NO_EDITS: RewritePlan = Object.freeze(emptyPlan());
 
 /**
  * Names the record's own prompt text mentions (the text around the harness's sections, kept
@@ -145,7 +147,7 @@ export function sampleVariant(
     });
     if (!result) continue;
     state = result.state;
-    plan = composePlans(plan, { ...emptyPlan(), ...result.plan });
+    plan = composePlans(plan, result.plan ? { ...emptyPlan(), ...result.plan } : NO_EDITS);
     applied.push({ id: t.def.id, version: t.def.version, class: t.def.class, params: result.params });
   }
   return { state, plan, applied, stateHash: hashState(state) };

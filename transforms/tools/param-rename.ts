@@ -1,10 +1,30 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
-import { splitWords } from '../../src/transform/identifiers.js';
-import { namingContext, proposeName, renameable } from '../../src/transform/naming.js';
+import { nameWords, namingContext, proposeName, renameable } from '../../src/transform/naming.js';
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
+
+interface Property {
+  path: string;
+  leaf: string;
+  /** The property's own description ('' when it has none). */
+  own: string;
+}
+
+const propertiesBySchema = new WeakMap<object, readonly Property[]>();
+
+/** Every property path of a schema with its leaf name, once per schema object (schemas are shared and never changed in place). */
+function propertiesOf(schema: object): readonly Property[] {
+  let list = propertiesBySchema.get(schema);
+  if (list) return list;
+  const found: Property[] = [];
+  walkProperties(schema, (path, prop) => {
+    found.push({ path, leaf: path.slice(path.lastIndexOf('.') + 1), own: typeof prop.description === 'string' ? prop.description : '' });
+  });
+  propertiesBySchema.set(schema, (list = found));
+  return list;
+}
 
 /**
  * Rename tool parameters, nested ones included. A name is renamed the same way in every tool that
@@ -23,22 +43,19 @@ export default defineTransform({
   }),
   apply(state, ctx) {
     // Every property path per tool, with its leaf name.
-    const perTool = new Map<string, { path: string; leaf: string }[]>();
+    const perTool = new Map<string, readonly Property[]>();
     const names = new Set<string>();
     // Synonym senses of a parameter are read from its descriptions and its tools' names and descriptions.
     const contexts = new Map<string, string[]>();
     for (const t of state.tools) {
-      const list: { path: string; leaf: string }[] = [];
-      const toolWords = splitWords(t.name).join(' ');
-      walkProperties(t.parameters, (path, prop) => {
-        const leaf = path.slice(path.lastIndexOf('.') + 1);
+      const list = propertiesOf(t.parameters);
+      const toolWords = nameWords(t.name).join(' ');
+      for (const { leaf, own } of list) {
         const texts = contexts.get(leaf);
-        const own = typeof prop.description === 'string' ? prop.description : '';
         if (texts) texts.push(toolWords, t.description, own);
         else contexts.set(leaf, [toolWords, t.description, own]);
-        list.push({ path, leaf });
         names.add(leaf);
-      });
+      }
       perTool.set(t.name, list);
     }
     if (names.size === 0) return null;

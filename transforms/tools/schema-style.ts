@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { JsonSchema, Tool } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { applyArgOps, invertPlan, mapId, type ArgOp } from '../../src/transform/plan.js';
+import { applyArgOps, mapId, type ArgOp, type IdMap } from '../../src/transform/plan.js';
 import type { Rng } from '../../src/transform/rng.js';
 import { cloneState } from '../../src/transform/state.js';
 
@@ -36,12 +36,13 @@ export default defineTransform({
     const out = cloneState(state);
     const args: Record<string, ArgOp[]> = {};
     const applied: Record<string, Done> = {};
-    const back = invertPlan(ctx.plan);
+    // Current tool name → source name (only the tool map of the plan's inverse is read here).
+    const back = sourceNames(ctx.plan.tools);
     for (const tool of out.tools) {
       if (!chosen.has(tool.name)) continue;
       for (const style of ctx.rng.shuffle(ctx.options.styles)) {
         // A split run (augment --split) draws wrapper keys from its own pool, like every other new name.
-        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name) || !(ctx.words.accept?.(name) ?? true), callsOf(ctx.record, mapId(back.tools, tool.name), ctx.plan.args[mapId(back.tools, tool.name)] ?? []));
+        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name) || !(ctx.words.accept?.(name) ?? true), callsOf(ctx.record, mapId(back, tool.name), ctx.plan.args[mapId(back, tool.name)] ?? []));
         if (!edit) continue;
         tool.parameters = edit.schema;
         const op = edit.op;
@@ -61,6 +62,13 @@ export default defineTransform({
     return { state: out, plan: { args }, params: { restyled: applied } };
   },
 });
+
+/** A tool map inverted (invertPlan(plan).tools, without inverting the rest of the plan). */
+function sourceNames(tools: IdMap): IdMap {
+  const out: IdMap = {};
+  for (const [k, v] of Object.entries(tools)) out[v] = k;
+  return out;
+}
 
 /** Arguments of every call of a source tool in the record, carried to the current state's shape. */
 function callsOf(record: { messages: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }[] } | undefined, sourceName: string, ops: ArgOp[]): unknown[] {

@@ -2,6 +2,7 @@ import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifier
 import { TextKeyedCache } from '../util/bounded-cache.js';
 import type { Rng } from './rng.js';
 import { LazyWordContext, synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
+import { dict } from '../util/dict.js';
 
 export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;
 export type NameStyle = (typeof NAME_STYLES)[number];
@@ -142,7 +143,7 @@ export function renameSome(
   alsoTaken: (name: string) => boolean = () => false,
   contextOf?: (name: string) => WordContext,
 ): Record<string, string> {
-  const map: Record<string, string> = {};
+  const map = dict();
   candidates = renameable(candidates, ctx);
   if (candidates.length === 0) return map;
   const chosen = ctx.rng.sample(candidates, Math.max(1, Math.round(candidates.length * options.intensity))).sort();

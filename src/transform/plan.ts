@@ -58,7 +58,7 @@ export function mapId(map: IdMap, id: string): string {
 }
 
 function composeMaps(a: IdMap, b: IdMap): IdMap {
-  const out: IdMap = {};
+  const out: IdMap = Object.create(null);
   const aTargets = new Set<string>();
   for (const [k, v] of Object.entries(a)) {
     aTargets.add(v);
@@ -73,7 +73,8 @@ function composeMaps(a: IdMap, b: IdMap): IdMap {
 }
 
 function invertMap(m: IdMap): IdMap {
-  const out: IdMap = {};
+  // Keyed by a record's own names: no prototype, so no hidden class per key (see src/util/dict.ts).
+  const out: IdMap = Object.create(null);
   for (const [k, v] of Object.entries(m)) out[v] = k;
   return out;
 }
@@ -83,7 +84,7 @@ export function composePlans(a: RewritePlan, b: RewritePlan): RewritePlan {
   // Most transforms change only the state: then the result is `a` without its identity entries,
   // which a composed plan (or an empty one) already is. Plans are never changed after they are made.
   if (isIdentityPlan(b) && !hasIdentityEntries(a)) return a;
-  const args: Record<string, ArgOp[]> = {};
+  const args: Record<string, ArgOp[]> = Object.create(null);
   for (const [tool, ops] of Object.entries(a.args)) args[tool] = [...ops];
   const aInverse = invertMap(a.tools);
   for (const [tool, ops] of Object.entries(b.args)) {

@@ -1,5 +1,6 @@
 import type { Harness, HookCheck, JsonSchema } from '../harness/types.js';
 import { TextRewriter } from './identifiers.js';
+import { dict } from '../util/dict.js';
 import { mapId, type IdMap } from './plan.js';
 
 /**
@@ -36,7 +37,10 @@ export function renameInState(
   const tools = maps.tools ?? {};
   const skills = maps.skills ?? {};
   const hooks = maps.hooks ?? {};
-  const text = new TextRewriter({ ...(maps.text ?? {}), ...sourceSpellings(h, tools), ...tools, ...skills, ...hooks }, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
+  // One map of every rename, later ones winning (a Map: its keys are this record's names).
+  const all = new Map<string, string>();
+  for (const m of [maps.text ?? {}, sourceSpellings(h, tools), tools, skills, hooks]) for (const k of Object.keys(m)) all.set(k, m[k]!);
+  const text = new TextRewriter(all, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
   const out = cloneState(h);
   // Texts repeat within a state (parameter descriptions across tools): each is rewritten once.
   const done = new Map<string, string>();
@@ -84,7 +88,7 @@ export function renameInState(
  * renamed too (source name → new name).
  */
 function sourceSpellings(h: Harness, tools: IdMap): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = dict();
   for (const t of h.tools) {
     const to = tools[t.name];
     if (to !== undefined && t.sourceName !== t.name && !h.tools.some((o) => o.name === t.sourceName)) out[t.sourceName] = to;

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { cloneState } from '../../src/transform/state.js';
 import { reword } from '../words/reword.js';
+import { dict } from '../../src/util/dict.js';
 
 /**
  * Reword tool descriptions with sentence frames. Semantic, and a separate knob from renames:
@@ -22,7 +23,7 @@ export default defineTransform({
     if (eligible.length === 0) return null;
     const chosen = new Set(ctx.rng.sample(eligible, Math.max(1, Math.round(eligible.length * ctx.options.intensity))));
     const out = cloneState(state);
-    const frames: Record<string, string> = {};
+    const frames = dict();
     for (const t of out.tools) {
       if (!chosen.has(t.name)) continue;
       const next = reword(t.description.trim(), ctx.words, 'tool', ctx.rng);

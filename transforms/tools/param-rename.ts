@@ -4,6 +4,7 @@ import { nameWords, namingContext, proposeName, renameable } from '../../src/tra
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
+import { dict } from '../../src/util/dict.js';
 
 interface Property {
   path: string;
@@ -62,7 +63,7 @@ export default defineTransform({
     const all = renameable([...names].sort(), ctx);
     if (all.length === 0) return null;
     const chosen = ctx.rng.sample(all, Math.max(1, Math.round(all.length * ctx.options.intensity))).sort();
-    const map: IdMap = {};
+    const map: IdMap = dict();
     const used = new Set<string>();
     for (const old of chosen) {
       const next = proposeName(
@@ -79,10 +80,10 @@ export default defineTransform({
       used.add(next.name);
     }
     if (Object.keys(map).length === 0) return null;
-    const args: Record<string, { op: 'rename'; paths: IdMap }[]> = {};
+    const args = dict<{ op: 'rename'; paths: IdMap }[]>();
     // A skill body refers to a parameter beside its tool's name, in the body's spelling of it:
     // the current name or, when a rename already changed it, the source name.
-    const owners: Record<string, string[]> = {};
+    const owners = dict<string[]>();
     for (const [source, current] of Object.entries(ctx.plan.tools)) {
       const tool = state.tools.find((t) => t.name === current);
       if (tool) for (const p of schemaPropertyNames(tool.parameters)) if (map[p] !== undefined) (owners[p] ??= []).push(source);
@@ -90,7 +91,7 @@ export default defineTransform({
     // renameInState returns a fresh copy: its tools may be edited here.
     const out = renameInState(state, { text: map, owners });
     for (const tool of out.tools) {
-      const paths: IdMap = {};
+      const paths: IdMap = dict();
       for (const { path, leaf } of perTool.get(tool.name) ?? []) if (map[leaf] !== undefined) paths[path] = map[leaf]!;
       if (Object.keys(paths).length === 0) continue;
       tool.parameters = renameSchemaProperties(tool.parameters, paths);

@@ -4,6 +4,7 @@ import { defineTransform } from '../../src/transform/define.js';
 import { applyArgOps, mapId, type ArgOp, type IdMap } from '../../src/transform/plan.js';
 import type { Rng } from '../../src/transform/rng.js';
 import { cloneState } from '../../src/transform/state.js';
+import { dict } from '../../src/util/dict.js';
 
 const RESTYLES = ['enum-oneof', 'nullable', 'closed', 'wrap'] as const;
 type Restyle = (typeof RESTYLES)[number];
@@ -34,8 +35,8 @@ export default defineTransform({
     if (state.tools.length === 0) return null;
     const chosen = new Set(ctx.rng.sample(state.tools.map((t) => t.name), Math.max(1, Math.round(state.tools.length * ctx.options.intensity))));
     const out = cloneState(state);
-    const args: Record<string, ArgOp[]> = {};
-    const applied: Record<string, Done> = {};
+    const args = dict<ArgOp[]>();
+    const applied = dict<Done>();
     // Current tool name → source name (only the tool map of the plan's inverse is read here).
     const back = sourceNames(ctx.plan.tools);
     for (const tool of out.tools) {
@@ -65,7 +66,7 @@ export default defineTransform({
 
 /** A tool map inverted (invertPlan(plan).tools, without inverting the rest of the plan). */
 function sourceNames(tools: IdMap): IdMap {
-  const out: IdMap = {};
+  const out: IdMap = dict();
   for (const [k, v] of Object.entries(tools)) out[v] = k;
   return out;
 }

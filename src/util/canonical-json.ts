@@ -31,17 +31,45 @@ function serialize(value: unknown): string | undefined {
   }
 }
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 function serializeObject(obj: Record<string, unknown>): string {
-  // The default sort compares UTF-16 code units, as codePointCompare does, without calling back
-  // into JS; a state hash serialises tens of small schemas per state.
-  const keys = Object.keys(obj);
-  if (keys.length > 1) keys.sort();
+  // Own enumerable keys (Object.keys' set) in UTF-16 code-unit order, as codePointCompare and the
+  // default sort order them: an insertion sort of the few keys an object has, with no array made
+  // by Object.keys and no comparator called back (a state hash serialises tens of schemas per state).
+  const keys: string[] = [];
+  for (const k in obj) {
+    if (!hasOwn.call(obj, k)) continue;
+    let j = keys.length - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
   let out = '{';
+  let first = true;
   for (const key of keys) {
     const v = serialize(obj[key]);
-    if (v !== undefined) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${v}`;
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${quoted(key)}:${v}`;
+    first = false;
   }
   return `${out}}`;
+}
+
+/** Keys repeat (schema keywords, parameter names): each short one is quoted once. */
+const quotedKeys = new Map<string, string>();
+
+function quoted(key: string): string {
+  if (key.length > 64) return JSON.stringify(key);
+  let q = quotedKeys.get(key);
+  if (q === undefined) {
+    q = JSON.stringify(key);
+    if (quotedKeys.size >= 16_384) quotedKeys.clear();
+    quotedKeys.set(key, q);
+  }
+  return q;
 }
 
 const schemaJson = new WeakMap<object, string>();

@@ -1,8 +1,11 @@
-import { createHash } from 'node:crypto';
+import crypto, { createHash } from 'node:crypto';
 import { canonicalJson, canonicalSchemaJson } from './canonical-json.js';
 
+/** Node's one-shot digest (20.12 and later): the same bytes as a Hash object, without making one. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
+
 export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : createHash('sha256').update(data).digest('hex');
 }
 
 /** sha256 of the canonical JSON of a value: the identity of a harness state, a request, a plan. */

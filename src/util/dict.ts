@@ -8,3 +8,17 @@
 export function dict<V = string>(): Record<string, V> {
   return Object.create(null) as Record<string, V>;
 }
+
+/**
+ * An empty plain object (Object.prototype kept) already in V8's dictionary mode, for data objects
+ * that get keys of a record's own or newly drawn names (a renamed or reordered schema's
+ * `properties`): the same hidden-class cost as above is avoided, and consumers (JSON Schema
+ * compilers, JSON) see an ordinary object with its keys in insertion order. Deleting a property
+ * that is not the last one added is what moves an object to dictionary mode.
+ */
+export function keyedObject<V = unknown>(): Record<string, V> {
+  const o: Record<string, unknown> = { a: 0, b: 0 };
+  delete o.a;
+  delete o.b;
+  return o as Record<string, V>;
+}

@@ -26,6 +26,29 @@ export function cloneState(h: Harness): Harness {
 }
 
 /**
+ * A new state object that shares every list and object with `h`, laid out key for key as
+ * cloneState lays out its copy (the same JSON, so the same state hash), for transforms that replace
+ * what they change (a list, a tool, the prompt style) instead of editing a copy of everything. What
+ * it shares must not be edited: replace it.
+ */
+export function shallowState(h: Harness): Harness {
+  return {
+    ...h,
+    sections: h.sections,
+    pinned: h.pinned,
+    unordered: h.unordered,
+    catalog: h.catalog,
+    variables: h.variables,
+    skillLoader: h.skillLoader ? h.skillLoader : null,
+    skills: h.skills,
+    tools: h.tools,
+    hooks: h.hooks,
+    hookMessages: h.hookMessages,
+    promptStyle: h.promptStyle ? h.promptStyle : null,
+  };
+}
+
+/**
  * Apply identifier renames to a whole harness state: names, every reference to them (skill tool
  * lists, loader, hook matchers and checks, schemas) and every free-text mention (prompt sections,
  * catalog intro, skill bodies and descriptions, tool descriptions, hook feedback templates).

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { baseStyle, neutralTitles, stylePreview } from '../../src/transform/prompt-style.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 import { hasTitle } from '../../src/harness/markdown.js';
 import { catalogText } from '../../src/harness/render.js';
 
@@ -49,7 +49,7 @@ export default defineTransform({
           if (neutral.length > 0) style.neutralTitles = neutral;
         }
         if (stylePreview(state, style) === before) continue;
-        const out = cloneState(state);
+        const out = shallowState(state);
         out.promptStyle = style;
         return { state: out, params: { heading, headingLevel: style.headingLevel, titleCase: style.titleCase } };
       }

@@ -4,7 +4,7 @@ import { catalogText } from '../../src/harness/render.js';
 import type { Harness, PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { baseStyle, stylePreview } from '../../src/transform/prompt-style.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 
 const SEPARATORS = ['\n\n', '\n\n---\n\n', '\n\n\n', '\n\n***\n\n', '\n\n====\n\n'];
 const TITLE_CASES = ['as-is', 'upper', 'lower', 'title'] as const;
@@ -43,7 +43,7 @@ export default defineTransform({
       const style: PromptStyle = { ...base, separator, titleCase };
       // A prompt of one section shows no separator.
       if (stylePreview(state, style) === before) continue;
-      const out = cloneState(state);
+      const out = shallowState(state);
       out.promptStyle = style;
       return { state: out, params: { separator, titleCase } };
     }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { JsonSchema } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import type { Rng } from '../../src/transform/rng.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 import { keyedObject } from '../../src/util/dict.js';
 
 /** Shuffle the order of parameters (`properties`) and of `required` in tool schemas. */
@@ -20,13 +20,14 @@ export default defineTransform({
     const eligible = state.tools.filter((t) => Object.keys((t.parameters.properties as object | undefined) ?? {}).length > 1).map((t) => t.name);
     if (eligible.length === 0) return null;
     const chosen = new Set(ctx.rng.sample(eligible, Math.max(1, Math.round(eligible.length * ctx.options.intensity))));
-    const out = cloneState(state);
+    const out = shallowState(state);
     const changed: string[] = [];
-    for (const t of out.tools) {
-      if (!chosen.has(t.name)) continue;
-      t.parameters = shuffleSchema(t.parameters, ctx.rng) as JsonSchema;
+    // A reordered tool is a new object; the others are shared with the state before.
+    out.tools = state.tools.map((t) => {
+      if (!chosen.has(t.name)) return t;
       changed.push(t.name);
-    }
+      return { ...t, parameters: shuffleSchema(t.parameters, ctx.rng) as JsonSchema };
+    });
     return { state: out, params: { tools: changed.sort() } };
   },
 });

@@ -52,31 +52,19 @@ describe('prompt transforms skipped by the sampler (appliesTo)', () => {
   });
 });
 
-/** canonicalJson as it was written before (Object.keys, default sort, template strings): the reference bytes. */
+/** Canonical JSON spelled out another way (entries sorted with a comparator, JSON.stringify for every scalar): the reference bytes. */
 function referenceCanonical(value: unknown): string | undefined {
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'string':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
-    case 'boolean':
-      return value ? 'true' : 'false';
-    case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v) => referenceCanonical(v) ?? 'null').join(',')}]`;
-      const toJSON = (value as { toJSON?: () => unknown }).toJSON;
-      if (typeof toJSON === 'function') return referenceCanonical(toJSON.call(value));
-      const keys = Object.keys(value).sort();
-      let out = '{';
-      for (const key of keys) {
-        const v = referenceCanonical((value as Record<string, unknown>)[key]);
-        if (v !== undefined) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${v}`;
-      }
-      return `${out}}`;
-    }
-    default:
-      return undefined;
+  if (value !== null && typeof value === 'object') {
+    const toJSON = (value as { toJSON?: () => unknown }).toJSON;
+    if (typeof toJSON === 'function') return referenceCanonical(toJSON.call(value));
+    if (Array.isArray(value)) return `[${value.map((x) => referenceCanonical(x) ?? 'null').join(',')}]`;
+    const members = Object.entries(value)
+      .map(([k, x]) => [k, referenceCanonical(x)] as const)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${members.map(([k, x]) => `${JSON.stringify(k)}:${x}`).join(',')}}`;
   }
+  return typeof value === 'bigint' ? undefined : (JSON.stringify(value) as string | undefined);
 }
 
 describe('canonicalJson', () => {

@@ -155,3 +155,26 @@ describe('name-keyed objects', () => {
     }
   });
 });
+
+describe('parameters named like Object members', () => {
+  it('param-rename renames constructor and toString like any other name (a plain-object map read them as inherited members)', () => {
+    const def = builtinTransforms['tools.param-rename'];
+    const parameters = { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' }, note: { type: 'string' } }, required: ['constructor'] };
+    const state = baseHarness({ tools: [{ name: 'save_item', description: 'Save an item.', parameters, sourceName: 'save_item', sourceFormat: 'openai' }] });
+    let renamedMember = 0;
+    for (let seed = 0; seed < 20; seed++) {
+      const out = applyTransform(def, state, { p: 1, intensity: 1 }, seed);
+      if (!out) continue;
+      const keys = Object.keys(out.state.tools[0]!.parameters.properties as object);
+      const renamed = out.params.renamed as Record<string, string>;
+      expect(keys, `seed ${seed}`).toHaveLength(3);
+      for (const k of keys) expect(k, `seed ${seed}`).toMatch(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/);
+      for (const [from, to] of Object.entries(renamed)) {
+        expect(keys).toContain(to);
+        expect(keys).not.toContain(from);
+      }
+      if ('constructor' in renamed || 'toString' in renamed) renamedMember++;
+    }
+    expect(renamedMember).toBeGreaterThan(0);
+  });
+});

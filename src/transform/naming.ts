@@ -1,6 +1,8 @@
 import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifiers.js';
+import { TextKeyedCache } from '../util/bounded-cache.js';
 import type { Rng } from './rng.js';
 import { LazyWordContext, synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
+import { dict } from '../util/dict.js';
 
 export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;
 export type NameStyle = (typeof NAME_STYLES)[number];
@@ -29,13 +31,15 @@ export function proposeName(
   taken: (name: string) => boolean,
   context?: WordContext,
 ): { name: string; style: NameStyle } | null {
-  const base = splitWords(old);
+  const base = nameWords(old);
   const ctx = context ?? wordContext([], base);
   const current = caseStyleOf(old);
   const style0: CaseStyle = rules.cases.includes(current) ? current : rules.cases[0]!;
+  // Each word's synonyms, worked out on the first synonym attempt (they are the same for every attempt).
+  const synonyms: { options?: string[][] } = {};
   for (const style of rng.shuffle(styles)) {
     for (let attempt = 0; attempt < 4; attempt++) {
-      const name = candidate(style, base, style0, current, rules, rng, words, ctx);
+      const name = candidate(style, base, style0, current, rules, rng, words, ctx, synonyms);
       if (name !== null && name !== old && rules.valid(name) && !taken(name) && (words.accept?.(name) ?? true)) return { name, style };
     }
   }
@@ -51,15 +55,16 @@ function candidate(
   rng: Rng,
   words: WordLists,
   ctx: WordContext,
+  synonyms: { options?: string[][] },
 ): string | null {
   switch (style) {
     case 'synonym': {
-      const options = base.map((w) => synonymsFor(words, w, ctx));
+      const options = (synonyms.options ??= base.map((w) => synonymsFor(words, w, ctx)));
       const replaceable = options.map((o, i) => (o.length ? i : -1)).filter((i) => i >= 0);
       if (replaceable.length === 0) return null;
       const must = rng.pick(replaceable);
       const out = base.map((w, i) => (i === must || (options[i]!.length && rng.chance(0.4)) ? rng.pick(options[i]!) : w));
-      return joinWords(out.flatMap(splitWords), caseStyle);
+      return joinWords(out.flatMap(nameWords), caseStyle);
     }
     case 'case': {
       const others = rules.cases.filter((c) => c !== current);
@@ -101,7 +106,18 @@ export function fillIdStyle(template: string, prefix: string, rng: Rng): string 
 
 /** The context that decides synonym senses for an element: its descriptions and its name's words. */
 export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {
-  return new LazyWordContext(texts.filter((t): t is string => typeof t === 'string'), splitWords(name));
+  return new LazyWordContext(texts.filter((t): t is string => typeof t === 'string'), nameWords(name));
+}
+
+// Names repeat: a state's names are its source's names, met again in every variant, and parameter
+// names recur across tools and records. About 200k characters of names.
+const wordsOfName = new TextKeyedCache<readonly string[]>(200_000);
+
+/** splitWords of a name, cached by content (a shared array: callers only read it). */
+export function nameWords(name: string): string[] {
+  let w = wordsOfName.get(name);
+  if (w === undefined) wordsOfName.set(name, (w = splitWords(name)));
+  return w as string[];
 }
 
 /**
@@ -127,7 +143,7 @@ export function renameSome(
   alsoTaken: (name: string) => boolean = () => false,
   contextOf?: (name: string) => WordContext,
 ): Record<string, string> {
-  const map: Record<string, string> = {};
+  const map = dict();
   candidates = renameable(candidates, ctx);
   if (candidates.length === 0) return map;
   const chosen = ctx.rng.sample(candidates, Math.max(1, Math.round(candidates.length * options.intensity))).sort();

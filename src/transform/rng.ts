@@ -26,8 +26,25 @@ export interface Rng {
 /** Scratch space for a key: used only inside the constructor, which never reenters. */
 const KEY = new Uint8Array(256);
 
-class Arc4 {
-  private readonly s = new Uint8Array(256);
+/**
+ * Generator states are views on shared slabs: allocating one 256-byte typed array per generator
+ * (a backing store each) cost about as much as the key schedule itself. A slab is never reused,
+ * only dropped when full, so a long-lived generator keeps its bytes.
+ */
+const SLAB_STATES = 256;
+let slab = new ArrayBuffer(256 * SLAB_STATES);
+let slabNext = 0;
+
+function newState(): Uint8Array {
+  if (slabNext === SLAB_STATES) {
+    slab = new ArrayBuffer(256 * SLAB_STATES);
+    slabNext = 0;
+  }
+  return new Uint8Array(slab, 256 * slabNext++, 256);
+}
+
+class Arc4 implements Rng {
+  private readonly s = newState();
   private i = 0;
   private j = 0;
 
@@ -42,11 +59,13 @@ class Arc4 {
       smear ^= (n < 256 ? 0 : key[n & 255]!) * 19;
       key[n & 255] = (smear + seed.charCodeAt(n)) & 255;
     }
+    // The key repeated to 256 bytes, so the schedule reads key[n] instead of key[n % keylen].
+    for (let n = keylen; n < 256; n++) key[n] = key[n - keylen]!;
     const s = this.s;
     for (let n = 0; n < 256; n++) s[n] = n;
     for (let n = 0, j = 0; n < 256; n++) {
       const t = s[n]!;
-      j = (j + key[n % keylen]! + t) & 255;
+      j = (j + key[n]! + t) & 255;
       s[n] = s[j]!;
       s[j] = t;
     }
@@ -72,29 +91,41 @@ class Arc4 {
     this.j = j;
     return r;
   }
-}
 
-export function createRng(...parts: (string | number)[]): Rng {
-  const prng = new Arc4(parts.map(String).join('\u241f'));
-  const next = () => prng.bytes(4) / 0x100000000;
-  const int = (n: number) => Math.floor(next() * n);
-  const shuffle = <T>(items: readonly T[]): T[] => {
+  next(): number {
+    return this.bytes(4) / 0x100000000;
+  }
+
+  int(n: number): number {
+    return Math.floor(this.next() * n);
+  }
+
+  chance(p: number): boolean {
+    return p >= 1 || (p > 0 && this.next() < p);
+  }
+
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new Error('rng.pick on an empty list');
+    return items[this.int(items.length)]!;
+  }
+
+  shuffle<T>(items: readonly T[]): T[] {
     const a = [...items];
     for (let i = a.length - 1; i > 0; i--) {
-      const j = int(i + 1);
-      [a[i], a[j]] = [a[j]!, a[i]!];
+      const j = this.int(i + 1);
+      const t = a[i]!;
+      a[i] = a[j]!;
+      a[j] = t;
     }
     return a;
-  };
-  return {
-    next,
-    int,
-    chance: (p) => p >= 1 || (p > 0 && next() < p),
-    pick: (items) => {
-      if (items.length === 0) throw new Error('rng.pick on an empty list');
-      return items[int(items.length)]!;
-    },
-    shuffle,
-    sample: (items, k) => shuffle(items).slice(0, Math.max(0, Math.min(k, items.length))),
-  };
+  }
+
+  sample<T>(items: readonly T[], k: number): T[] {
+    return this.shuffle(items).slice(0, Math.max(0, Math.min(k, items.length)));
+  }
+}
+
+/** A generator seeded by the parts joined with U+241F (methods are called on it, never detached). */
+export function createRng(...parts: (string | number)[]): Rng {
+  return new Arc4(parts.length === 1 ? String(parts[0]) : parts.map(String).join('\u241f'));
 }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../harness/types.js';
+import { keyedObject } from '../util/dict.js';
 
 /**
  * Walk the object properties of a JSON Schema: `visit(path, propertySchema, parentSchema)` for
@@ -30,7 +31,7 @@ export function renameSchemaProperties(schema: JsonSchema, paths: Record<string,
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'properties' && v && typeof v === 'object') {
-      const props: Record<string, unknown> = {};
+      const props = keyedObject();
       for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
         const path = prefix === '' ? name : `${prefix}.${name}`;
         props[paths[path] ?? name] = sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, path) : sub;

@@ -1,5 +1,6 @@
 import type { Harness, HookCheck, JsonSchema } from '../harness/types.js';
 import { TextRewriter } from './identifiers.js';
+import { dict } from '../util/dict.js';
 import { mapId, type IdMap } from './plan.js';
 
 /**
@@ -25,6 +26,29 @@ export function cloneState(h: Harness): Harness {
 }
 
 /**
+ * A new state object that shares every list and object with `h`, laid out key for key as
+ * cloneState lays out its copy (the same JSON, so the same state hash), for transforms that replace
+ * what they change (a list, a tool, the prompt style) instead of editing a copy of everything. What
+ * it shares must not be edited: replace it.
+ */
+export function shallowState(h: Harness): Harness {
+  return {
+    ...h,
+    sections: h.sections,
+    pinned: h.pinned,
+    unordered: h.unordered,
+    catalog: h.catalog,
+    variables: h.variables,
+    skillLoader: h.skillLoader ? h.skillLoader : null,
+    skills: h.skills,
+    tools: h.tools,
+    hooks: h.hooks,
+    hookMessages: h.hookMessages,
+    promptStyle: h.promptStyle ? h.promptStyle : null,
+  };
+}
+
+/**
  * Apply identifier renames to a whole harness state: names, every reference to them (skill tool
  * lists, loader, hook matchers and checks, schemas) and every free-text mention (prompt sections,
  * catalog intro, skill bodies and descriptions, tool descriptions, hook feedback templates).
@@ -36,9 +60,18 @@ export function renameInState(
   const tools = maps.tools ?? {};
   const skills = maps.skills ?? {};
   const hooks = maps.hooks ?? {};
-  const text = new TextRewriter({ ...(maps.text ?? {}), ...sourceSpellings(h, tools), ...tools, ...skills, ...hooks }, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
+  // One map of every rename, later ones winning (a Map: its keys are this record's names).
+  const all = new Map<string, string>();
+  for (const m of [maps.text ?? {}, sourceSpellings(h, tools), tools, skills, hooks]) for (const k of Object.keys(m)) all.set(k, m[k]!);
+  const text = new TextRewriter(all, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
   const out = cloneState(h);
-  const t = (s: string) => text.rewrite(s);
+  // Texts repeat within a state (parameter descriptions across tools): each is rewritten once.
+  const done = new Map<string, string>();
+  const t = (s: string) => {
+    let r = done.get(s);
+    if (r === undefined) done.set(s, (r = text.rewrite(s)));
+    return r;
+  };
   for (const s of out.sections) s.text = t(s.text);
   if (out.catalog.intro !== undefined) out.catalog.intro = t(out.catalog.intro);
   out.catalog.title = t(out.catalog.title);
@@ -78,7 +111,7 @@ export function renameInState(
  * renamed too (source name → new name).
  */
 function sourceSpellings(h: Harness, tools: IdMap): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = dict();
   for (const t of h.tools) {
     const to = tools[t.name];
     if (to !== undefined && t.sourceName !== t.name && !h.tools.some((o) => o.name === t.sourceName)) out[t.sourceName] = to;
@@ -127,10 +160,39 @@ function mapLoaderEnum(schema: unknown, path: string[], skills: IdMap): unknown 
  * cached by identity in the schema compiler and the state hash).
  */
 function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
+  // Most renames leave a schema's texts as they are: then it is not walked at all.
+  if (schema !== null && typeof schema === 'object' && schemaTexts(schema).every((s) => t(s) === s)) return schema;
+  return rewriteSchemaNode(schema, t);
+}
+
+const textsOfSchema = new WeakMap<object, string[]>();
+
+/** The `description`/`title` strings rewriteSchemaText would rewrite, once per schema object. */
+function schemaTexts(schema: object): string[] {
+  let out = textsOfSchema.get(schema);
+  if (out) return out;
+  const found: string[] = [];
+  const walk = (s: unknown) => {
+    if (Array.isArray(s)) {
+      for (const x of s) walk(x);
+      return;
+    }
+    if (s === null || typeof s !== 'object') return;
+    for (const [k, v] of Object.entries(s)) {
+      if ((k === 'description' || k === 'title') && typeof v === 'string') found.push(v);
+      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v);
+    }
+  };
+  walk(schema);
+  textsOfSchema.set(schema, (out = found));
+  return out;
+}
+
+function rewriteSchemaNode(schema: unknown, t: (s: string) => string): unknown {
   if (Array.isArray(schema)) {
     let changed = false;
     const out = schema.map((x) => {
-      const y = rewriteSchemaText(x, t);
+      const y = rewriteSchemaNode(x, t);
       if (y !== x) changed = true;
       return y;
     });
@@ -141,7 +203,7 @@ function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
   for (const [k, v] of Object.entries(schema)) {
     let next = v;
     if ((k === 'description' || k === 'title') && typeof v === 'string') next = t(v);
-    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') next = rewriteSchemaText(v, t);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') next = rewriteSchemaNode(v, t);
     if (next !== v) {
       out ??= { ...(schema as Record<string, unknown>) };
       out[k] = next;

@@ -94,6 +94,14 @@ function wordsOf(rec: Trajectory | undefined): Set<string> {
 
 const NOTHING_KEPT = new Set<string>();
 
+/** A map entry that maps a name to itself (composePlans drops those). */
+function hasIdentityEntries(p: RewritePlan): boolean {
+  for (const m of [p.tools, p.skills, p.hooks, p.sections]) for (const k of Object.keys(m)) if (m[k] === k) return true;
+  return false;
+}
+/** The plan of a transform that changes only the state (composePlans never changes its inputs). */
+const NO_EDITS: RewritePlan = Object.freeze(emptyPlan());
+
 /**
  * Names the record's own prompt text mentions (the text around the harness's sections, kept
  * verbatim under `--system-prompt locate`): renames leave them, or the variant would show them
@@ -125,7 +133,8 @@ export function sampleVariant(
   sourceId: string = record?.id ?? '',
 ): Variant {
   let state = source;
-  let plan = emptyPlan();
+  const start = emptyPlan();
+  let plan = start;
   const applied: AppliedTransform[] = [];
   const sourceNames = stateIdentifiers(source);
   const recWords = wordsOf(record);
@@ -147,7 +156,10 @@ export function sampleVariant(
     });
     if (!result) continue;
     state = result.state;
-    plan = composePlans(plan, { ...emptyPlan(), ...result.plan });
+    const step = result.plan ? { ...emptyPlan(), ...result.plan } : NO_EDITS;
+    // The first plan composed onto the empty one is that plan (composePlans would copy it entry for
+    // entry), unless it holds identity entries, which composing drops.
+    plan = plan === start && step !== NO_EDITS && !hasIdentityEntries(step) ? step : composePlans(plan, step);
     applied.push({ id: t.def.id, version: t.def.version, class: t.def.class, params: result.params });
   }
   return { state, plan, applied, stateHash: hashState(state) };

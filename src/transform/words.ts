@@ -240,15 +240,23 @@ export function chooseSense(entry: SynonymEntry, ctx: WordContext): SynonymSense
   return tie ? undefined : best;
 }
 
-/** Words that may replace `word` in an identifier with this context (sense-neutral ones first). */
+/** Words that may replace `word` in an identifier with this context (sense-neutral ones first; a shared list, not to be changed). */
 export function synonymsFor(words: WordLists, word: string, ctx: WordContext = NO_CONTEXT): string[] {
   const entry = words.synonyms.get(word);
   if (!entry) return [];
   const sense = entry.senses.length ? chooseSense(entry, ctx) : undefined;
   // A sense with no words means "not renamed in this sense": neutral words would not fit either.
   if (sense && sense.words.length === 0) return [];
-  return uniq([...entry.neutral, ...(sense?.words ?? [])]).filter((w) => w !== word);
+  // Lists are made once per (entry, sense): every name of every state asks again.
+  let made = synonymLists.get(entry);
+  if (made === undefined || made.word !== word) synonymLists.set(entry, (made = { word, bySense: new Map() }));
+  let list = made.bySense.get(sense);
+  if (list === undefined) made.bySense.set(sense, (list = uniq([...entry.neutral, ...(sense?.words ?? [])]).filter((w) => w !== word)));
+  return list;
 }
+
+/** Synonym lists by entry, for the word the entry was asked about (read-only for callers). */
+const synonymLists = new WeakMap<SynonymEntry, { word: string; bySense: Map<SynonymSense | undefined, string[]> }>();
 
 function uniq<T>(xs: T[]): T[] {
   return [...new Set(xs)];

@@ -17,24 +17,75 @@ function serialize(value: unknown): string | undefined {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object': {
-      if (Array.isArray(value)) return `[${value.map((v) => serialize(v) ?? 'null').join(',')}]`;
+      if (Array.isArray(value)) {
+        let out = '[';
+        for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + (serialize(value[i]) ?? 'null');
+        return `${out}]`;
+      }
       const toJSON = (value as { toJSON?: () => unknown }).toJSON;
       if (typeof toJSON === 'function') return serialize(toJSON.call(value));
-      const obj = value as Record<string, unknown>;
-      // The default sort compares UTF-16 code units, as codePointCompare does, without calling back
-      // into JS; a state hash serialises tens of small schemas per state.
-      const keys = Object.keys(obj);
-      if (keys.length > 1) keys.sort();
-      let out = '{';
-      for (const key of keys) {
-        const v = serialize(obj[key]);
-        if (v !== undefined) out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${v}`;
-      }
-      return `${out}}`;
+      return serializeObject(value as Record<string, unknown>);
     }
     default:
       return undefined;
   }
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function serializeObject(obj: Record<string, unknown>): string {
+  // Own enumerable keys (Object.keys' set) in UTF-16 code-unit order, as codePointCompare and the
+  // default sort order them: an insertion sort of the few keys an object has, with no array made
+  // by Object.keys and no comparator called back (a state hash serialises tens of schemas per state).
+  const keys: string[] = [];
+  for (const k in obj) {
+    if (!hasOwn.call(obj, k)) continue;
+    let j = keys.length - 1;
+    while (j >= 0 && keys[j]! > k) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = k;
+  }
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const v = serialize(obj[key]);
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${quoted(key)}:${v}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+/** Keys repeat (schema keywords, parameter names): each short one is quoted once. */
+const quotedKeys = new Map<string, string>();
+
+function quoted(key: string): string {
+  if (key.length > 64) return JSON.stringify(key);
+  let q = quotedKeys.get(key);
+  if (q === undefined) {
+    q = JSON.stringify(key);
+    if (quotedKeys.size >= 16_384) quotedKeys.clear();
+    quotedKeys.set(key, q);
+  }
+  return q;
+}
+
+const schemaJson = new WeakMap<object, string>();
+
+/**
+ * canonicalJson of a JSON Schema, cached per schema object: harness states share schema objects
+ * and never change them in place (a transform replaces a schema it edits), so a schema met again —
+ * in the next state, in a state hash, as a compiler's cache key — costs one lookup.
+ */
+export function canonicalSchemaJson(schema: object): string {
+  let s = schemaJson.get(schema);
+  if (s === undefined) {
+    s = canonicalJson(schema);
+    schemaJson.set(schema, s);
+  }
+  return s;
 }
 
 /** A deep copy of `value` with every object's keys in code-point order. */

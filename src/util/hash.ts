@@ -1,8 +1,11 @@
-import { createHash } from 'node:crypto';
-import { canonicalJson } from './canonical-json.js';
+import crypto, { createHash } from 'node:crypto';
+import { canonicalJson, canonicalSchemaJson } from './canonical-json.js';
+
+/** Node's one-shot digest (20.12 and later): the same bytes as a Hash object, without making one. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string }).hash;
 
 export function sha256(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return oneShot ? oneShot('sha256', data, 'hex') : createHash('sha256').update(data).digest('hex');
 }
 
 /** sha256 of the canonical JSON of a value: the identity of a harness state, a request, a plan. */
@@ -10,27 +13,19 @@ export function hashValue(value: unknown): string {
   return sha256(canonicalJson(value));
 }
 
-const schemaJson = new WeakMap<object, string>();
-
 /**
  * The identity of a harness state, computed once per variant: sha256 over the state as hsa builds
  * it (every state object is built by the same code in the same key order, so plain JSON is stable
  * across runs), with each tool schema in canonical JSON, cached per schema object because schemas
- * are shared between states and never mutated.
+ * are shared between states and never mutated. The pieces are hashed as one string (the same
+ * bytes as one update per piece, without a call into the hash per piece).
  */
 export function hashState(state: { tools: { parameters: object }[] }): string {
-  const h = createHash('sha256');
   const { tools, ...rest } = state;
-  h.update(JSON.stringify(rest));
+  let text = JSON.stringify(rest);
   for (const t of tools) {
     const { parameters, ...tool } = t;
-    let s = schemaJson.get(parameters);
-    if (s === undefined) {
-      s = canonicalJson(parameters);
-      schemaJson.set(parameters, s);
-    }
-    h.update(JSON.stringify(tool));
-    h.update(s);
+    text += JSON.stringify(tool) + canonicalSchemaJson(parameters);
   }
-  return h.digest('hex');
+  return sha256(text);
 }

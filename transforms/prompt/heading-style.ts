@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { baseStyle, neutralTitles, stylePreview } from '../../src/transform/prompt-style.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 import { hasTitle } from '../../src/harness/markdown.js';
 import { catalogText } from '../../src/harness/render.js';
 
@@ -28,9 +28,10 @@ export default defineTransform({
     levels: z.array(z.number().int().min(1).max(3)).min(1).default([1, 2, 3]).describe('markdown heading levels to draw from'),
     titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from (xml and CAPS ignore it)'),
   }),
+  // Only titles show a heading style: a prompt without one (a logged system message, mostly)
+  // previews the same under every style, so the search in apply would try them all to find none.
+  appliesTo: (state) => state.sections.some((s) => hasTitle(s.kind === 'catalog' ? catalogText(state) : s.text)),
   apply(state, ctx) {
-    // Only titles show a heading style: a prompt without one (a logged system message, mostly)
-    // previews the same under every style, so the search below would try them all to find none.
     if (!state.sections.some((s) => hasTitle(s.kind === 'catalog' ? catalogText(state) : s.text))) return null;
     const base = baseStyle(state);
     const before = stylePreview(state, base);
@@ -48,7 +49,7 @@ export default defineTransform({
           if (neutral.length > 0) style.neutralTitles = neutral;
         }
         if (stylePreview(state, style) === before) continue;
-        const out = cloneState(state);
+        const out = shallowState(state);
         out.promptStyle = style;
         return { state: out, params: { heading, headingLevel: style.headingLevel, titleCase: style.titleCase } };
       }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { baseStyle, stylePreview } from '../../src/transform/prompt-style.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 
 const MARKERS = ['-', '*', '+', '•', '1.'] as const;
 
@@ -27,7 +27,7 @@ export default defineTransform({
     for (const listMarker of ctx.rng.shuffle(ctx.options.markers)) {
       const style: PromptStyle = { ...base, listMarker };
       if (stylePreview(state, style) === before) continue;
-      const out = cloneState(state);
+      const out = shallowState(state);
       out.promptStyle = style;
       return { state: out, params: { listMarker } };
     }

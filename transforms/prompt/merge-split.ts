@@ -32,6 +32,8 @@ export default defineTransform({
     mode: z.enum(['any', 'merge', 'split']).default('any').describe('which restructuring to draw: merge, split, or either'),
     joiner: z.string().min(1).default(' and ').describe('text between the two titles of a merged section'),
   }),
+  // Both a merge and a split need a titled text section.
+  appliesTo: (state) => state.sections.some((s) => titled(state, s) !== null),
   apply(state, ctx) {
     const merges = ctx.options.mode === 'split' ? [] : mergeCandidates(state, ctx.options.joiner);
     const splits = ctx.options.mode === 'merge' ? [] : splitCandidates(state);

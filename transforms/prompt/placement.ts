@@ -17,6 +17,8 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.3).describe('probability that a variant moves a prompt section to the preamble'),
   }),
+  // The system message keeps at least one other section: one section alone never moves.
+  appliesTo: (state) => state.sections.length >= 2,
   apply(state, ctx) {
     const pinned = new Set(state.pinned);
     const inSystem = state.sections.filter((s) => s.placement === 'system' && (s.kind === 'catalog' ? state.skills.length > 0 : s.text.trim() !== ''));

@@ -22,6 +22,7 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.6).describe('probability that a variant shuffles the rules of unordered sections'),
   }),
+  appliesTo: (state) => state.unordered.length > 0 && state.sections.some((s) => s.kind === 'text' && state.unordered.includes(s.id)),
   apply(state, ctx) {
     const unordered = new Set(state.unordered);
     const targets: { index: number; lines: string[]; spans: ListSpan[] }[] = [];

@@ -15,6 +15,7 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant reorders the prompt sections'),
   }),
+  appliesTo: (state) => movableCount(state) >= 2,
   apply(state, ctx) {
     const pinned = new Set(state.pinned);
     const slots: number[] = [];
@@ -40,3 +41,10 @@ export default defineTransform({
     return { state: out, params: { order: out.sections.map((s) => s.id) } };
   },
 });
+
+/** Sections that are not pinned (the slots apply shuffles). */
+function movableCount(state: { sections: { id: string }[]; pinned: string[] }): number {
+  let n = 0;
+  for (const s of state.sections) if (!state.pinned.includes(s.id)) n++;
+  return n;
+}

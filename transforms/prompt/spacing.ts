@@ -1,8 +1,10 @@
 import { z } from 'zod';
-import type { PromptStyle } from '../../src/harness/types.js';
+import { hasTitle } from '../../src/harness/markdown.js';
+import { catalogText } from '../../src/harness/render.js';
+import type { Harness, PromptStyle } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import { baseStyle, stylePreview } from '../../src/transform/prompt-style.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 
 const SEPARATORS = ['\n\n', '\n\n---\n\n', '\n\n\n', '\n\n***\n\n', '\n\n====\n\n'];
 const TITLE_CASES = ['as-is', 'upper', 'lower', 'title'] as const;
@@ -28,6 +30,10 @@ export default defineTransform({
     titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from'),
     recase: z.number().min(0).max(1).default(0.5).describe('probability that the title casing is redrawn as well'),
   }),
+  // A separator shows only between two sections of one placement, and a title casing only on a
+  // title: a prompt of one untitled section (a logged system message) previews the same under
+  // every spacing.
+  appliesTo: (state) => spacingShows(state),
   apply(state, ctx) {
     const base = baseStyle(state);
     const before = stylePreview(state, base);
@@ -37,10 +43,20 @@ export default defineTransform({
       const style: PromptStyle = { ...base, separator, titleCase };
       // A prompt of one section shows no separator.
       if (stylePreview(state, style) === before) continue;
-      const out = cloneState(state);
+      const out = shallowState(state);
       out.promptStyle = style;
       return { state: out, params: { separator, titleCase } };
     }
     return null;
   },
 });
+
+function spacingShows(state: Harness): boolean {
+  const parts = { system: 0, preamble: 0 };
+  for (const s of state.sections) {
+    const text = s.kind === 'catalog' ? catalogText(state) : s.text;
+    if (text === '') continue;
+    if (++parts[s.placement] >= 2 || hasTitle(text)) return true;
+  }
+  return false;
+}

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 import { reword } from '../words/reword.js';
+import { dict } from '../../src/util/dict.js';
 
 /**
  * Reword tool descriptions with sentence frames. Semantic, and a separate knob from renames:
@@ -21,15 +22,16 @@ export default defineTransform({
     const eligible = state.tools.filter((t) => t.description.trim() !== '').map((t) => t.name);
     if (eligible.length === 0) return null;
     const chosen = new Set(ctx.rng.sample(eligible, Math.max(1, Math.round(eligible.length * ctx.options.intensity))));
-    const out = cloneState(state);
-    const frames: Record<string, string> = {};
-    for (const t of out.tools) {
-      if (!chosen.has(t.name)) continue;
+    const out = shallowState(state);
+    const frames = dict();
+    // A reworded tool is a new object; the others are shared with the state before.
+    out.tools = state.tools.map((t) => {
+      if (!chosen.has(t.name)) return t;
       const next = reword(t.description.trim(), ctx.words, 'tool', ctx.rng);
-      if (!next) continue;
-      t.description = next.text;
+      if (!next) return t;
       frames[t.name] = next.frame;
-    }
+      return { ...t, description: next.text };
+    });
     if (Object.keys(frames).length === 0) return null;
     return { state: out, params: { frames } };
   },

@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { cloneState } from '../../src/transform/state.js';
-import { schemaPropertyNames } from '../../src/transform/state.js';
+import { schemaPropertyNames, shallowState } from '../../src/transform/state.js';
 
 /** Add plausible tools that the trajectory never calls, at random positions. */
 export default defineTransform({
@@ -26,7 +25,9 @@ export default defineTransform({
     );
     if (free.length === 0) return null;
     const picked = ctx.rng.sample(free, 1 + ctx.rng.int(Math.min(ctx.options.max, free.length)));
-    const out = cloneState(state);
+    // Tools are shared with the state before (never edited in place); the list is new.
+    const out = shallowState(state);
+    out.tools = [...state.tools];
     // The pack's schema object is shared, not copied: schemas are replaced, never changed in place.
     for (const d of picked) {
       const tool: Tool = { name: d.name, description: d.description, parameters: d.parameters, sourceName: d.name, sourceFormat: 'openai', distractor: true };

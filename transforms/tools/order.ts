@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
 
 /** Shuffle the order of the tool list the model sees. */
 export default defineTransform({
@@ -14,8 +14,8 @@ export default defineTransform({
   }),
   apply(state, ctx) {
     if (state.tools.length < 2) return null;
-    const out = cloneState(state);
-    out.tools = ctx.rng.shuffle(out.tools);
+    const out = shallowState(state);
+    out.tools = ctx.rng.shuffle(state.tools);
     return { state: out, params: { order: out.tools.map((t) => t.name) } };
   },
 });

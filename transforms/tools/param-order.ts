@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { JsonSchema } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import type { Rng } from '../../src/transform/rng.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
+import { keyedObject } from '../../src/util/dict.js';
 
 /** Shuffle the order of parameters (`properties`) and of `required` in tool schemas. */
 export default defineTransform({
@@ -19,13 +20,14 @@ export default defineTransform({
     const eligible = state.tools.filter((t) => Object.keys((t.parameters.properties as object | undefined) ?? {}).length > 1).map((t) => t.name);
     if (eligible.length === 0) return null;
     const chosen = new Set(ctx.rng.sample(eligible, Math.max(1, Math.round(eligible.length * ctx.options.intensity))));
-    const out = cloneState(state);
+    const out = shallowState(state);
     const changed: string[] = [];
-    for (const t of out.tools) {
-      if (!chosen.has(t.name)) continue;
-      t.parameters = shuffleSchema(t.parameters, ctx.rng) as JsonSchema;
+    // A reordered tool is a new object; the others are shared with the state before.
+    out.tools = state.tools.map((t) => {
+      if (!chosen.has(t.name)) return t;
       changed.push(t.name);
-    }
+      return { ...t, parameters: shuffleSchema(t.parameters, ctx.rng) as JsonSchema };
+    });
     return { state: out, params: { tools: changed.sort() } };
   },
 });
@@ -39,7 +41,11 @@ function shuffleSchema(schema: unknown, rng: Rng): unknown {
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'properties' && v && typeof v === 'object') {
       const entries = rng.shuffle(Object.entries(v as Record<string, unknown>));
-      out[k] = Object.fromEntries(entries.map(([name, sub]) => [name, shuffleSchema(sub, rng)]));
+      // Each order of the names would be a hidden class of its own (see src/util/dict.ts).
+      const props = keyedObject();
+      // Defined, not assigned, as Object.fromEntries would: a property named __proto__ stays a property.
+      for (const [name, sub] of entries) Object.defineProperty(props, name, { value: shuffleSchema(sub, rng), writable: true, enumerable: true, configurable: true });
+      out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) out[k] = rng.shuffle(v);
     else if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;
     else out[k] = shuffleSchema(v, rng);

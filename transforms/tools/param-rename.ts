@@ -1,10 +1,31 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
-import { splitWords } from '../../src/transform/identifiers.js';
-import { namingContext, proposeName, renameable } from '../../src/transform/naming.js';
+import { nameWords, namingContext, proposeName, renameable } from '../../src/transform/naming.js';
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
+import { dict } from '../../src/util/dict.js';
+
+interface Property {
+  path: string;
+  leaf: string;
+  /** The property's own description ('' when it has none). */
+  own: string;
+}
+
+const propertiesBySchema = new WeakMap<object, readonly Property[]>();
+
+/** Every property path of a schema with its leaf name, once per schema object (schemas are shared and never changed in place). */
+function propertiesOf(schema: object): readonly Property[] {
+  let list = propertiesBySchema.get(schema);
+  if (list) return list;
+  const found: Property[] = [];
+  walkProperties(schema, (path, prop) => {
+    found.push({ path, leaf: path.slice(path.lastIndexOf('.') + 1), own: typeof prop.description === 'string' ? prop.description : '' });
+  });
+  propertiesBySchema.set(schema, (list = found));
+  return list;
+}
 
 /**
  * Rename tool parameters, nested ones included. A name is renamed the same way in every tool that
@@ -23,29 +44,26 @@ export default defineTransform({
   }),
   apply(state, ctx) {
     // Every property path per tool, with its leaf name.
-    const perTool = new Map<string, { path: string; leaf: string }[]>();
+    const perTool = new Map<string, readonly Property[]>();
     const names = new Set<string>();
     // Synonym senses of a parameter are read from its descriptions and its tools' names and descriptions.
     const contexts = new Map<string, string[]>();
     for (const t of state.tools) {
-      const list: { path: string; leaf: string }[] = [];
-      const toolWords = splitWords(t.name).join(' ');
-      walkProperties(t.parameters, (path, prop) => {
-        const leaf = path.slice(path.lastIndexOf('.') + 1);
+      const list = propertiesOf(t.parameters);
+      const toolWords = nameWords(t.name).join(' ');
+      for (const { leaf, own } of list) {
         const texts = contexts.get(leaf);
-        const own = typeof prop.description === 'string' ? prop.description : '';
         if (texts) texts.push(toolWords, t.description, own);
         else contexts.set(leaf, [toolWords, t.description, own]);
-        list.push({ path, leaf });
         names.add(leaf);
-      });
+      }
       perTool.set(t.name, list);
     }
     if (names.size === 0) return null;
     const all = renameable([...names].sort(), ctx);
     if (all.length === 0) return null;
     const chosen = ctx.rng.sample(all, Math.max(1, Math.round(all.length * ctx.options.intensity))).sort();
-    const map: IdMap = {};
+    const map: IdMap = dict();
     const used = new Set<string>();
     for (const old of chosen) {
       const next = proposeName(
@@ -62,10 +80,10 @@ export default defineTransform({
       used.add(next.name);
     }
     if (Object.keys(map).length === 0) return null;
-    const args: Record<string, { op: 'rename'; paths: IdMap }[]> = {};
+    const args = dict<{ op: 'rename'; paths: IdMap }[]>();
     // A skill body refers to a parameter beside its tool's name, in the body's spelling of it:
     // the current name or, when a rename already changed it, the source name.
-    const owners: Record<string, string[]> = {};
+    const owners = dict<string[]>();
     for (const [source, current] of Object.entries(ctx.plan.tools)) {
       const tool = state.tools.find((t) => t.name === current);
       if (tool) for (const p of schemaPropertyNames(tool.parameters)) if (map[p] !== undefined) (owners[p] ??= []).push(source);
@@ -73,7 +91,7 @@ export default defineTransform({
     // renameInState returns a fresh copy: its tools may be edited here.
     const out = renameInState(state, { text: map, owners });
     for (const tool of out.tools) {
-      const paths: IdMap = {};
+      const paths: IdMap = dict();
       for (const { path, leaf } of perTool.get(tool.name) ?? []) if (map[leaf] !== undefined) paths[path] = map[leaf]!;
       if (Object.keys(paths).length === 0) continue;
       tool.parameters = renameSchemaProperties(tool.parameters, paths);

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import type { JsonSchema, Tool } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { applyArgOps, invertPlan, mapId, type ArgOp } from '../../src/transform/plan.js';
+import { applyArgOps, mapId, type ArgOp, type IdMap } from '../../src/transform/plan.js';
 import type { Rng } from '../../src/transform/rng.js';
-import { cloneState } from '../../src/transform/state.js';
+import { shallowState } from '../../src/transform/state.js';
+import { dict } from '../../src/util/dict.js';
 
 const RESTYLES = ['enum-oneof', 'nullable', 'closed', 'wrap'] as const;
 type Restyle = (typeof RESTYLES)[number];
@@ -33,34 +34,44 @@ export default defineTransform({
   apply(state, ctx) {
     if (state.tools.length === 0) return null;
     const chosen = new Set(ctx.rng.sample(state.tools.map((t) => t.name), Math.max(1, Math.round(state.tools.length * ctx.options.intensity))));
-    const out = cloneState(state);
-    const args: Record<string, ArgOp[]> = {};
-    const applied: Record<string, Done> = {};
-    const back = invertPlan(ctx.plan);
-    for (const tool of out.tools) {
-      if (!chosen.has(tool.name)) continue;
+    // Restyled tools are new objects (and the loader, when its argument moves); the rest is shared.
+    const out = shallowState(state);
+    out.tools = [...state.tools];
+    const args = dict<ArgOp[]>();
+    const applied = dict<Done>();
+    // Current tool name → source name (only the tool map of the plan's inverse is read here).
+    const back = sourceNames(ctx.plan.tools);
+    out.tools.forEach((tool, i) => {
+      if (!chosen.has(tool.name)) return;
       for (const style of ctx.rng.shuffle(ctx.options.styles)) {
         // A split run (augment --split) draws wrapper keys from its own pool, like every other new name.
-        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name) || !(ctx.words.accept?.(name) ?? true), callsOf(ctx.record, mapId(back.tools, tool.name), ctx.plan.args[mapId(back.tools, tool.name)] ?? []));
+        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name) || !(ctx.words.accept?.(name) ?? true), callsOf(ctx.record, mapId(back, tool.name), ctx.plan.args[mapId(back, tool.name)] ?? []));
         if (!edit) continue;
-        tool.parameters = edit.schema;
+        out.tools[i] = { ...tool, parameters: edit.schema };
         const op = edit.op;
         if (op && op.op !== 'rename') {
           args[tool.name] = [op];
           // The skill loader's argument moves with the wrapper.
           if (out.skillLoader && out.skillLoader.tool === tool.name) {
             const arg = out.skillLoader.argument;
-            out.skillLoader.argument = op.op === 'wrap' ? `${op.key}.${arg}` : arg.startsWith(`${op.key}.`) ? arg.slice(op.key.length + 1) : arg;
+            out.skillLoader = { ...out.skillLoader, argument: op.op === 'wrap' ? `${op.key}.${arg}` : arg.startsWith(`${op.key}.`) ? arg.slice(op.key.length + 1) : arg };
           }
         }
         applied[tool.name] = edit.done;
         break;
       }
-    }
+    });
     if (Object.keys(applied).length === 0) return null;
     return { state: out, plan: { args }, params: { restyled: applied } };
   },
 });
+
+/** A tool map inverted (invertPlan(plan).tools, without inverting the rest of the plan). */
+function sourceNames(tools: IdMap): IdMap {
+  const out: IdMap = dict();
+  for (const [k, v] of Object.entries(tools)) out[v] = k;
+  return out;
+}
 
 /** Arguments of every call of a source tool in the record, carried to the current state's shape. */
 function callsOf(record: { messages: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }[] } | undefined, sourceName: string, ops: ArgOp[]): unknown[] {

@@ -1,10 +1,7 @@
-import * as crypto from 'node:crypto';
 import { renderTools } from '../harness/render.js';
-import { jsonSchemaTypes, normaliseTool } from '../harness/tools.js';
-import { OPENAI_TOOL_NAME, type Harness, type JsonSchema, type Section, type Tool } from '../harness/types.js';
+import { normaliseTool } from '../harness/tools.js';
+import type { Harness, Section, Tool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
-import { quickTestFor } from '../trajectory/check.js';
-import { isOpenAiToolShape } from '../trajectory/schema.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
 import { compileSchema } from '../util/json-schema.js';
 import { quickCheck } from '../util/quick-schema.js';
@@ -44,9 +41,7 @@ export interface InlineHarness {
  * the cost of canonical JSON on the per-record path.
  */
 export function inlineHash(rec: Trajectory): string {
-  const text = JSON.stringify({ tools: rec.tools ?? [], system: systemText(rec) });
-  // One-shot hashing (Node 20.12+) skips making a Hash object: a tenth of deriving a harness.
-  return typeof crypto.hash === 'function' ? crypto.hash('sha256', text, 'hex') : sha256(text);
+  return sha256(JSON.stringify({ tools: rec.tools ?? [], system: systemText(rec) }));
 }
 
 /** Derive the inline harness of a record (pure: the same record content gives an equal harness). */
@@ -56,7 +51,7 @@ export function deriveInlineHarness(rec: Trajectory, at: { file: string; line: n
   const tools: Tool[] = [];
   const seen = new Map<string, number>();
   (rec.tools ?? []).forEach((raw, i) => {
-    const one = writtenTool(raw) ?? normaliseTool(raw);
+    const one = normaliseTool(raw);
     if (!('tool' in one)) {
       for (const issue of one.issues) err(['tools', i, ...issue.path].join('.'), issue.message);
       return;
@@ -65,8 +60,7 @@ export function deriveInlineHarness(rec: Trajectory, at: { file: string; line: n
     if (prior !== undefined) return void err(`tools.${i}.function.name`, `duplicate tool "${one.tool.name}" (also tools.${prior})`);
     seen.set(one.tool.name, i);
     // A schema the quick tier can build is well-formed; only the others pay for an ajv compile.
-    // The quick test built here is the one the record's check runs on its calls first.
-    const compiled = quickTestFor(one.tool.parameters) !== null || quickCheck(one.tool.parameters, 'annotation') !== null ? null : compileSchema(one.tool.parameters);
+    const compiled = quickCheck(one.tool.parameters, 'annotation') !== null ? null : compileSchema(one.tool.parameters);
     if (compiled && 'error' in compiled) return void err(`tools.${i}.function.parameters`, `not a valid JSON Schema: ${compiled.error}`);
     tools.push(one.tool);
   });
@@ -92,27 +86,6 @@ export function deriveInlineHarness(rec: Trajectory, at: { file: string; line: n
     literalPrompt: true,
   };
   return { harness, hash, problems };
-}
-
-/**
- * `normaliseTool` of a plain OpenAI function tool (the shape `openAiToolSchema` accepts, under a
- * name OpenAI allows), without parsing it again with zod: the record's shape check took the same
- * shape, and this is a third of the cost of a per-record harness. Anything else (MCP tools,
- * dotted names, wrong shapes) goes to normaliseTool, which says what is wrong. The tool's
- * parameters are the record's own object (zod would have made a copy); nothing modifies them.
- */
-function writtenTool(raw: unknown): { tool: Tool } | undefined {
-  if (!isOpenAiToolShape(raw) || !OPENAI_TOOL_NAME.test(raw.function.name)) return undefined;
-  const f = raw.function;
-  return {
-    tool: {
-      name: f.name,
-      description: f.description ?? '',
-      parameters: f.parameters === undefined ? { type: 'object', properties: {} } : jsonSchemaTypes(f.parameters as JsonSchema),
-      sourceName: f.name,
-      sourceFormat: 'openai',
-    },
-  };
 }
 
 /** The record's system message text, trimmed (blank space around it is the record's own), or null. */

@@ -17,13 +17,23 @@ import type { WordLists } from '../transform/words.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';
-import { recordLine } from '../util/json-out.js';
-import { renderTools } from '../harness/render.js';
+import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
+import { messageContentJson, renderTools } from '../harness/render.js';
 import type { TokenCounter } from '../tokenize/tokenizer.js';
 import { tooLongReason } from '../tokenize/stats.js';
-import { GENERAL_WRITERS, opdRecords, rlLine, sftRecord, STAGE_SHARED, variantWriters, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
+import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import type { IdIndex } from '../util/id-index.js';
 import { BadRecordError, checkKind, noteId, type Output, type OutputTokens, type PartCounts } from './shared.js';
+
+/** Members of SFT and OPD records that are the same object for every record of a state. */
+const SHARED = ['tools'];
+/** `meta.transforms` (a few KB) is the same object for every record of a pooled state. */
+const META = objectWriter(['transforms']);
+/**
+ * The system prompt inside `messages` is written from the escaped sections of its state. OPD
+ * prefixes share a variant's messages; in SFT only the source's messages recur (in each variant).
+ */
+const OPD_WRITERS = { messages: messagesWriter(messageContentJson), meta: META };
 
 /** One input line with where it came from. */
 export interface InputItem {
@@ -94,6 +104,10 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   if (prompt) count(prompt === 'matched' ? 'prompts_matched' : prompt === 'located' ? 'prompts_located' : 'prompts_replaced');
   if (at.outcome?.discardedChars) out.counts.prompt_chars_discarded = at.outcome.discardedChars;
   if (parsed.warnings.length > 0) out.counts.reused_call_ids = parsed.warnings.length;
+  // A source message shown by more than one SFT record (each variant, the kept source) has its
+  // JSON encoded once; when only one record shows it (one variant), it is written as text.
+  const sourceMessages = cfg.variants + (cfg.keepSource ? 1 : 0) > 1 ? new Set<object>(source.messages) : undefined;
+  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages?.has(m) === true), meta: META };
   const counter = ctx.tokens;
   const tokens: OutputTokens | undefined = counter ? (out.tokens = { sft: [], opd: [], tooLong: { sft: 0, opd: 0 } }) : undefined;
   /**
@@ -120,7 +134,6 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
     return true;
   };
   const emit = (x: StageInput) => {
-    const writers = variantWriters(x);
     if (cfg.stages.includes('sft')) {
       const r = sftRecord(x, cfg);
       if (!x.record.messages.some((m) => m.role === 'assistant')) {
@@ -129,16 +142,15 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
         if (cfg.sft.skipWithoutAssistant) {
           out.reasons.push('sft_no_assistant');
           out.lines.push(['rejects', canonicalJson({ kind: 'sft', id: x.id, source_file: item.file, source_line: item.line, reason_kind: 'sft_no_assistant', reason: 'the record has no assistant turn (sft.skip_without_assistant)' })]);
-        } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, STAGE_SHARED, writers)]);
-      } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, STAGE_SHARED, writers)]);
+        } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
+      } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
     }
     if (cfg.stages.includes('opd')) {
       for (const r of opdRecords(x, cfg, general)) {
-        const isGeneral = (r.meta as { source?: string }).source === 'general';
-        if (fits('opd', r, isGeneral ? [] : renderTools(x.state))) out.lines.push(['opd', recordLine(r, STAGE_SHARED, isGeneral ? GENERAL_WRITERS : writers)]);
+        if (fits('opd', r, (r.meta as { source?: string }).source === 'general' ? [] : renderTools(x.state))) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
       }
     }
-    if (cfg.stages.includes('rl')) out.lines.push(['rl', rlLine(x, cfg)]);
+    if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
   };
   const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance => ({

@@ -1,5 +1,4 @@
-import { messageContentJson, renderTools } from '../harness/render.js';
-import { headWriter, jsonStringWriter, messagesWriter, objectWriter, recordLine, type MemberWriter, type OutputLine } from '../util/json-out.js';
+import { renderTools } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { PREAMBLE_NAME } from '../trajectory/rewrite.js';
 import { textOf, type Message, type Trajectory } from '../trajectory/types.js';
@@ -68,62 +67,10 @@ export function trainerMessages(messages: readonly Message[], args: RunConfig['a
   });
 }
 
-const trainerCache = new WeakMap<readonly Message[], { args: RunConfig['arguments']; out: Record<string, unknown>[] }>();
-
-/**
- * `trainerMessages` of a record's messages, made once per messages list (and argument form): a
- * variant's SFT record, its OPD prefixes and its RL prompt show the same message objects, so each
- * message's JSON is made once (see messagesWriter). The list is never modified.
- */
-export function variantTrainerMessages(messages: readonly Message[], args: RunConfig['arguments']): Record<string, unknown>[] {
-  const hit = trainerCache.get(messages);
-  if (hit?.args === args) return hit.out;
-  const out = trainerMessages(messages, args);
-  trainerCache.set(messages, { args, out });
-  return out;
-}
-
 /** Parsed arguments, or the text as it is when it is not JSON. */
 function argsValue(fn: { arguments: string }): unknown {
   const v = callArgs(fn);
   return v === NOT_JSON ? fn.arguments : v;
-}
-
-/** Members of SFT and OPD records that are the same object for every record of a state. */
-export const STAGE_SHARED = ['tools'];
-/** `meta.transforms` (about a KB) is the same object for every record of a state. */
-const META_SHARED = ['transforms'];
-/**
- * The system prompt inside `messages` is written from the escaped sections of its state; every
- * other message's JSON is made once per message object: a variant's SFT record, its OPD prefixes
- * and its RL prompt show the same objects (see variantTrainerMessages), and the source's unchanged
- * messages recur in each variant.
- */
-const MESSAGES = messagesWriter(messageContentJson);
-
-/**
- * How a variant's SFT and OPD records are written with recordLine (and STAGE_SHARED): messages
- * once each, and the variant's provenance, which opens the meta of each of them, once.
- */
-export function variantWriters(x: StageInput): Record<string, MemberWriter> {
-  return { messages: MESSAGES, meta: headWriter(x.provenance as unknown as Record<string, unknown>, META_SHARED) };
-}
-
-/** How general prompts mixed into OPD are written (the same few records for every variant). */
-export const GENERAL_WRITERS: Record<string, MemberWriter> = { messages: MESSAGES, meta: objectWriter(META_SHARED) };
-
-/**
- * An RL row: its prompt as messages; the state's transforms and its tool list inside
- * `extra_info.env` are JSON texts inside a JSON string, escaped once per state (see rlRow).
- */
-const RL_WRITERS: Record<string, MemberWriter> = {
-  prompt: MESSAGES,
-  extra_info: objectWriter([], { transforms: jsonStringWriter('all'), env: jsonStringWriter(STAGE_SHARED) }),
-};
-
-/** The RL row of a variant as an output line: byte for byte `JSON.stringify(rlRecord(x, cfg))`. */
-export function rlLine(x: StageInput, cfg: RunConfig): OutputLine {
-  return recordLine(rlRow(x, cfg), [], RL_WRITERS);
 }
 
 function toolsField(state: Harness, cfg: RunConfig): unknown {
@@ -135,7 +82,7 @@ function toolsField(state: Harness, cfg: RunConfig): unknown {
 export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown> {
   return {
     id: x.id,
-    messages: variantTrainerMessages(x.record.messages, cfg.arguments),
+    messages: trainerMessages(x.record.messages, cfg.arguments),
     tools: toolsField(x.state, cfg),
     meta: { ...x.provenance, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
   };
@@ -155,13 +102,11 @@ export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly Gene
   const chosen = cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
   const perDomain = cfg.opd.generalRatio / (1 - cfg.opd.generalRatio);
   const tools = toolsField(x.state, cfg);
-  const shown = chosen.length > 0 ? variantTrainerMessages(messages, cfg.arguments) : [];
   for (const j of chosen) {
     const id = `${x.id}#${j}`;
     out.push({
       id,
-      // (trainerMessages maps message by message: a prefix of the list is the list of the prefix.)
-      messages: shown.slice(0, j),
+      messages: trainerMessages(messages.slice(0, j), cfg.arguments),
       tools,
       meta: { ...x.provenance, turn: j, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
     });
@@ -194,21 +139,9 @@ interface Turn {
  * names; `extra_info.env` (a JSON string) everything a simulator needs to run the episode.
  */
 export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown> {
-  const row = rlRow(x, cfg);
-  const info = row.extra_info as Record<string, unknown>;
-  return { ...row, extra_info: { ...info, transforms: JSON.stringify(info.transforms), env: JSON.stringify(info.env) } };
-}
-
-/**
- * The RL row with `extra_info.transforms` and `extra_info.env` as the values whose JSON texts they
- * are in `rlRecord` (so rlLine writes the state's tool list and transforms from their shared JSON).
- */
-function rlRow(x: StageInput, cfg: RunConfig): Record<string, unknown> {
   const messages = x.record.messages;
   const firstAssistant = messages.findIndex((m) => m.role === 'assistant');
-  // The messages before the first assistant turn have no tool calls: their trainer shape is the
-  // same whatever the argument form, so they are the variant's SFT messages (one JSON each).
-  const prompt = variantTrainerMessages(messages, cfg.arguments ?? 'object').slice(0, firstAssistant === -1 ? messages.length : firstAssistant);
+  const prompt = trainerMessages(firstAssistant === -1 ? messages : messages.slice(0, firstAssistant), 'object');
   const prefix = x.state.hookMessages.namePrefix;
   const loader = x.state.skillLoader;
   const turns: Turn[] = [];
@@ -265,9 +198,9 @@ function rlRow(x: StageInput, cfg: RunConfig): Record<string, unknown> {
       source_line: x.provenance.source_line,
       variant: x.provenance.variant,
       seed: x.provenance.seed,
-      transforms: x.provenance.transforms,
+      transforms: JSON.stringify(x.provenance.transforms),
       harness_state: x.provenance.harness.state_hash,
-      env,
+      env: JSON.stringify(env),
     },
   };
 }

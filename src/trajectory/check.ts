@@ -5,7 +5,6 @@ import type { Problem } from '../problems.js';
 import { callArgs, jsonError, NOT_JSON } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { schemaErrors } from '../util/json-schema.js';
-import { quickCheck } from '../util/quick-schema.js';
 import { getPath } from '../util/path.js';
 import { renameCalls } from './read.js';
 import { textOf, type Trajectory } from './types.js';
@@ -94,7 +93,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
           add(`${cp}.function.arguments`, 'must be a JSON object');
           return;
         }
-        if (schema && quickTestFor(schema)?.(args) !== true) for (const msg of schemaErrors(schema, args)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
+        if (schema) for (const msg of schemaErrors(schema, args)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
         if (h.skillLoader && name === h.skillLoader.tool) {
           const skill = getPath(args, h.skillLoader.argument);
           if (typeof skill === 'string' && !skills.has(skill)) add(`${cp}.function.arguments.${h.skillLoader.argument}`, `skill "${skill}" does not exist`);
@@ -177,21 +176,6 @@ function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: C
   add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}`);
 }
 
-const quickTests = new WeakMap<object, ((v: unknown) => boolean) | null>();
-
-/**
- * The quick "certainly valid" test of a tool schema (util/quick-schema.ts), once per schema object,
- * or null outside its subset: what schemaErrors asks first, without working out the schema's
- * validation identity for every record's own tools. Built with `format` as an assertion (a schema
- * using it gets no quick test), so a "valid" holds under either format meaning; anything it does
- * not call valid goes to schemaErrors, which decides and explains.
- */
-export function quickTestFor(schema: object): ((v: unknown) => boolean) | null {
-  let q = quickTests.get(schema);
-  if (q === undefined) quickTests.set(schema, (q = quickCheck(schema, 'assertion')));
-  return q;
-}
-
 interface HarnessFacts {
   harnessTools: ReadonlyMap<string, JsonSchema>;
   skills: ReadonlySet<string>;
@@ -240,12 +224,10 @@ export function toolListDifference(tools: readonly unknown[], h: Harness): strin
 }
 
 const mcpNameMaps = new WeakMap<Harness, Map<string, string>>();
-const NO_NAMES: Map<string, string> = new Map();
 
 /** MCP tool names of a harness that were made OpenAI-safe (source name → name), once per harness. */
 function mcpNames(h: Harness): Map<string, string> {
   let m = mcpNameMaps.get(h);
-  if (!m && !h.tools.some((t) => t.sourceName !== t.name)) mcpNameMaps.set(h, (m = NO_NAMES));
   if (!m) {
     const names = new Set(h.tools.map((t) => t.name));
     m = new Map(h.tools.filter((t) => t.sourceName !== t.name && !names.has(t.sourceName)).map((t) => [t.sourceName, t.name]));

@@ -114,17 +114,6 @@ function isMessage(m: unknown): boolean {
 
 function isTool(t: unknown): boolean {
   if (isObj(t) && t.type === undefined && 'inputSchema' in t) return isMcpTool(t);
-  return isOpenAiToolShape(t);
-}
-
-/** A record's OpenAI function tool as written (`openAiToolSchema` of harness/schema.ts). */
-export interface WrittenOpenAiTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean | null };
-}
-
-/** True when `openAiToolSchema` (harness/schema.ts: the same shape as a record's OpenAI tool) accepts `t`. */
-export function isOpenAiToolShape(t: unknown): t is WrittenOpenAiTool {
   if (!isObj(t) || !onlyKeys(t, TOOL_KEYS) || t.type !== 'function') return false;
   const f = t.function;
   if (!isObj(f) || !onlyKeys(f, TOOL_FUNCTION_KEYS) || !isNonEmpty(f.name)) return false;

@@ -1,71 +1,30 @@
 /**
  * Output records repeat large values that never change within a harness state (the tool list:
- * about a third of an SFT line) and messages that recur in a variant's SFT, OPD and RL records.
- * Their JSON is made once per value object, and a record line is written as pieces: text around
- * the shared JSON. Written out, the pieces are byte for byte `JSON.stringify(record)`.
- *
- * A shared JSON is kept as text for its first few uses and as UTF-8 bytes after that: a writer
- * encodes a string into its buffer about as fast as it copies bytes, while making the bytes costs
- * a buffer of their own (most values — a per-record state's tool list, a variant's messages — are
- * written a handful of times and dropped); a pooled state's tool list, written thousands of times,
- * is copied as bytes.
+ * about a third of an SFT line). Their JSON is made and UTF-8 encoded once per value object, and
+ * a record line is written as pieces: text around the shared bytes. Written out, the pieces are
+ * byte for byte `JSON.stringify(record)`.
  */
 
 /** A line of output: one string, or pieces (strings and shared UTF-8 bytes) written in order. */
 export type OutputLine = string | readonly (string | Uint8Array)[];
 
-interface SharedJson {
-  /** The JSON text, until the bytes are made. */
-  text: string | undefined;
-  bytes: Uint8Array | undefined;
-  uses: number;
-  /** The JSON text as the inside of a JSON string (see sharedEscaped), once asked for. */
-  escaped: SharedJson | undefined;
-}
-
-/** Uses of a shared JSON as text before it is kept as bytes. */
-const AS_TEXT = 8;
-const shared = new WeakMap<object, SharedJson>();
-
-function entry(value: object): SharedJson {
-  let e = shared.get(value);
-  if (e === undefined) shared.set(value, (e = { text: JSON.stringify(value), bytes: undefined, uses: 0, escaped: undefined }));
-  return e;
-}
-
-function pieceOf(e: SharedJson): string | Uint8Array {
-  if (e.bytes !== undefined) return e.bytes;
-  if (++e.uses < AS_TEXT) return e.text!;
-  e.bytes = Buffer.from(e.text!, 'utf8');
-  e.text = undefined;
-  return e.bytes;
-}
-
-function textOf(e: SharedJson): string {
-  return e.text ?? Buffer.from(e.bytes!.buffer, e.bytes!.byteOffset, e.bytes!.byteLength).toString('utf8');
-}
+const texts = new WeakMap<object, string>();
+const encoded = new WeakMap<object, Uint8Array>();
+const messageBytes = new WeakMap<object, Uint8Array>();
 
 /** `JSON.stringify(value)`, computed once per object; the object must never change afterwards. */
 export function sharedJson(value: object): string {
-  return textOf(entry(value));
+  let s = texts.get(value);
+  if (s === undefined) texts.set(value, (s = JSON.stringify(value)));
+  return s;
 }
 
-/** `JSON.stringify(value)` as a piece of an output line (made once per object; the object must never change afterwards). */
-export function sharedPiece(value: object): string | Uint8Array {
-  return pieceOf(entry(value));
+function sharedBytes(value: object): Uint8Array {
+  let b = encoded.get(value);
+  // (Only the bytes are kept: the text of a tool list is as large again, twice if not Latin-1.)
+  if (b === undefined) encoded.set(value, (b = Buffer.from(texts.get(value) ?? JSON.stringify(value), 'utf8')));
+  return b;
 }
-
-/**
- * `JSON.stringify(JSON.stringify(value))` without its quotes, as a piece of an output line: the
- * JSON of an immutable object inside a JSON string (an RL row's `env`), escaped once per object.
- */
-export function sharedEscaped(value: object): string | Uint8Array {
-  const e = entry(value);
-  e.escaped ??= { text: escapeText(textOf(e)), bytes: undefined, uses: 0, escaped: undefined };
-  return pieceOf(e.escaped);
-}
-
-const escapeText = (t: string): string => JSON.stringify(t).slice(1, -1);
 
 type Pieces = (string | Uint8Array)[];
 
@@ -84,7 +43,7 @@ export function recordLine(record: Record<string, unknown>, shared: readonly str
     const v = record[key];
     const sep = `${text === '' && pieces.length === 0 ? '{' : ','}${keyJson(key)}`;
     if (v !== null && typeof v === 'object' && shared.includes(key)) {
-      pieces.push(text + sep, sharedPiece(v));
+      pieces.push(text + sep, sharedBytes(v));
       text = '';
       continue;
     }
@@ -153,7 +112,9 @@ export function messagesWriter(contentJson: (message: object) => readonly (strin
           text += JSON.stringify(m);
           return;
         }
-        pieces.push(text, sharedPiece(m));
+        let bytes = messageBytes.get(m);
+        if (bytes === undefined) messageBytes.set(m, (bytes = Buffer.from(JSON.stringify(m), 'utf8')));
+        pieces.push(text, bytes);
         text = '';
         return;
       }
@@ -166,83 +127,12 @@ export function messagesWriter(contentJson: (message: object) => readonly (strin
   };
 }
 
-/** A writer for an object member whose own members named in `shared` are immutable, shared objects (and members with a writer in `writers` written by it). */
-export function objectWriter(shared: readonly string[], writers: Record<string, MemberWriter> = {}): MemberWriter {
+/** A writer for an object member whose own members named in `shared` are immutable, shared objects. */
+export function objectWriter(shared: readonly string[]): MemberWriter {
   return (value) => {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    const line = recordLine(value as Record<string, unknown>, shared, writers);
+    const line = recordLine(value as Record<string, unknown>, shared);
     return typeof line === 'string' ? [line] : line;
-  };
-}
-
-/**
- * A writer for objects made as `{...head, more}` (a variant's provenance, then a record's own
- * members): when the value's first members are head's, with the same values, head's JSON (its
- * members named in `shared` as shared bytes) is made once and each value costs only its own
- * members. Any other value is written member by member.
- */
-export function headWriter(head: Record<string, unknown>, shared: readonly string[]): MemberWriter {
-  const keys = Object.keys(head);
-  let pieces: Pieces | null | undefined;
-  return (value) => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-    const o = value as Record<string, unknown>;
-    const own = Object.keys(o);
-    let same = own.length >= keys.length;
-    for (let i = 0; same && i < keys.length; i++) same = own[i] === keys[i] && o[keys[i]!] === head[keys[i]!];
-    if (same && pieces === undefined) {
-      // Head's JSON without its closing brace (null when it has no members to write: then no head).
-      const line = recordLine(head, shared);
-      const all = typeof line === 'string' ? [line] : [...line];
-      const last = all[all.length - 1] as string;
-      pieces = last === '{}' ? null : [...all.slice(0, -1), last.slice(0, -1)];
-    }
-    if (!same || pieces === null || pieces === undefined) {
-      const line = recordLine(o, shared);
-      return typeof line === 'string' ? [line] : line;
-    }
-    let text = '';
-    for (let i = keys.length; i < own.length; i++) {
-      const json = JSON.stringify(o[own[i]!]) as string | undefined;
-      if (json !== undefined) text += `,${keyJson(own[i]!)}${json}`;
-    }
-    return [...pieces, `${text}}`];
-  };
-}
-
-/**
- * A writer for a member that holds the JSON text of an object (`JSON.stringify(JSON.stringify(v))`,
- * an RL row's `env`), given the object itself: the whole value (`'all'`: an immutable object) or
- * its members named in `shared` (immutable objects) are escaped once per object (see
- * sharedEscaped); the rest is escaped in runs. Escaping run by run equals escaping the whole: the
- * runs end between members, never inside a surrogate pair.
- */
-export function jsonStringWriter(shared: readonly string[] | 'all'): MemberWriter {
-  return (value) => {
-    if (value === null || typeof value !== 'object') return undefined;
-    if (shared === 'all') return ['"', sharedEscaped(value), '"'];
-    if (Array.isArray(value)) return undefined;
-    const o = value as Record<string, unknown>;
-    const pieces: Pieces = [];
-    let run = '';
-    let first = true;
-    for (const key of Object.keys(o)) {
-      const v = o[key];
-      const sep = `${first ? '{' : ','}${keyJson(key)}`;
-      if (v !== null && typeof v === 'object' && shared.includes(key)) {
-        pieces.push(pieces.length === 0 ? `"${escapeText(run + sep)}` : escapeText(run + sep), sharedEscaped(v));
-        run = '';
-        first = false;
-        continue;
-      }
-      const json = JSON.stringify(v) as string | undefined;
-      if (json === undefined) continue;
-      run += sep + json;
-      first = false;
-    }
-    run += first ? '{}' : '}';
-    pieces.push(pieces.length === 0 ? `"${escapeText(run)}"` : `${escapeText(run)}"`);
-    return pieces;
   };
 }
 

@@ -4,16 +4,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { REPO, runHsaAsync } from '../helpers/hsa.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { readJsonl } from '../helpers/tree.js';
+import { expectPreviewMatchesSft } from '../helpers/preview.js';
 
 afterAll(removeTempDirs);
-
-interface PreviewVariant {
-  id: string;
-  ok: boolean;
-  slot: number | null;
-  record: { messages: unknown };
-  tools: unknown;
-}
 
 /**
  * Run augment (SFT only, string arguments as preview prints them) and preview on the same input,
@@ -29,18 +22,7 @@ async function compare(input: string, ids: string[], extra: string[], harness: s
   for (const id of ids) {
     const p = await runHsaAsync(['preview', ...harness, '-t', input, '--id', id, '-k', '4', '--seed', '5', '--json', ...extra]);
     expect([0, 1], p.stderr).toContain(p.code);
-    for (const v of JSON.parse(p.stdout).variants as PreviewVariant[]) {
-      const written = sft.get(v.id);
-      if (!v.ok) {
-        expect(written, v.id).toBeUndefined();
-        continue;
-      }
-      expect(written, v.id).toBeDefined();
-      expect(JSON.stringify(v.record.messages), v.id).toBe(JSON.stringify(written!.messages));
-      expect(JSON.stringify(v.tools), v.id).toBe(JSON.stringify(written!.tools));
-      expect(v.slot).toBe((written!.meta as { harness: { state_slot?: number } }).harness.state_slot ?? null);
-      compared++;
-    }
+    compared += expectPreviewMatchesSft(p.stdout, sft).length;
   }
   return compared;
 }

@@ -93,6 +93,41 @@ describe('reading packs', () => {
     );
   });
 
+  it('a distractor tool schema must be strict JSON Schema: an unquoted comma in a flow mapping is refused at its line', () => {
+    const file = path.join(tmp(), 'comma.yaml');
+    writeFileSync(
+      file,
+      [
+        'distractor_tools:',
+        '  - name: get_timezone',
+        '    description: Look up the time zone of a city.',
+        '    parameters:',
+        '      type: object',
+        '      properties:',
+        '        city: { type: string, description: City name, optionally with its country. }',
+        '  - name: ok_tool',
+        '    description: Fine.',
+        '    parameters: { type: object, properties: { q: { type: string, description: "a, b" } } }',
+      ].join('\n'),
+    );
+    let message = '';
+    try {
+      readPackFile(file);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message.split('\n')).toEqual([
+      expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:7: distractor_tools\\.0\\.parameters\\.properties\\.city\\.optionally with its country\\.: not a strict JSON Schema: .*unknown keyword.*quote the text\\)$`)),
+    ]);
+  });
+
+  it('every built-in distractor tool has a schema a strict reader accepts, with string descriptions only', () => {
+    for (const name of BUILTIN_PACKS) {
+      const raw = parse(readFileSync(path.join(REPO, `words/${name}.yaml`), 'utf8')) as { distractor_tools: { parameters: { properties?: Record<string, Record<string, unknown>> } }[] };
+      for (const t of raw.distractor_tools) for (const p of Object.values(t.parameters.properties ?? {})) for (const v of Object.values(p)) expect(v).not.toBeNull();
+    }
+  });
+
   it('YAML syntax errors name their line', () => {
     const file = path.join(tmp(), 'bad.yaml');
     writeFileSync(file, 'synonyms:\n  get: [fetch\n');

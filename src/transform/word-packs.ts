@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
 import { z } from 'zod';
 import { HsaError } from '../errors.js';
 import { describeIssue } from '../harness/schema.js';
@@ -60,10 +61,43 @@ const objectSchema = z
   .record(z.string(), z.unknown())
   .refine((s) => s.type === 'object', 'must be a JSON Schema with type: object')
   .refine((s) => s.properties === undefined || (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)), 'properties must be an object');
+// A distractor tool is shown to the model as written, so its schema must be one a strict reader
+// accepts: ajv's strict mode refuses unknown keywords. (An unquoted comma in a YAML flow mapping,
+// `{ description: City name, optionally with its country. }`, parses as a second key with a null
+// value: valid YAML, a valid lax JSON Schema, and a broken tool in every variant that adds it.)
+let strictAjv: Ajv | undefined;
+function strictSchemaProblem(schema: unknown): { message: string; path: (string | number)[] } | undefined {
+  strictAjv ??= new Ajv({ strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, logger: false });
+  try {
+    strictAjv.compile(schema as object);
+    return undefined;
+  } catch (e) {
+    const message = (e as Error).message;
+    const keyword = /unknown keyword: "(.*)"/.exec(message)?.[1];
+    const at = keyword === undefined ? undefined : pathToKey(schema, keyword);
+    const hint = at && at.value === null ? ' (a null value: an unquoted comma in a YAML flow mapping splits a text into a second key; quote the text)' : '';
+    return { message: `not a strict JSON Schema: ${message}${hint}`, path: at?.path ?? [] };
+  } finally {
+    strictAjv.removeSchema();
+  }
+}
+/** The path of the first key named `key` inside `value` (depth first), and its value. */
+function pathToKey(value: unknown, key: string, at: (string | number)[] = []): { path: (string | number)[]; value: unknown } | undefined {
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    if (k === key) return { path: [...at, k], value: v };
+    const inner = pathToKey(v, key, [...at, Array.isArray(value) ? Number(k) : k]);
+    if (inner) return inner;
+  }
+  return undefined;
+}
 const toolSchema = z.strictObject({
   name: z.string().regex(OPENAI_TOOL_NAME, 'must be a tool name OpenAI accepts (a-z, A-Z, 0-9, _ and -, at most 64)'),
   description: z.string().trim().min(1),
-  parameters: objectSchema,
+  parameters: objectSchema.superRefine((schema, ctx) => {
+    const problem = strictSchemaProblem(schema);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem.message, path: problem.path });
+  }),
 });
 const skillSchema = z.strictObject({
   id: z.string().regex(/^[a-z0-9]+(?:[_-][a-z0-9]+)*$/, 'must be lower-case words joined by _ or -'),

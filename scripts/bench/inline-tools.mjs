@@ -10,7 +10,8 @@
 // second, and hsa's start alone (~0.3 s of CPU) would be a large share of its budget; public
 // function-calling sets are 10^4–10^5 records, so the default is 10,000 (~47 MB), where start-up is
 // what it is for a user's run. The ratio is computed as before; hsa's `--version` start (CPU) is
-// reported on its own row so the fixed cost stays visible.
+// reported on its own row so the fixed cost stays visible. The floor row (inline-floor.mjs) is what
+// writing outputs of this shape costs with no hsa work at all, without and with a state identity.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -101,10 +102,20 @@ export async function inlineToolsRows({ data, seed = 'hsa-bench-v1', records = D
   const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
   const written = manifest.totals.variants_written;
   const ratio = written / r.wall / (p.records / p.seconds);
+  // The floor (inline-floor.mjs): parse + output-shaped SFT lines with each variant's own tool
+  // list, then the same with a canonical-JSON + sha256 state identity per variant.
+  const floor = (hash) => {
+    const f = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bench/inline-floor.mjs'), input.file, path.join(data, 'floor-inline.jsonl'), path.join(out, 'sft', 'part-00000.jsonl'), String(manifest.config.variants), hash ? 'hash' : 'plain'], { encoding: 'utf8' });
+    rmSync(path.join(data, 'floor-inline.jsonl'), { force: true });
+    return f.status === 0 ? JSON.parse(f.stdout.trim().split('\n').pop()) : null;
+  };
+  const [f0, fh] = [floor(false), floor(true)];
+  const floorCell = (f) => (f ? `${(f.outputs / f.seconds / (p.records / p.seconds)).toFixed(2)}× (per CPU-second ${(f.outputs / f.cpu_seconds / (p.records / p.cpu_seconds)).toFixed(2)}×)` : 'FAILED');
   return [
     [`(per-record tools) pass-through, ${records} records with their own 3–20 tools`, `${Math.round(p.records / p.seconds)} records/s (CPU ${p.cpu_seconds.toFixed(3)} s)`, '', ''],
     ['(per-record tools) augment, inline harnesses, defaults', `${Math.round(written / r.wall)} output records/s (${written} written, ${manifest.totals.variants_rejected} rejected; wall ${r.wall.toFixed(2)} s${r.cpu ? `, CPU ${r.cpu.toFixed(2)} s` : ''})`, '', ''],
     ['(per-record tools) hsa start-up (`hsa --version`), counted in the wall above', `${start.wall.toFixed(2)} s wall${start.cpu ? `, ${start.cpu.toFixed(2)} s CPU` : ''}`, '', ''],
+    ['(per-record tools) floor: parse + output-shaped SFT lines, each variant its own tools, ÷ pass-through', `${floorCell(f0)}; with a canonical-JSON + sha256 state identity per variant ${floorCell(fh)}`, '', ''],
     ['(per-record tools) augment ÷ pass-through (records/s)', `${ratio.toFixed(3)}${r.cpu ? ` (per CPU-second: ${(written / r.cpu / (p.records / p.cpu_seconds)).toFixed(3)})` : ''}`, '≥ 0.3', ratio >= 0.3 ? 'ok' : 'MISSED'],
   ];
 }

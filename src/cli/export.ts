@@ -13,6 +13,7 @@ export interface ExportFlags {
   enableThinking?: string;
   name?: string;
   toolClass?: string;
+  mergeTurns?: boolean;
   force?: boolean;
   json?: boolean;
   quiet?: boolean;
@@ -26,6 +27,7 @@ export async function exportCommand(source: string, flags: ExportFlags, io: Io):
     enableThinking = flags.enableThinking === 'true';
   }
   if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(flags.name)) throw new UsageError(`--name: "${flags.name}" must be letters, digits, _ . - (it names the dataset)`);
+  if (flags.mergeTurns && flags.to !== 'llamafactory') throw new UsageError(`--merge-turns: only the llamafactory format needs it (its turns must alternate); ${flags.to} keeps every turn as it is`);
   const base = { source, to: flags.to, out: flags.out, ...(flags.stage ? { stage: flags.stage } : {}), ...(flags.force ? { force: true } : {}) };
   // Refuse a bad format, stage, source or out folder before loading a tokenizer (~1 s).
   await planExport(base);
@@ -37,6 +39,7 @@ export async function exportCommand(source: string, flags: ExportFlags, io: Io):
     ...(enableThinking !== undefined ? { enableThinking } : {}),
     ...(flags.name ? { name: flags.name } : {}),
     ...(flags.toolClass ? { toolClass: flags.toolClass } : {}),
+    ...(flags.mergeTurns ? { mergeTurns: true } : {}),
     warn: (line) => {
       if (!flags.quiet && !flags.json) io.err(`warning: ${line}\n`);
     },

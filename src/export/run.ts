@@ -30,6 +30,8 @@ export interface ExportOptions {
   enableThinking?: boolean;
   name?: string;
   toolClass?: string;
+  /** `--merge-turns` (llamafactory only; see ExportContext). */
+  mergeTurns?: boolean;
   force?: boolean;
   warn?: (line: string) => void;
 }
@@ -119,6 +121,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
     enableThinking: opts.enableThinking,
     name: opts.name ?? 'hsa',
     toolClass: opts.toolClass ?? DEFAULT_TOOL_CLASS,
+    mergeTurns: opts.mergeTurns === true,
     jsonl(file) {
       ensureDir(file);
       const s = new JsonlSink(out, file);
@@ -212,6 +215,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
       options: {
         name: ctx.name,
         ...(format.id === 'verl-rl' ? { tool_class: ctx.toolClass } : {}),
+        ...(format.id === 'llamafactory' ? { merge_turns: ctx.mergeTurns } : {}),
         enable_thinking: opts.enableThinking ?? null,
         max_tokens: opts.maxTokens ?? null,
         tokenizer: opts.counter?.info ?? null,

@@ -25,6 +25,11 @@ export interface ExportContext {
   name: string;
   /** `--tool-class`: the Python class verl instantiates for each tool (verl-rl). */
   toolClass: string;
+  /**
+   * `--merge-turns` (llamafactory): consecutive user turns are joined with a blank line, and a
+   * system message after the first (hook feedback, a later instruction) is a user turn.
+   */
+  mergeTurns: boolean;
   /** A JSONL file under the export folder (folders made as needed). */
   jsonl(file: string): JsonlSink;
   /** A parquet file with an explicit schema (rows buffered per row group: 256 unless given). */

@@ -187,6 +187,59 @@ describe('hsa export --to llamafactory / swift', () => {
   }
 });
 
+describe('hsa export --to llamafactory --merge-turns', () => {
+  /** The source view as --merge-turns should write it: later system messages as user turns, user runs joined. */
+  function merged(view: ReturnType<typeof renderedView>): ReturnType<typeof renderedView> {
+    const out: ReturnType<typeof renderedView> = [];
+    view.forEach((m, i) => {
+      const asUser = m.role === 'user' || (m.role === 'system' && i > 0);
+      const last = out[out.length - 1];
+      if (asUser && last?.role === 'user') out[out.length - 1] = { ...last, content: `${String(last.content)}\n\n${String(m.content)}` };
+      else out.push(asUser ? { ...m, role: 'user' } : m);
+    });
+    return out;
+  }
+
+  it('writes the demo records that break alternation (placed prompt sections, hook feedback) as alternating turns, and counts them', async () => {
+    const src = sourceViews(demoOut);
+    const plain = await exportTo(demoOut, 'llamafactory');
+    const { out, manifest } = await exportTo(demoOut, 'llamafactory', ['--merge-turns']);
+    // Without the flag these records are skipped for exactly these two reasons; with it none is.
+    expect(plain.manifest.skips['turns do not alternate']).toBeGreaterThan(0);
+    expect(plain.manifest.skips['system message not first']).toBeGreaterThan(0);
+    expect(readFileSync(path.join(plain.out, 'rejects.jsonl'), 'utf8')).toContain('--merge-turns joins consecutive user turns');
+    expect(manifest.counts).toMatchObject({ read: src.size, written: src.size, skipped: 0 });
+    expect(manifest.options.merge_turns).toBe(true);
+    let changed = 0;
+    let joined = 0;
+    let systems = 0;
+    for (const f of filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl')) {
+      for (const row of readJsonl(path.join(out, f)) as { id: string; conversations: { from: string; value: string }[] }[]) {
+        // LLaMA-Factory's own rule: human/observation at even positions, gpt/function_call at odd, ending with the model.
+        row.conversations.forEach((t, k) => expect(k % 2 === 0 ? ['human', 'observation'] : ['gpt', 'function_call'], `${row.id} turn ${k}`).toContain(t.from));
+        expect(row.conversations.length % 2).toBe(0);
+        const s = src.get(row.id)!;
+        const want = merged(s.view);
+        expect(fromSharegpt(row as never).messages, row.id).toEqual(want);
+        if (want.length !== s.view.length || s.view.some((m, i) => i > 0 && m.role === 'system')) changed++;
+        joined += s.view.filter((m, i) => i > 0 && (m.role === 'user' || m.role === 'system') && (s.view[i - 1]!.role === 'user' || (s.view[i - 1]!.role === 'system' && i > 1))).length;
+        systems += s.view.filter((m, i) => i > 0 && m.role === 'system').length;
+      }
+    }
+    expect(changed).toBe(plain.manifest.counts.skipped);
+    expect(manifest.merged_turns).toEqual({ records: changed, user_turns_joined: joined, system_as_user: systems });
+    // Records that alternated already are written byte for byte as without the flag.
+    const plainRows = new Map(filesUnder(plain.out, '.jsonl').filter((f) => f !== 'rejects.jsonl').flatMap((f) => readJsonl(path.join(plain.out, f))).map((r) => [String(r.id), JSON.stringify(r)]));
+    for (const f of filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl')) for (const r of readJsonl(path.join(out, f))) if (plainRows.has(String(r.id))) expect(JSON.stringify(r)).toBe(plainRows.get(String(r.id)));
+  }, 60_000);
+
+  it('is refused for the other formats, which keep every turn', async () => {
+    const r = await runHsaAsync(['export', demoOut, '--to', 'swift', '--out', path.join(tempDir('hsa-export-'), 'x'), '--merge-turns']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--merge-turns: only the llamafactory format needs it');
+  });
+});
+
 describe('hsa export: determinism and bad inputs', () => {
   it('gives byte-identical folders for two exports, however the source path is spelled', async () => {
     for (const format of ['verl-sft', 'verl-rl', 'llamafactory', 'swift']) {

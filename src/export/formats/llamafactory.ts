@@ -13,8 +13,25 @@ interface Turn {
   value: string;
 }
 
-/** One record as a sharegpt row, or why LLaMA-Factory cannot hold it. */
-function sharegpt(record: Record<string, unknown>, ctx: ExportContext): Record<string, unknown> | Skip {
+/** Between two user turns joined by `--merge-turns`. */
+export const TURN_JOIN = '\n\n';
+
+/** What `--merge-turns` changed, for the export manifest. */
+interface Merged {
+  records: number;
+  user_turns_joined: number;
+  system_as_user: number;
+}
+
+/**
+ * One record as a sharegpt row, or why LLaMA-Factory cannot hold it. LLaMA-Factory drops a
+ * conversation whose turns do not alternate; with `--merge-turns` two things that break alternation
+ * are written in a form it takes (counted in `merged`): consecutive user turns (a variant whose
+ * prompt.placement moved a section into a user message, logs with two user messages in a row) are
+ * one human turn, their texts joined with a blank line; a system message after the first (hook
+ * feedback, a later instruction) is a human turn, joined the same way with a user turn next to it.
+ */
+function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: Merged): Record<string, unknown> | Skip {
   const messages = record.messages as SourceMessage[];
   if (!Array.isArray(messages)) return { kind: 'no messages', detail: 'messages: not a list' };
   const tools = toolsList(record.tools);
@@ -22,17 +39,29 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext): Record<s
   let system = '';
   const turns: Turn[] = [];
   let dropped = 0;
+  let joined = 0;
+  let systemAsUser = 0;
+  const human = (value: string) => {
+    const last = turns[turns.length - 1];
+    if (ctx.mergeTurns && last?.from === 'human') {
+      last.value += TURN_JOIN + value;
+      joined++;
+    } else turns.push({ from: 'human', value });
+  };
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i]!;
     const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : null;
     if (text === null) return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
     if (m.reasoning_content) return { kind: 'reasoning content', detail: `messages[${i}]: sharegpt has no reasoning field` };
     if (m.name !== undefined) dropped++;
-    if (m.role === 'system') {
-      if (i !== 0) return { kind: 'system message not first', detail: `messages[${i}]: sharegpt holds one system prompt, before the conversation` };
+    if (m.role === 'system' && i !== 0 && ctx.mergeTurns) {
+      human(text);
+      systemAsUser++;
+    } else if (m.role === 'system') {
+      if (i !== 0) return { kind: 'system message not first', detail: `messages[${i}]: sharegpt holds one system prompt, before the conversation (--merge-turns writes it as a user turn)` };
       system = text;
     } else if (m.role === 'user') {
-      turns.push({ from: 'human', value: text });
+      human(text);
     } else if (m.role === 'assistant' && m.tool_calls?.length) {
       if (text !== '') return { kind: 'assistant text alongside tool calls', detail: `messages[${i}]: a function_call turn has no place for the text before the calls` };
       const calls = [];
@@ -61,9 +90,17 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext): Record<s
   // LLaMA-Factory drops a conversation whose turns do not alternate (human/observation, then gpt/function_call).
   for (const [k, t] of turns.entries()) {
     const even = k % 2 === 0;
-    if (even !== (t.from === 'human' || t.from === 'observation')) return { kind: 'turns do not alternate', detail: `turn ${k} is "${t.from}" where LLaMA-Factory expects ${even ? 'human/observation' : 'gpt/function_call'}` };
+    if (even !== (t.from === 'human' || t.from === 'observation')) {
+      const hint = !ctx.mergeTurns && t.from === 'human' && turns[k - 1]?.from === 'human' ? ' (--merge-turns joins consecutive user turns)' : '';
+      return { kind: 'turns do not alternate', detail: `turn ${k} is "${t.from}" where LLaMA-Factory expects ${even ? 'human/observation' : 'gpt/function_call'}${hint}` };
+    }
   }
   if (turns.length % 2 !== 0) return { kind: 'does not end with the assistant', detail: 'the last turn must be gpt or function_call' };
+  if (joined + systemAsUser > 0) {
+    merged.records++;
+    merged.user_turns_joined += joined;
+    merged.system_as_user += systemAsUser;
+  }
   for (let n = 0; n < dropped; n++) ctx.dropped('messages[].name');
   for (const m of messages) for (const c of m.tool_calls ?? []) if (c.id !== undefined) ctx.dropped('tool_calls[].id');
   // Bare function objects; LLaMA-Factory wraps them in {"type":"function","function":…} itself.
@@ -78,9 +115,10 @@ export default defineFormat({
   stages: ['sft'],
   open(ctx) {
     const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `data/${part}.jsonl`);
+    const merged: Merged = { records: 0, user_turns_joined: 0, system_as_user: 0 };
     return {
       add(record) {
-        const row = sharegpt(record, ctx);
+        const row = sharegpt(record, ctx, merged);
         if (isSkip(row)) return row;
         files.get().write(row);
         return undefined;
@@ -96,7 +134,7 @@ export default defineFormat({
           },
         };
         await ctx.whole('dataset_info.json', `${JSON.stringify(entry, null, 2)}\n`);
-        return { dataset_info: { file: 'dataset_info.json', name: ctx.name } };
+        return { dataset_info: { file: 'dataset_info.json', name: ctx.name }, ...(ctx.mergeTurns ? { merged_turns: merged } : {}) };
       },
     };
   },

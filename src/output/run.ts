@@ -542,6 +542,14 @@ async function prepareOut(out: string, descriptor: Record<string, unknown>, fing
   }
   await mkdir(path.join(out, META_DIR, 'done'), { recursive: true });
   await rm(path.join(out, 'manifest.json'), { force: true });
+  // A run killed while writing manifest.json or run.json leaves its temporary file (writeAtomic):
+  // removed, so a resumed folder holds the same files as an uninterrupted one. Shards of one run
+  // write these at the same time (on other machines too), so a sharded run leaves them.
+  if (!shard) {
+    for (const [dir, stem] of [[out, 'manifest.json.'], [path.join(out, META_DIR), 'run.json.']] as const) {
+      for (const f of await readdir(dir).catch(() => [] as string[])) if (f.startsWith(stem) && f.endsWith('.tmp')) await rm(path.join(dir, f), { force: true });
+    }
+  }
   for (const dir of buckets) {
     await mkdir(path.join(out, dir), { recursive: true });
     for (const f of await readdir(path.join(out, dir))) if (f.endsWith('.tmp') && ownsPart(shard, partOfFile(f))) await rm(path.join(out, dir, f), { force: true });

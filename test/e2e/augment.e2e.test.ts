@@ -175,6 +175,21 @@ describe('hsa augment', () => {
     expect(treeHashes(killed)).toEqual(reference);
   });
 
+  it('a run killed while writing manifest.json or run.json leaves a temporary file, which the resumed run removes', () => {
+    const input = subset(6);
+    const whole = tmp();
+    const killed = tmp();
+    expect(runHsa(small(input, whole)).code).toBe(0);
+    const reference = treeHashes(whole);
+    expect(runHsa(small(input, killed)).code).toBe(0);
+    // What writeAtomic leaves when killed between writing its temporary file and renaming it.
+    writeFileSync(path.join(killed, 'manifest.json.4242.tmp'), '{"half": ');
+    writeFileSync(path.join(killed, '.hsa', 'run.json.4242.tmp'), '{"fingerprint": ');
+    rmSync(path.join(killed, 'manifest.json'));
+    expect(runHsa(small(input, killed)).code).toBe(0);
+    expect(treeHashes(killed)).toEqual(reference);
+  });
+
   it('refuses an out folder made with another seed, and --force starts over', () => {
     const input = subset(8);
     const out = tmp();

@@ -210,3 +210,32 @@ export function sourceMeta(rec: Obj, used: readonly string[]): Obj {
   }
   return out;
 }
+
+/**
+ * Top-level `{…}` texts one after another, each JSON or a Python literal (tool lists written into
+ * system prompts one object after another); throws ConvertError at `path` when there is none.
+ */
+export function jsonObjectsIn(body: string, path: string): unknown[] {
+  const out: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let quote = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '{') {
+      if (depth++ === 0) start = i;
+    } else if (c === '}' && --depth === 0) {
+      const v = parseJsonish(body.slice(start, i + 1));
+      if (v === undefined) throw new ConvertError(path, `tool ${out.length + 1} is not JSON`);
+      out.push(v);
+    }
+  }
+  if (out.length === 0 || depth !== 0) throw new ConvertError(path, 'the tool list is not JSON');
+  return out;
+}

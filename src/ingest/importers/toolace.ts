@@ -1,0 +1,127 @@
+import type { OpenAiTool } from '../../harness/types.js';
+import type { Message } from '../../trajectory/types.js';
+import {
+  CallTracker,
+  ConvertError,
+  defineImporter,
+  isObj,
+  openAiToolOf,
+  parseJsonish,
+  recordId,
+  sourceMeta,
+  str,
+  toolList,
+  toolMessage,
+  trajectory,
+} from '../importer.js';
+import { parsePythonCalls } from '../loose-json.js';
+
+/**
+ * ToolACE-style function calling (Team-ACE/ToolACE and the sets written like it): `system` (a
+ * prompt holding the tool list as a JSON list, after a line such as "Here is a list of functions
+ * in JSON format that you can invoke."), `conversations` of `{from, value}` with `from` user /
+ * assistant / tool (human / gpt accepted). An assistant turn that is a Python call list —
+ * `[Get Weather(city="Oslo"), Get Joke()]`, keyword arguments as Python literals — is that turn's
+ * tool calls (ids `<record id>:c<k>`); any other assistant text is kept as text. A tool turn is a
+ * JSON list of `{"name", "results"}` items, each answering the open call of that name (its
+ * `results` as the tool message: a string as it is, anything else as JSON); any other tool text
+ * answers the one open call. The system message is kept as written, tool list and all.
+ */
+export default defineImporter({
+  id: 'toolace',
+  description: 'ToolACE: tools as a JSON list in the system prompt, assistant calls as Python call text [f(a=1)], tool turns as [{name, results}]',
+  convert(value, at) {
+    if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
+    const id = recordId(value, at);
+    const turns = value.conversations ?? value.conversation;
+    if (!Array.isArray(turns)) throw new ConvertError('conversations', turns === undefined ? 'missing' : 'must be a list');
+    const system = value.system;
+    if (system !== undefined && system !== null && typeof system !== 'string') throw new ConvertError('system', 'must be a string');
+    let tools = toolList(value.tools, 'tools');
+    const messages: Message[] = [];
+    if (typeof system === 'string' && system !== '') {
+      tools ??= toolsInText(system, 'system');
+      messages.push({ role: 'system', content: system });
+    }
+    const calls = new CallTracker(id);
+    turns.forEach((turn, i) => {
+      const p = `conversations.${i}`;
+      if (!isObj(turn)) throw new ConvertError(p, 'a turn must be an object');
+      const role = ROLES[String(turn.from ?? turn.role)];
+      if (role === undefined) throw new ConvertError(`${p}.from`, turn.from === undefined ? 'missing' : `unknown speaker "${String(turn.from)}"`);
+      const text = str(turn.value ?? turn.content, `${p}.value`);
+      if (role === 'tool') {
+        answerTool(messages, calls, text, `${p}.value`);
+        return;
+      }
+      calls.close();
+      if (role === 'system') {
+        tools ??= toolsInText(text, `${p}.value`);
+        messages.push({ role, content: text });
+        return;
+      }
+      const parsed = role === 'assistant' && text.trim().startsWith('[') ? parsePythonCalls(text) : undefined;
+      if (!parsed) {
+        messages.push({ role, content: text });
+        return;
+      }
+      messages.push({ role: 'assistant', content: '', tool_calls: parsed.map((c) => calls.call(c.name, JSON.stringify(c.args))) });
+    });
+    if (messages.length === 0) throw new ConvertError('conversations', 'no turns');
+    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'conversations', 'conversation', 'system', 'tools']));
+  },
+});
+
+const ROLES: Record<string, 'system' | 'user' | 'assistant' | 'tool'> = {
+  system: 'system',
+  user: 'user',
+  human: 'user',
+  assistant: 'assistant',
+  gpt: 'assistant',
+  tool: 'tool',
+  observation: 'tool',
+  function: 'tool',
+};
+
+/** The first JSON list of function objects (each with a `name`) in a prompt, as tools. */
+function toolsInText(text: string, path: string): OpenAiTool[] | undefined {
+  for (let s = text.indexOf('['); s >= 0; s = text.indexOf('[', s + 1)) {
+    if (!/^\[\s*\{/.test(text.slice(s, s + 64))) continue;
+    const e = closingBracket(text, s);
+    if (e < 0) continue;
+    const list = parseJsonish(text.slice(s, e + 1));
+    if (!Array.isArray(list) || list.length === 0 || !list.every((t) => isObj(t) && typeof t.name === 'string')) continue;
+    return list.map((t, k) => openAiToolOf(t, `${path}.<tools>.${k}`));
+  }
+  return undefined;
+}
+
+/** The index of the `]` closing the `[` at `start`, outside JSON strings; -1 when there is none. */
+function closingBracket(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[') depth++;
+    else if (c === ']' && --depth === 0) return i;
+  }
+  return -1;
+}
+
+function answerTool(messages: Message[], calls: CallTracker, text: string, path: string): void {
+  const parsed = parseJsonish(text);
+  const items = Array.isArray(parsed) && parsed.length > 0 && parsed.every((r) => isObj(r) && typeof r.name === 'string' && 'results' in r) ? (parsed as { name: string; results: unknown }[]) : undefined;
+  if (!items) {
+    if (calls.pending > 1) throw new ConvertError(path, `one tool result for ${calls.pending} open calls, and it is not a list of {"name", "results"} items`);
+    messages.push(toolMessage(calls.answer(path), text));
+    return;
+  }
+  items.forEach((r, k) => {
+    const call = calls.answer(`${path}[${k}]`, { name: r.name }, `"${r.name}": `);
+    messages.push(toolMessage(call, typeof r.results === 'string' ? r.results : JSON.stringify(r.results)));
+  });
+}

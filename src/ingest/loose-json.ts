@@ -16,9 +16,10 @@ export function parseLoose(text: string): unknown {
   }
 }
 
-/** One call of a Python call list: the function's name and its keyword arguments in written order. */
+/** One call of a Python call list: the function's name, its positional arguments, and its keyword arguments in written order. */
 export interface PythonCall {
   name: string;
+  positional: unknown[];
   args: Record<string, unknown>;
 }
 
@@ -26,8 +27,9 @@ export interface PythonCall {
  * A list of Python calls as ToolACE-style sets write an assistant's tool calls:
  * `[get_weather(city="Paris"), Market Trends API(trend_type='INDEXES', limit=5)]` — names up to
  * the `(` (spaces and dots allowed, as those sets name tools for people), keyword arguments whose
- * values are Python literals. The brackets may be left out for a single call. Undefined when the
- * text is not such a list (positional arguments included): the caller keeps it as text or reports it.
+ * values are Python literals; positional arguments (before the keywords) are returned apart, for
+ * the caller to name. The brackets may be left out for a single call. Undefined when the text is
+ * not such a list: the caller keeps it as text or reports it.
  */
 export function parsePythonCalls(text: string): PythonCall[] | undefined {
   const p = new LooseParser(text.trim());
@@ -62,11 +64,19 @@ class LooseParser {
       if (name === '' || /[()[\]{}=,"'\n]/.test(name)) throw new Error('name');
       this.i = open + 1;
       const args: Record<string, unknown> = {};
+      const positional: unknown[] = [];
       for (;;) {
         this.ws();
         if (this.s[this.i] === ')') break;
-        const m = /^[A-Za-z_][\w.-]*/.exec(this.s.slice(this.i, this.i + 256));
-        if (!m) throw new Error('keyword');
+        const m = /^[A-Za-z_][\w.-]*(?=\s*=(?!=))/.exec(this.s.slice(this.i, this.i + 256));
+        if (!m) {
+          if (Object.keys(args).length > 0) throw new Error('positional after keyword');
+          positional.push(this.value());
+          this.ws();
+          if (this.s[this.i] === ',') this.i++;
+          else if (this.s[this.i] !== ')') throw new Error('comma');
+          continue;
+        }
         this.i += m[0].length;
         this.ws();
         if (this.s[this.i++] !== '=') throw new Error('keyword');
@@ -77,7 +87,7 @@ class LooseParser {
         else if (this.s[this.i] !== ')') throw new Error('comma');
       }
       this.i++;
-      out.push({ name, args });
+      out.push({ name, positional, args });
       this.ws();
       if (this.s[this.i] === ',') {
         this.i++;

@@ -20,7 +20,7 @@ import {
  * Glaive function calling as published (glaiveai/glaive-function-calling-v2): `system` is
  * `SYSTEM: <instructions> -` followed by the tools as JSON objects one after another, `chat` the
  * conversation as text, each turn starting a line with `USER:`, `ASSISTANT:` or `FUNCTION
- * RESPONSE:`. An assistant turn `<functioncall> {"name": …, "arguments": '{…}'}` (arguments as a
+ * RESPONSE:` (or right after an `<|endoftext|>` on the same line). An assistant turn `<functioncall> {"name": …, "arguments": '{…}'}` (arguments as a
  * JSON string in single quotes, or an object) is a call, the text before it the turn's content;
  * a `FUNCTION RESPONSE:` answers the open call. `<|endoftext|>` end markers and the blank lines
  * between turns are dropped; the system message is the text after `SYSTEM: `, tools and all.
@@ -74,8 +74,8 @@ export default defineImporter({
   },
 });
 
-/** A turn marker at the start of a line. */
-const TURN = /(?:^|\n)[ \t]*(USER|ASSISTANT|FUNCTION RESPONSE):[ \t]?/g;
+/** A turn marker at the start of a line, or right after an end marker on the same line (some rows lose their newlines). */
+const TURN = /(?:^|\n|(?<=<\|endoftext\|>))[ \t]*(USER|ASSISTANT|FUNCTION RESPONSE):[ \t]?/g;
 /** The end-of-turn marker glaive writes after assistant text, with the space before it. */
 const END = /\s*<\|endoftext\|>\s*$/;
 

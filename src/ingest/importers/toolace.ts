@@ -14,7 +14,7 @@ import {
   toolMessage,
   trajectory,
 } from '../importer.js';
-import { parsePythonCalls } from '../loose-json.js';
+import { parsePythonCalls, type PythonCall } from '../loose-json.js';
 
 /**
  * ToolACE-style function calling (Team-ACE/ToolACE and the sets written like it): `system` (a
@@ -62,15 +62,38 @@ export default defineImporter({
       }
       const parsed = role === 'assistant' && text.trim().startsWith('[') ? parsePythonCalls(text) : undefined;
       if (!parsed) {
+        // Text that opens like a call list (`[name(`) but is not one would lose its calls as text.
+        if (role === 'assistant' && /^\s*\[\s*[^\s[\](){}"'][^[\](){}"'\n]*\(/.test(text)) {
+          throw new ConvertError(`${p}.value`, 'looks like a Python call list but cannot be read as one (a value that is not a Python literal, or unbalanced brackets)');
+        }
         messages.push({ role, content: text });
         return;
       }
-      messages.push({ role: 'assistant', content: '', tool_calls: parsed.map((c) => calls.call(c.name, JSON.stringify(c.args))) });
+      const toolCalls = parsed.map((c, k) => calls.call(c.name, JSON.stringify(namedArgs(c, tools, `${p}.value[${k}]`))));
+      messages.push({ role: 'assistant', content: '', tool_calls: toolCalls });
     });
     if (messages.length === 0) throw new ConvertError('conversations', 'no turns');
     return trajectory(id, messages, tools, sourceMeta(value, ['id', 'conversations', 'conversation', 'system', 'tools']));
   },
 });
+
+/**
+ * A call's arguments by name: positional arguments (`sort('report.pdf')`, as some sets write a
+ * one-argument call) take the names of the tool's parameters in their written order.
+ */
+function namedArgs(c: PythonCall, tools: OpenAiTool[] | undefined, path: string): Record<string, unknown> {
+  if (c.positional.length === 0) return c.args;
+  const tool = tools?.find((t) => t.function.name === c.name);
+  const props = tool && isObj(tool.function.parameters.properties) ? Object.keys(tool.function.parameters.properties) : undefined;
+  if (!props) throw new ConvertError(path, `${c.positional.length} positional argument(s) to "${c.name}", which the record's tools do not describe`);
+  if (c.positional.length > props.length) throw new ConvertError(path, `${c.positional.length} positional arguments to "${c.name}", which has ${props.length} parameter(s)`);
+  const out: Record<string, unknown> = {};
+  c.positional.forEach((v, k) => {
+    if (Object.hasOwn(c.args, props[k]!)) throw new ConvertError(path, `"${props[k]}" given twice to "${c.name}"`);
+    out[props[k]!] = v;
+  });
+  return { ...out, ...c.args };
+}
 
 const ROLES: Record<string, 'system' | 'user' | 'assistant' | 'tool'> = {
   system: 'system',

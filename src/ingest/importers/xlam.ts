@@ -128,7 +128,13 @@ function xlamTool(t: unknown, path: string, marksOptional: boolean): OpenAiTool 
   const flagged = Object.values(params).some((p) => isObj(p) && (typeof p.required === 'boolean' || typeof p.optional === 'boolean'));
   for (const [name, spec] of Object.entries(params)) {
     const pp = `${path}.parameters.${name}`;
-    if (!isObj(spec)) throw new ConvertError(pp, 'must be an object {type, description, default}');
+    // `{"isbn": "str"}`: a parameter given by its type name alone.
+    if (typeof spec === 'string') {
+      properties[name] = pythonTypeSchema(spec).schema;
+      if (!listed && !flagged && marksOptional && !pythonTypeSchema(spec).optional) required.push(name);
+      continue;
+    }
+    if (!isObj(spec)) throw new ConvertError(pp, 'must be an object {type, description, default} or a type name');
     if (spec.type !== undefined && typeof spec.type !== 'string') throw new ConvertError(`${pp}.type`, 'must be a string (a Python type name)');
     const { schema, optional } = pythonTypeSchema(typeof spec.type === 'string' ? spec.type : '');
     const prop: Obj = { ...schema };

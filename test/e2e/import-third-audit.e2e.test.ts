@@ -8,7 +8,7 @@ import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 /**
  * The formats of the third real-data audit — xLAM/APIGen (and Seal-Tools, ToolAlpaca, API-Bank as
  * published in its shape), ToolACE Python call text, glaive v2 text and OpenAI Responses API logs —
- * each with a fixture written for this project (fixtures/ingest/<format>, non-commerce domains)
+ * each with a fixture written for this project (fixtures/import/<format>, non-commerce domains)
  * holding good and bad lines. The real binary imports them (fail mode: every bad line reported as
  * `file:line: field: reason`, nothing written; skip mode: the rest written, the bad lines in the
  * rejects file), then validates, augments 8 variants and the independent checker reads the bytes.
@@ -48,7 +48,7 @@ async function roundTrip(from: string, fixture: string, badLines: string[], extr
   return { recs: readJsonl<Rec>(imported), imported, out };
 }
 
-const fx = (p: string) => path.join(REPO, 'fixtures/ingest', p);
+const fx = (p: string) => path.join(REPO, 'fixtures/import', p);
 const byId = (recs: Rec[], id: string) => recs.find((r) => r.id === id)!;
 const callsOf = (r: Rec) => r.messages.flatMap((m) => m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments) as unknown]);
 

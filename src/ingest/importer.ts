@@ -127,7 +127,11 @@ export function toolList(v: unknown, path: string): OpenAiTool[] | undefined {
   }
   if (isObj(list) && Array.isArray(list.tools)) list = list.tools;
   if (!Array.isArray(list)) throw new ConvertError(path, 'tools must be a list');
-  const tools = list.map((t, i) => openAiToolOf(t, `${path}.${i}`));
+  return uniqueTools(list.map((t, i) => openAiToolOf(t, `${path}.${i}`)), path);
+}
+
+/** The tools as given; throws ConvertError at `<path>.<i>` for a name listed a second time. */
+export function uniqueTools(tools: OpenAiTool[], path: string): OpenAiTool[] {
   const seen = new Set<string>();
   tools.forEach((t, i) => {
     if (seen.has(t.function.name)) throw new ConvertError(`${path}.${i}`, `tool "${t.function.name}" is listed twice`);

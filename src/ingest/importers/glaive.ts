@@ -14,6 +14,7 @@ import {
   str,
   toolMessage,
   trajectory,
+  uniqueTools,
 } from '../importer.js';
 
 /**
@@ -83,5 +84,5 @@ const END = /\s*<\|endoftext\|>\s*$/;
 function toolsIn(system: string): OpenAiTool[] | undefined {
   const start = system.indexOf('{');
   if (start < 0) return undefined;
-  return jsonObjectsIn(system.slice(start), 'system').map((t, i) => openAiToolOf(t, `system.<tools>.${i}`));
+  return uniqueTools(jsonObjectsIn(system.slice(start), 'system').map((t, i) => openAiToolOf(t, `system.<tools>.${i}`)), 'system.<tools>');
 }

@@ -13,6 +13,7 @@ import {
   toolList,
   toolMessage,
   trajectory,
+  uniqueTools,
 } from '../importer.js';
 import { parsePythonCalls, type PythonCall } from '../loose-json.js';
 
@@ -114,7 +115,7 @@ function toolsInText(text: string, path: string): OpenAiTool[] | undefined {
     if (e < 0) continue;
     const list = parseJsonish(text.slice(s, e + 1));
     if (!Array.isArray(list) || list.length === 0 || !list.every((t) => isObj(t) && typeof t.name === 'string')) continue;
-    return list.map((t, k) => openAiToolOf(t, `${path}.<tools>.${k}`));
+    return uniqueTools(list.map((t, k) => openAiToolOf(t, `${path}.<tools>.${k}`)), `${path}.<tools>`);
   }
   return undefined;
 }

@@ -13,6 +13,7 @@ import {
   str,
   toolMessage,
   trajectory,
+  uniqueTools,
   type Obj,
 } from '../importer.js';
 
@@ -40,12 +41,7 @@ export default defineImporter({
     const history = queryMessages(value.query, calls);
     const toolItems = jsonList(value.tools, 'tools');
     const marksOptional = toolItems.some((t) => isObj(t) && isObj(t.parameters) && Object.values(t.parameters).some((p) => isObj(p) && ('default' in p || (typeof p.type === 'string' && pythonTypeSchema(p.type).optional))));
-    const tools = toolItems.map((t, i) => xlamTool(t, `tools.${i}`, marksOptional));
-    const seen = new Set<string>();
-    tools.forEach((t, i) => {
-      if (seen.has(t.function.name)) throw new ConvertError(`tools.${i}`, `tool "${t.function.name}" is listed twice`);
-      seen.add(t.function.name);
-    });
+    const tools = uniqueTools(toolItems.map((t, i) => xlamTool(t, `tools.${i}`, marksOptional)), 'tools');
     const answers = jsonList(value.answers, 'answers');
     if (answers.length === 0) throw new ConvertError('answers', 'empty: the record has no call and no text to learn from');
     calls.close();

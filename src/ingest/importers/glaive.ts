@@ -1,5 +1,6 @@
 import type { OpenAiTool } from '../../harness/types.js';
 import type { Message } from '../../trajectory/types.js';
+import { canonicalJson } from '../../util/canonical-json.js';
 import {
   argumentsString,
   CallTracker,
@@ -14,7 +15,6 @@ import {
   str,
   toolMessage,
   trajectory,
-  uniqueTools,
 } from '../importer.js';
 
 /**
@@ -51,6 +51,8 @@ export default defineImporter({
       const text = chat.slice(m.index + m[0].length, end).replace(END, '').trim();
       const who = m[1]!;
       if (who === 'FUNCTION RESPONSE') {
+        // A response that opens as JSON but does not parse was cut by a turn marker inside it (rows hold such damage).
+        if (/^[[{]/.test(text) && parseJsonish(text) === undefined) throw new ConvertError(p, 'the function response opens as JSON but is not JSON (cut short, or a turn marker inside it)');
         messages.push(toolMessage(calls.answer(p), text));
         return;
       }
@@ -68,7 +70,9 @@ export default defineImporter({
       const call = parseJsonish(body);
       if (!isObj(call)) throw new ConvertError(`${p}.<functioncall>`, 'is not a JSON object {"name", "arguments"}');
       if (typeof call.name !== 'string' || call.name === '') throw new ConvertError(`${p}.<functioncall>.name`, call.name === undefined ? 'missing' : 'must be a non-empty string');
-      const args = argumentsString(call.arguments, `${p}.<functioncall>.arguments`);
+      // Some rows write `parameters` where the others write `arguments`.
+      const argKey = call.arguments === undefined && call.parameters !== undefined ? 'parameters' : 'arguments';
+      const args = argumentsString(call[argKey], `${p}.<functioncall>.${argKey}`);
       messages.push({ role: 'assistant', content: text.slice(0, at).trim(), tool_calls: [calls.call(call.name, args)] });
     });
     return trajectory(id, messages, tools, sourceMeta(value, ['id', 'system', 'chat']));
@@ -80,9 +84,24 @@ const TURN = /(?:^|\n|(?<=<\|endoftext\|>))[ \t]*(USER|ASSISTANT|FUNCTION RESPON
 /** The end-of-turn marker glaive writes after assistant text, with the space before it. */
 const END = /\s*<\|endoftext\|>\s*$/;
 
-/** The JSON tool objects of a glaive system prompt (none when it has no `{`). */
+/**
+ * The JSON tool objects of a glaive system prompt (none when it has no `{`). A definition written
+ * twice, identically, is one tool; one name with two different definitions is refused (a call
+ * could be held to either).
+ */
 function toolsIn(system: string): OpenAiTool[] | undefined {
   const start = system.indexOf('{');
   if (start < 0) return undefined;
-  return uniqueTools(jsonObjectsIn(system.slice(start), 'system').map((t, i) => openAiToolOf(t, `system.<tools>.${i}`)), 'system.<tools>');
+  const byName = new Map<string, string>();
+  const tools: OpenAiTool[] = [];
+  jsonObjectsIn(system.slice(start), 'system').forEach((t, i) => {
+    const tool = openAiToolOf(t, `system.<tools>.${i}`);
+    const key = canonicalJson(tool);
+    const prior = byName.get(tool.function.name);
+    if (prior === key) return;
+    if (prior !== undefined) throw new ConvertError(`system.<tools>.${i}`, `tool "${tool.function.name}" is defined twice, differently`);
+    byName.set(tool.function.name, key);
+    tools.push(tool);
+  });
+  return tools;
 }

@@ -129,7 +129,11 @@ describe('toolace: tools in the system prompt, calls as Python call text', () =>
       '6: conversations.1.value[0]: 1 positional argument(s) to "Mountain Forecast", which the record\'s tools do not describe',
       '7: conversations.0.from: unknown speaker "guide"',
     ]);
-    expect(recs.map((r) => r.id)).toEqual(['tc-1', 'tc-2', 'tc-3']);
+    expect(recs.map((r) => r.id)).toEqual(['tc-1', 'tc-2', 'tc-3', 'tc-py-tools']);
+    // A tool list written as a Python literal, brackets and quotes inside its strings.
+    const py = byId(recs, 'tc-py-tools');
+    expect(py.tools!.map((t) => [t.function.name, (t.function as { description?: string }).description])).toEqual([['avalanche.bulletin', "Danger level on the European scale, e.g. [1, 5]; 'high' means 4."]]);
+    expect(callsOf(py)).toEqual([['avalanche.bulletin', { region: 'FR-74' }]]);
     const one = byId(recs, 'tc-1');
     expect(one.tools!.map((t) => t.function.name)).toEqual(['Trail Conditions', 'Mountain Forecast', 'hut.availability']);
     expect(callsOf(one)).toEqual([['Trail Conditions', { trail: 'Ridge Loop', units: 'metric' }], ['Mountain Forecast', { peak: 'Mont Pelat', days: 2 }]]);

@@ -120,16 +120,16 @@ function toolsInText(text: string, path: string): OpenAiTool[] | undefined {
   return undefined;
 }
 
-/** The index of the `]` closing the `[` at `start`, outside JSON strings; -1 when there is none. */
+/** The index of the `]` closing the `[` at `start`, outside strings (JSON's, or a Python literal's in either quote); -1 when there is none. */
 function closingBracket(text: string, start: number): number {
   let depth = 0;
-  let inString = false;
+  let quote = '';
   for (let i = start; i < text.length; i++) {
     const c = text[i];
-    if (inString) {
+    if (quote) {
       if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
+      else if (c === quote) quote = '';
+    } else if (c === '"' || c === "'") quote = c;
     else if (c === '[') depth++;
     else if (c === ']' && --depth === 0) return i;
   }

@@ -49,6 +49,18 @@ export function recordId(rec: Obj, at: SourceRecord, keys: readonly string[] = [
   return at.defaultId;
 }
 
+/**
+ * A ShareGPT-style record's parts: its `conversations` (or `conversation`) list and its optional
+ * `system` string (undefined when absent, null or empty).
+ */
+export function shareGptParts(rec: Obj): { turns: unknown[]; system: string | undefined } {
+  const turns = rec.conversations ?? rec.conversation;
+  if (!Array.isArray(turns)) throw new ConvertError('conversations', turns === undefined ? 'missing' : 'must be a list');
+  const system = rec.system;
+  if (system !== undefined && system !== null && typeof system !== 'string') throw new ConvertError('system', 'must be a string');
+  return { turns, system: typeof system === 'string' && system !== '' ? system : undefined };
+}
+
 /** A required string field. */
 export function str(v: unknown, path: string, what = 'a string'): string {
   if (typeof v !== 'string') throw new ConvertError(path, v === undefined ? 'missing' : `must be ${what}`);

@@ -8,6 +8,7 @@ import {
   openAiToolOf,
   parseJsonish,
   recordId,
+  shareGptParts,
   sourceMeta,
   str,
   toolList,
@@ -34,13 +35,10 @@ export default defineImporter({
   convert(value, at) {
     if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
     const id = recordId(value, at);
-    const turns = value.conversations ?? value.conversation;
-    if (!Array.isArray(turns)) throw new ConvertError('conversations', turns === undefined ? 'missing' : 'must be a list');
-    const system = value.system;
-    if (system !== undefined && system !== null && typeof system !== 'string') throw new ConvertError('system', 'must be a string');
+    const { turns, system } = shareGptParts(value);
     let tools = toolList(value.tools, 'tools');
     const messages: Message[] = [];
-    if (typeof system === 'string' && system !== '') {
+    if (system !== undefined) {
       tools ??= toolsInText(system, 'system');
       messages.push({ role: 'system', content: system });
     }

@@ -215,3 +215,53 @@ describe('responses: OpenAI Responses API logs', () => {
     expect(byId(recs, 'lab-4').messages[1]).toEqual({ role: 'assistant', content: '', refusal: "I can't help with that." });
   }, 90_000);
 });
+
+describe('gemini: generateContent logs', () => {
+  const fixture = fx('gemini/herbarium.jsonl');
+
+  it('system instruction, contents and the first candidate in order; OpenAPI types; both field spellings; calls paired by id, else name', async () => {
+    const { recs } = await roundTrip('gemini', fixture, [
+      '5: request.tools.0: "googleSearch" is a server tool, not a function tool; only function declarations can be imported',
+      '6: request.contents.0.parts.1: "inlineData" parts cannot be imported (only text, function calls and their responses)',
+      '7: response.candidates: missing (a blocked prompt has none)',
+      '8: request.contents.0.parts.0: a tool result with no call (tool call id "fc-z")',
+      '9: response.candidates.0.content.parts.0: "executableCode" parts cannot be imported (only text, function calls and their responses)',
+    ]);
+    // hb-1a is the start of hb-1b (its made-up call ids differ only by the record id): superseded.
+    expect(recs.map((r) => r.id)).toEqual(['hb-1b', 'hb-2', 'hb-3']);
+    const one = byId(recs, 'hb-1b');
+    expect(one.messages.map((m) => [m.role, m.content])).toEqual([
+      ['system', "You are the herbarium's collections assistant.\nNever promise a loan before request_loan succeeds."],
+      ['user', 'Do we hold any Silene acaulis from Norway?'],
+      ['assistant', null],
+      ['tool', '2 sheets: H-1182, H-1190'],
+      ['assistant', 'Yes: two sheets, H-1182 and H-1190.'],
+    ]);
+    expect(one.messages[2]!.reasoning_content).toBe('Checking the catalogue.');
+    expect(one.tools![0]!.function.parameters).toEqual({ type: 'object', properties: { taxon: { type: 'string', description: 'Genus or species.' }, country: { type: ['string', 'null'] }, limit: { type: 'integer' } }, required: ['taxon'] });
+    const two = byId(recs, 'hb-2');
+    expect(two.messages.map((m) => [m.role, m.tool_call_id ?? null])).toEqual([['system', null], ['user', null], ['assistant', null], ['tool', 'fc-b'], ['tool', 'fc-a'], ['user', null], ['assistant', null]]);
+    expect(two.messages[2]!.tool_calls!.map((c) => c.id)).toEqual(['fc-a', 'fc-b']);
+    expect(two.messages[3]!.content).toBe('{"sheets":["H-2001"]}');
+    expect(two.tools![1]!.function.parameters.$defs).toBeDefined();
+  }, 90_000);
+
+  it('wrapping the parameters of a schema with $defs keeps the definitions at the root (before: an internal error ended the run)', async () => {
+    const dir = tempDir('hsa-third-gemini-defs-');
+    const imported = path.join(dir, 'g.jsonl');
+    expect((await runHsaAsync(['import', '--from', 'gemini', fixture, '-o', imported, '--on-error', 'skip'])).code).toBe(0);
+    const out = path.join(dir, 'out');
+    const a = await runHsaAsync(['augment', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--transforms', 'tools.schema-style']);
+    expect(a.code, a.stderr).toBe(0);
+    const sft = readJsonl<Rec & { meta: { source_id: string; transforms: { id: string; params: { restyled?: Record<string, string> } }[] } }>(path.join(out, 'sft/part-00000.jsonl'));
+    const wrapped = sft.filter((r) => r.meta.transforms.some((t) => t.params.restyled?.request_loan?.startsWith('wrap:')));
+    expect(wrapped.length).toBeGreaterThan(0);
+    for (const r of wrapped) {
+      const p = r.tools!.find((t) => t.function.name === 'request_loan')!.function.parameters;
+      expect(Object.keys(p)).toContain('$defs');
+      expect(JSON.stringify(p)).toContain('"$ref":"#/$defs/Institution"');
+    }
+    const c = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', imported, '--json'], { encoding: 'utf8' });
+    expect((JSON.parse(c.stdout) as { failures: unknown }).failures).toEqual({});
+  }, 60_000);
+});

@@ -1,5 +1,6 @@
 import type { Importer } from '../importer.js';
 import anthropic from './anthropic.js';
+import gemini from './gemini.js';
 import glaive from './glaive.js';
 import hermes from './hermes.js';
 import openaiLog from './openai-log.js';
@@ -18,6 +19,7 @@ export const importers = {
   xlam,
   toolace,
   glaive,
+  gemini,
 } satisfies Record<string, Importer>;
 
 export type ImporterId = keyof typeof importers;

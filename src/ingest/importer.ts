@@ -61,6 +61,33 @@ export function shareGptParts(rec: Obj): { turns: unknown[]; system: string | un
   return { turns, system: typeof system === 'string' && system !== '' ? system : undefined };
 }
 
+/** A logged API call's two sides: `req`/`res` (unwrapped from `body`) and the paths that name them in the source (`rp` ends with a dot). */
+export interface LoggedCall {
+  hasRequest: boolean;
+  req: Obj;
+  rp: string;
+  res: Obj | undefined;
+  resp: string;
+}
+
+/**
+ * `{request, response}` as API proxies and recorders log a call, either side possibly wrapped in
+ * `body` (Batch files); a record without `request` is the request itself.
+ */
+export function loggedCall(value: Obj): LoggedCall {
+  const hasRequest = isObj(value.request);
+  const inner = (o: Obj): Obj => (isObj(o.body) ? o.body : o);
+  const req = hasRequest ? inner(value.request as Obj) : value;
+  const res = isObj(value.response) ? inner(value.response) : undefined;
+  return {
+    hasRequest,
+    req,
+    rp: !hasRequest ? '' : req === value.request ? 'request.' : 'request.body.',
+    res,
+    resp: res === undefined ? '' : res === value.response ? 'response' : 'response.body',
+  };
+}
+
 /** A required string field. */
 export function str(v: unknown, path: string, what = 'a string'): string {
   if (typeof v !== 'string') throw new ConvertError(path, v === undefined ? 'missing' : `must be ${what}`);

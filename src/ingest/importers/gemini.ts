@@ -1,6 +1,6 @@
 import type { JsonSchema, OpenAiTool } from '../../harness/types.js';
 import type { Message, ToolCall } from '../../trajectory/types.js';
-import { CallTracker, ConvertError, defineImporter, isObj, openAiToolOf, recordId, sourceMeta, toolMessage, trajectory, uniqueTools, type Obj } from '../importer.js';
+import { CallTracker, ConvertError, defineImporter, isObj, loggedCall, openAiToolOf, recordId, sourceMeta, toolMessage, trajectory, uniqueTools, type Obj } from '../importer.js';
 
 /**
  * Google Gemini / Vertex AI `generateContent` logs: `{request: {systemInstruction, contents,
@@ -21,11 +21,7 @@ export default defineImporter({
   description: 'Google Gemini / Vertex generateContent logs: {request: {systemInstruction, contents, tools}, response: {candidates}} with functionCall / functionResponse parts',
   convert(value, at) {
     if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
-    const hasRequest = isObj(value.request);
-    const req = hasRequest ? body(value.request as Obj) : value;
-    const rp = !hasRequest ? '' : req === value.request ? 'request.' : 'request.body.';
-    const res = isObj(value.response) ? body(value.response) : undefined;
-    const resp = res === undefined ? '' : res === value.response ? 'response' : 'response.body';
+    const { hasRequest, req, rp, res, resp } = loggedCall(value);
     const id = recordId({ ...value, response_id: field(res ?? {}, 'responseId') }, at, ['id', 'custom_id', 'request_id', 'response_id']);
     const contents = req.contents;
     if (!Array.isArray(contents)) throw new ConvertError(`${rp}contents`, contents === undefined ? 'missing' : 'must be a list');
@@ -49,10 +45,6 @@ export default defineImporter({
     return trajectory(id, messages, tools, sourceMeta(value, ['id', 'custom_id', 'request_id', 'request', 'response', 'contents', 'systemInstruction', 'system_instruction', 'tools']));
   },
 });
-
-function body(o: Obj): Obj {
-  return isObj(o.body) ? o.body : o;
-}
 
 /** A field in the API's camelCase spelling or its snake_case one (`functionCall` / `function_call`). */
 function field(o: Obj, camel: string): unknown {

@@ -1,5 +1,5 @@
 import type { Message, TextContent, ToolCall } from '../../trajectory/types.js';
-import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, recordId, sourceMeta, toolList, toolMessage, trajectory, type Obj } from '../importer.js';
+import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, loggedCall, recordId, sourceMeta, toolList, toolMessage, trajectory, type Obj } from '../importer.js';
 
 /**
  * OpenAI Responses API logs: `{request: {instructions, input, tools}, response: {output}}` as
@@ -20,11 +20,7 @@ export default defineImporter({
   description: 'OpenAI Responses API logs: {request: {instructions, input, tools}, response: {output}} with function_call / function_call_output items',
   convert(value, at) {
     if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
-    const hasRequest = isObj(value.request);
-    const req = hasRequest ? body(value.request as Obj) : value;
-    const rp = !hasRequest ? '' : req === value.request ? 'request.' : 'request.body.';
-    const res = isObj(value.response) ? body(value.response) : undefined;
-    const resp = res === undefined ? '' : res === value.response ? 'response' : 'response.body';
+    const { hasRequest, req, rp, res, resp } = loggedCall(value);
     const id = recordId({ ...value, response_id: res?.id }, at, ['id', 'custom_id', 'request_id', 'response_id']);
     const items: { item: unknown; path: string }[] = [];
     if (typeof req.input === 'string') items.push({ item: { role: 'user', content: req.input }, path: `${rp}input` });
@@ -105,10 +101,6 @@ type AssistantMessage = Extract<Message, { role: 'assistant' }>;
 interface AssistantTurn {
   msg: AssistantMessage & { tool_calls?: ToolCall[] };
   hasText: boolean;
-}
-
-function body(o: Obj): Obj {
-  return isObj(o.body) ? o.body : o;
 }
 
 function openTurn(messages: Message[], calls: CallTracker): AssistantTurn {

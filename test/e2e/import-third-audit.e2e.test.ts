@@ -198,7 +198,11 @@ describe('responses: OpenAI Responses API logs', () => {
       '10: response.output.0.type: "web_search_call" items cannot be imported (only messages, function calls and their outputs)',
     ]);
     // lab-1a is the start of lab-1b's conversation: superseded.
-    expect(recs.map((r) => r.id)).toEqual(['lab-1b', 'lab-2', 'lab-3', 'lab-4']);
+    expect(recs.map((r) => r.id)).toEqual(['lab-1b', 'lab-2', 'lab-3', 'lab-4', 'lab-5']);
+    // Text logged after a turn's call is that turn's (the call stays open for its output); reasoning no reply follows is kept in meta.
+    const five = byId(recs, 'lab-5');
+    expect(five.messages.map((m) => [m.role, m.content])).toEqual([['user', 'Is there DMSO in C4?'], ['assistant', 'Looking it up.'], ['tool', 'none left'], ['user', 'OK, thanks.']]);
+    expect(five.meta).toEqual({ reasoning_without_reply: ['Out of stock; the user may want to reorder.'] });
     const b = byId(recs, 'lab-1b');
     expect(b.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant']);
     expect(b.messages[2]!.tool_calls!.map((c) => c.id)).toEqual(['call_a', 'call_b']);

@@ -9,7 +9,8 @@ import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, logg
  * string), `function_call` (`call_id`, `name`, `arguments`) and `function_call_output`
  * (`call_id`, `output`) — and the response's `output` items follow them. Consecutive assistant
  * items (a message, its calls) are one assistant turn; a `reasoning` item's summary texts become
- * that turn's `reasoning_content` (its encrypted content is dropped); a `refusal` part is the
+ * that turn's `reasoning_content` (its encrypted content is dropped; reasoning after a tool's
+ * output that no reply follows goes to `meta.reasoning_without_reply`); a `refusal` part is the
  * turn's refusal. Tools are written flat (`{type: "function", name, parameters}`); a built-in tool
  * (`web_search`, `file_search`…) or an item of another kind (`web_search_call`, `computer_call`,
  * an image part, an `item_reference`) cannot be imported and is reported naming its type. The
@@ -44,6 +45,7 @@ export default defineImporter({
     const calls = new CallTracker(id);
     let turn: AssistantTurn | undefined;
     let reasoning: string[] = [];
+    const unplaced: string[] = [];
     for (const { item, path } of items) {
       if (!isObj(item)) throw new ConvertError(path, 'an item must be an object');
       const type = item.type ?? (item.role !== undefined ? 'message' : undefined);
@@ -75,13 +77,21 @@ export default defineImporter({
       const role = item.role;
       if (role === 'assistant') {
         const { text, refusal } = assistantContent(item.content, `${path}.content`);
-        if (!turn || (turn.msg.tool_calls?.length ?? 0) > 0 || turn.hasText) turn = openTurn(messages, calls);
+        // Text logged after the turn's calls (before their outputs) is still that turn's: its calls stay open.
+        if (!turn || turn.hasText) turn = openTurn(messages, calls);
         turn.msg.content = turn.msg.tool_calls ? (text === '' ? null : text) : text;
         turn.hasText = true;
         if (refusal !== undefined) turn.msg.refusal = refusal;
         turn = attachReasoning(turn, reasoning);
         reasoning = [];
         continue;
+      }
+      if (reasoning.length > 0) {
+        // Reasoning the model did after a tool's output but answered nothing to has no turn of its
+        // own in a chat: kept in `meta.reasoning_without_reply`, not moved before what it read.
+        if (turn) attachReasoning(turn, reasoning);
+        else unplaced.push(...reasoning);
+        reasoning = [];
       }
       turn = undefined;
       calls.close();
@@ -93,7 +103,9 @@ export default defineImporter({
       attachReasoning(turn ?? openTurn(messages, calls), reasoning);
     }
     if (messages.length === 0) throw new ConvertError(`${rp}input`, 'no messages');
-    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'custom_id', 'request_id', 'request', 'response', 'input', 'instructions', 'tools']));
+    const meta = sourceMeta(value, ['id', 'custom_id', 'request_id', 'request', 'response', 'input', 'instructions', 'tools']);
+    if (unplaced.length > 0) meta.reasoning_without_reply = unplaced;
+    return trajectory(id, messages, tools, meta);
   },
 });
 

@@ -41,6 +41,10 @@ describe('pythonTypeSchema (xLAM parameter types)', () => {
     ['Any', {}, false],
     ['', {}, false],
     ['datetime', {}, false],
+    ["str, optional, default 'en'", { type: 'string' }, true],
+    ['int, default 5', { type: 'integer' }, false],
+    ["Literal['asc', 'desc']", { enum: ['asc', 'desc'] }, false],
+    ['List[Literal[1, 2]], optional', { type: 'array', items: { enum: [1, 2] } }, true],
   ];
   for (const [text, schema, optional] of cases) {
     it(`${JSON.stringify(text)}`, () => expect(pythonTypeSchema(text)).toEqual({ schema, optional }));

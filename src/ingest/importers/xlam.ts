@@ -162,17 +162,15 @@ const ARRAYS = new Set(['list', 'array', 'set', 'sequence', 'iterable', 'frozens
  * A Python type annotation as a JSON Schema: `str`/`int`/`float`/`bool` and their JSON names, a
  * list-like with one item type (`List[int]` → array of integers; `Tuple[…]`, `Set` and the
  * unparameterised forms → array), `Dict[…]` → object, `Union[A, B]` → the types when each is
- * simple, `Optional[X]` and a trailing `, optional` → X, optional. Anything else (`Any`,
+ * simple, `Literal['a', 'b']` → an enum, `Optional[X]` and a `, optional` note after the type →
+ * X, optional (other notes, `default 'en'`, are ignored). Anything else (`Any`,
  * `Callable[[float], float]`, a class name, an empty type) constrains nothing: `{}`.
  */
 export function pythonTypeSchema(text: string): { schema: JsonSchema; optional: boolean } {
-  let t = text.trim();
-  let optional = false;
-  const m = /^(.*?),\s*optional\s*$/i.exec(t);
-  if (m) {
-    optional = true;
-    t = m[1]!.trim();
-  }
+  // `List[int], optional` and `str, optional, default 'en'`: the type, then notes after top-level commas.
+  const [head = '', ...notes] = splitArgs(text);
+  let t = head;
+  let optional = notes.some((n) => /^optional\b/i.test(n));
   const opt = /^Optional\[(.*)\]$/.exec(t);
   if (opt) {
     optional = true;
@@ -188,6 +186,10 @@ function typeSchema(t: string): JsonSchema {
   if (!g) return SIMPLE[base] ? { ...SIMPLE[base] } : {};
   const args = splitArgs(g[2] ?? g[3]!);
   if (base === 'optional' && args.length === 1) return typeSchema(args[0]!);
+  if (base === 'literal') {
+    const values = args.map((a) => parseJsonish(a));
+    return values.length > 0 && values.every((v) => v !== undefined) ? { enum: values } : {};
+  }
   if (base === 'union') {
     const parts = args.map((a) => typeSchema(a));
     const types = parts.map((p) => (Object.keys(p).length === 1 && typeof p.type === 'string' ? p.type : undefined));

@@ -156,7 +156,7 @@ describe('glaive: SYSTEM: text with JSON tools, chat text with turn markers', ()
       '9: system.<tools>.1: tool "set_timer" is defined twice, differently',
       '10: chat.turns.2: the function response opens as JSON but is not JSON (cut short, or a turn marker inside it)',
     ]);
-    expect(recs.map((r) => r.id)).toEqual(['recipes.jsonl:1', 'recipes.jsonl:2', 'recipes.jsonl:3', 'recipes.jsonl:4', 'recipes.jsonl:8']);
+    expect(recs.map((r) => r.id)).toEqual(['recipes.jsonl:1', 'recipes.jsonl:2', 'recipes.jsonl:3', 'recipes.jsonl:4', 'recipes.jsonl:8', 'recipes.jsonl:11']);
     const r1 = recs[0]!;
     expect(r1.tools!.map((t) => t.function.name)).toEqual(['nutrition_facts', 'scale_recipe']);
     expect((r1.messages[0]!.content as string).startsWith('You are a helpful assistant with access to the following functions. Use them if required -\n{')).toBe(true);
@@ -175,6 +175,8 @@ describe('glaive: SYSTEM: text with JSON tools, chat text with turn markers', ()
     expect(r1.messages[6]!.tool_calls![0]!.function.arguments).toBe('{"recipe_id":"DAL-3","servings":6}');
     expect(recs[1]!.tools).toBeUndefined();
     expect(recs[3]!.messages.slice(1).map((m) => m.role)).toEqual(['user', 'assistant', 'tool', 'assistant']);
+    // Arguments quoted in single quotes with apostrophes inside, unescaped, as glaive writes them.
+    expect(recs[5]!.messages[2]!.tool_calls![0]!.function.arguments).toBe('{"recipe_id": "NAN-2", "servings": 4, "note": "grandma\'s"}');
     // A definition written twice alike is one tool; `parameters` where others write `arguments`; turns a blank line apart.
     const timer = recs[4]!;
     expect(timer.tools!.map((t) => t.function.name)).toEqual(['set_timer']);

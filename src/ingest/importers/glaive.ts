@@ -67,7 +67,7 @@ export default defineImporter({
         return;
       }
       const body = text.slice(at + '<functioncall>'.length).trim();
-      const call = parseJsonish(body);
+      const call = parseJsonish(body) ?? quotedArguments(body);
       if (!isObj(call)) throw new ConvertError(`${p}.<functioncall>`, 'is not a JSON object {"name", "arguments"}');
       if (typeof call.name !== 'string' || call.name === '') throw new ConvertError(`${p}.<functioncall>.name`, call.name === undefined ? 'missing' : 'must be a non-empty string');
       // Some rows write `parameters` where the others write `arguments`.
@@ -78,6 +78,22 @@ export default defineImporter({
     return trajectory(id, messages, tools, sourceMeta(value, ['id', 'system', 'chat']));
   },
 });
+
+/**
+ * `{"name": "f", "arguments": '{"note": "Let's go"}'}`: glaive quotes the arguments' JSON in single
+ * quotes without escaping the apostrophes inside, which no literal parser reads. The quoted text
+ * runs to the last `'` before the closing brace; undefined unless it is then JSON.
+ */
+function quotedArguments(body: string): { name: string; arguments: string } | undefined {
+  const m = /^\{\s*"name"\s*:\s*"([^"\\]+)"\s*,\s*"arguments"\s*:\s*'([\s\S]*)'\s*\}$/.exec(body);
+  if (!m) return undefined;
+  try {
+    JSON.parse(m[2]!);
+  } catch {
+    return undefined;
+  }
+  return { name: m[1]!, arguments: m[2]! };
+}
 
 /** A turn marker at the start of a line, or right after an end marker on the same line (some rows lose their newlines). */
 const TURN = /(?:^|\n|(?<=<\|endoftext\|>))[ \t]*(USER|ASSISTANT|FUNCTION RESPONSE):[ \t]?/g;

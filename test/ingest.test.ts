@@ -84,7 +84,7 @@ describe('arrayElements', () => {
 
 describe('importer registry', () => {
   it('lists every importer under the id its module declares, each with a description and a fixture', () => {
-    expect(Object.keys(importers)).toEqual(['sharegpt', 'hermes', 'anthropic', 'openai-log']);
+    expect(Object.keys(importers)).toEqual(['sharegpt', 'hermes', 'anthropic', 'openai-log', 'responses', 'xlam', 'toolace', 'glaive', 'gemini']);
     for (const [id, imp] of Object.entries(importers)) {
       expect(imp.id).toBe(id);
       expect(imp.description.length).toBeGreaterThan(20);

@@ -92,8 +92,8 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   program
     .command('import')
-    .description('convert logs of another format (sharegpt, hermes, anthropic, openai-log) into hsa trajectory JSONL')
-    .requiredOption('--from <format>', 'source format: sharegpt | hermes | anthropic | openai-log')
+    .description('convert logs of another format (sharegpt, hermes, anthropic, openai-log, responses, xlam, toolace, glaive, gemini) into hsa trajectory JSONL')
+    .requiredOption('--from <format>', 'source format: sharegpt | hermes | anthropic | openai-log | responses (OpenAI Responses API) | xlam (xLAM/APIGen) | toolace (Python call text) | glaive (glaive v2 text) | gemini (Gemini / Vertex generateContent)')
     .argument('<files...>', 'source files (JSONL, or a JSON array of records) or globs')
     .requiredOption('-o, --out <file>', 'trajectory JSONL to write')
     .option('--on-error <mode>', 'a line that cannot be converted: fail (default: report every one, write nothing) or skip (to the rejects file)')

@@ -181,14 +181,22 @@ async function continuedConversations(importer: Importer, files: string[]): Prom
   return new Map([...prefixes].map(([k, v]) => [k, v.id]));
 }
 
-/** Hashes of a record's tools plus each proper prefix of its messages, and of all of them. */
+/**
+ * Hashes of a record's tools plus each proper prefix of its messages, and of all of them. Call ids
+ * an importer made up (`<record id>:c<k>`, for formats that log none) are hashed without the record
+ * id, so the same conversation logged on two lines has the same prefixes.
+ */
 function conversationKeys(rec: Trajectory): { full: string; prefixes: string[] } {
   let h = createHash('sha256').update(canonicalJson(rec.tools ?? null)).digest('base64');
   const prefixes: string[] = [];
+  const made = `${rec.id}:c`;
+  const bare = (id: string) => (id.startsWith(made) && /^\d+$/.test(id.slice(made.length)) ? id.slice(rec.id.length) : id);
   rec.messages.forEach((m, i) => {
     if (i > 0) prefixes.push(h);
     // A call-only assistant message is logged with content null by some clients and "" by others.
-    const c = m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m;
+    let c: unknown = m.role === 'assistant' && m.content === null ? { ...m, content: '' } : m;
+    if (m.role === 'tool') c = { ...m, tool_call_id: bare(m.tool_call_id) };
+    else if (m.role === 'assistant' && m.tool_calls) c = { ...(c as object), tool_calls: m.tool_calls.map((t) => ({ ...t, id: bare(t.id) })) };
     h = createHash('sha256').update(h).update(canonicalJson(c)).digest('base64');
   });
   return { full: h, prefixes };

@@ -49,6 +49,45 @@ export function recordId(rec: Obj, at: SourceRecord, keys: readonly string[] = [
   return at.defaultId;
 }
 
+/**
+ * A ShareGPT-style record's parts: its `conversations` (or `conversation`) list and its optional
+ * `system` string (undefined when absent, null or empty).
+ */
+export function shareGptParts(rec: Obj): { turns: unknown[]; system: string | undefined } {
+  const turns = rec.conversations ?? rec.conversation;
+  if (!Array.isArray(turns)) throw new ConvertError('conversations', turns === undefined ? 'missing' : 'must be a list');
+  const system = rec.system;
+  if (system !== undefined && system !== null && typeof system !== 'string') throw new ConvertError('system', 'must be a string');
+  return { turns, system: typeof system === 'string' && system !== '' ? system : undefined };
+}
+
+/** A logged API call's two sides: `req`/`res` (unwrapped from `body`) and the paths that name them in the source (`rp` ends with a dot). */
+export interface LoggedCall {
+  hasRequest: boolean;
+  req: Obj;
+  rp: string;
+  res: Obj | undefined;
+  resp: string;
+}
+
+/**
+ * `{request, response}` as API proxies and recorders log a call, either side possibly wrapped in
+ * `body` (Batch files); a record without `request` is the request itself.
+ */
+export function loggedCall(value: Obj): LoggedCall {
+  const hasRequest = isObj(value.request);
+  const inner = (o: Obj): Obj => (isObj(o.body) ? o.body : o);
+  const req = hasRequest ? inner(value.request as Obj) : value;
+  const res = isObj(value.response) ? inner(value.response) : undefined;
+  return {
+    hasRequest,
+    req,
+    rp: !hasRequest ? '' : req === value.request ? 'request.' : 'request.body.',
+    res,
+    resp: res === undefined ? '' : res === value.response ? 'response' : 'response.body',
+  };
+}
+
 /** A required string field. */
 export function str(v: unknown, path: string, what = 'a string'): string {
   if (typeof v !== 'string') throw new ConvertError(path, v === undefined ? 'missing' : `must be ${what}`);
@@ -127,7 +166,11 @@ export function toolList(v: unknown, path: string): OpenAiTool[] | undefined {
   }
   if (isObj(list) && Array.isArray(list.tools)) list = list.tools;
   if (!Array.isArray(list)) throw new ConvertError(path, 'tools must be a list');
-  const tools = list.map((t, i) => openAiToolOf(t, `${path}.${i}`));
+  return uniqueTools(list.map((t, i) => openAiToolOf(t, `${path}.${i}`)), path);
+}
+
+/** The tools as given; throws ConvertError at `<path>.<i>` for a name listed a second time. */
+export function uniqueTools(tools: OpenAiTool[], path: string): OpenAiTool[] {
   const seen = new Set<string>();
   tools.forEach((t, i) => {
     if (seen.has(t.function.name)) throw new ConvertError(`${path}.${i}`, `tool "${t.function.name}" is listed twice`);
@@ -208,5 +251,34 @@ export function sourceMeta(rec: Obj, used: readonly string[]): Obj {
     if (k === 'meta' || k === 'metadata' || used.includes(k) || k in out) continue;
     out[k] = rec[k];
   }
+  return out;
+}
+
+/**
+ * Top-level `{…}` texts one after another, each JSON or a Python literal (tool lists written into
+ * system prompts one object after another); throws ConvertError at `path` when there is none.
+ */
+export function jsonObjectsIn(body: string, path: string): unknown[] {
+  const out: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let quote = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (quote) {
+      if (c === '\\') i++;
+      else if (c === quote) quote = '';
+      continue;
+    }
+    if (c === '"' || c === "'") quote = c;
+    else if (c === '{') {
+      if (depth++ === 0) start = i;
+    } else if (c === '}' && --depth === 0) {
+      const v = parseJsonish(body.slice(start, i + 1));
+      if (v === undefined) throw new ConvertError(path, `tool ${out.length + 1} is not JSON`);
+      out.push(v);
+    }
+  }
+  if (out.length === 0 || depth !== 0) throw new ConvertError(path, 'the tool list is not JSON');
   return out;
 }

@@ -16,6 +16,31 @@ export function parseLoose(text: string): unknown {
   }
 }
 
+/** One call of a Python call list: the function's name, its positional arguments, and its keyword arguments in written order. */
+export interface PythonCall {
+  name: string;
+  positional: unknown[];
+  args: Record<string, unknown>;
+}
+
+/**
+ * A list of Python calls as ToolACE-style sets write an assistant's tool calls:
+ * `[get_weather(city="Paris"), Market Trends API(trend_type='INDEXES', limit=5)]` — names up to
+ * the `(` (spaces and dots allowed, as those sets name tools for people), keyword arguments whose
+ * values are Python literals; positional arguments (before the keywords) are returned apart, for
+ * the caller to name. The brackets may be left out for a single call. Undefined when the text is
+ * not such a list: the caller keeps it as text or reports it.
+ */
+export function parsePythonCalls(text: string): PythonCall[] | undefined {
+  const p = new LooseParser(text.trim());
+  try {
+    const calls = p.calls();
+    return calls.length > 0 && p.done() ? calls : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const ESCAPES: Record<string, string> = { n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', '0': '\0', '\\': '\\', "'": "'", '"': '"', '/': '/' };
 
 class LooseParser {
@@ -24,6 +49,58 @@ class LooseParser {
 
   done(): boolean {
     return this.i >= this.s.length;
+  }
+
+  calls(): PythonCall[] {
+    const bracket = this.s[this.i] === '[';
+    if (bracket) this.i++;
+    const out: PythonCall[] = [];
+    for (;;) {
+      this.ws();
+      if (bracket && this.s[this.i] === ']' && out.length === 0) break;
+      const open = this.s.indexOf('(', this.i);
+      if (open < 0) throw new Error('call');
+      const name = this.s.slice(this.i, open).trim();
+      if (name === '' || /[()[\]{}=,"'\n]/.test(name)) throw new Error('name');
+      this.i = open + 1;
+      const args: Record<string, unknown> = {};
+      const positional: unknown[] = [];
+      for (;;) {
+        this.ws();
+        if (this.s[this.i] === ')') break;
+        const m = /^[A-Za-z_][\w.-]*(?=\s*=(?!=))/.exec(this.s.slice(this.i, this.i + 256));
+        if (!m) {
+          if (Object.keys(args).length > 0) throw new Error('positional after keyword');
+          positional.push(this.value());
+          this.ws();
+          if (this.s[this.i] === ',') this.i++;
+          else if (this.s[this.i] !== ')') throw new Error('comma');
+          continue;
+        }
+        this.i += m[0].length;
+        this.ws();
+        if (this.s[this.i++] !== '=') throw new Error('keyword');
+        this.ws();
+        Object.defineProperty(args, m[0], { value: this.value(), enumerable: true, writable: true, configurable: true });
+        this.ws();
+        if (this.s[this.i] === ',') this.i++;
+        else if (this.s[this.i] !== ')') throw new Error('comma');
+      }
+      this.i++;
+      out.push({ name, positional, args });
+      this.ws();
+      if (this.s[this.i] === ',') {
+        this.i++;
+        continue;
+      }
+      break;
+    }
+    if (bracket) {
+      this.ws();
+      if (this.s[this.i++] !== ']') throw new Error('bracket');
+    }
+    this.ws();
+    return out;
   }
 
   ws(): void {

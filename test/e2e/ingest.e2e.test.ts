@@ -168,7 +168,7 @@ describe('hsa import', () => {
   it('refuses an unknown format with a usage error', async () => {
     const r = await hsa(['import', '--from', 'csv', 'fixtures/import/hermes/returns.jsonl', '-o', path.join(tmp(), 'x.jsonl')]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--from: unknown format "csv" (one of sharegpt, hermes, anthropic, openai-log)');
+    expect(r.stderr).toContain('--from: unknown format "csv" (one of sharegpt, hermes, anthropic, openai-log, responses, xlam, toolace, glaive, gemini)');
   });
 });
 

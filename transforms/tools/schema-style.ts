@@ -161,7 +161,8 @@ function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boo
       const inner: Record<string, unknown> = { type: 'object', properties: props };
       if (schema.required) inner.required = schema.required;
       if ('additionalProperties' in schema) inner.additionalProperties = schema.additionalProperties;
-      const wrapped: JsonSchema = { type: 'object', properties: { [key]: inner }, required: [key] };
+      // `$ref`s point from the root: definitions stay there (pydantic-made schemas hold `$defs`).
+      const wrapped: JsonSchema = { type: 'object', properties: { [key]: inner }, required: [key], ...Object.fromEntries(['$defs', 'definitions'].filter((k) => k in schema).map((k) => [k, schema[k]])) };
       return { schema: wrapped, op: { op: 'wrap', key }, done: `wrap:${key}` };
     }
   }

@@ -6,6 +6,7 @@ import {
   ConvertError,
   defineImporter,
   isObj,
+  jsonObjectsIn,
   openAiToolOf,
   parseJsonish,
   recordId,
@@ -144,33 +145,7 @@ function toolsInPrompt(system: string, path: string): OpenAiTool[] | undefined {
   if (body === undefined) return undefined;
   const where = `${path}.<tools>`;
   const whole = parseJsonish(body);
-  const items = whole !== undefined ? (Array.isArray(whole) ? whole : [whole]) : objectsOf(body, where);
+  const items = whole !== undefined ? (Array.isArray(whole) ? whole : [whole]) : jsonObjectsIn(body, where);
   const tools = items.map((t, k) => openAiToolOf(t, `${where}.${k}`));
   return tools;
-}
-
-/** Top-level `{…}` texts one after another, each JSON or a Python literal. */
-function objectsOf(body: string, path: string): unknown[] {
-  const out: unknown[] = [];
-  let depth = 0;
-  let start = -1;
-  let quote = '';
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (quote) {
-      if (c === '\\') i++;
-      else if (c === quote) quote = '';
-      continue;
-    }
-    if (c === '"' || c === "'") quote = c;
-    else if (c === '{') {
-      if (depth++ === 0) start = i;
-    } else if (c === '}' && --depth === 0) {
-      const v = parseJsonish(body.slice(start, i + 1));
-      if (v === undefined) throw new ConvertError(path, `tool ${out.length + 1} is not JSON`);
-      out.push(v);
-    }
-  }
-  if (out.length === 0 || depth !== 0) throw new ConvertError(path, 'the tool list is not JSON');
-  return out;
 }

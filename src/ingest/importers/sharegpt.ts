@@ -7,6 +7,7 @@ import {
   isObj,
   parseJsonish,
   recordId,
+  shareGptParts,
   sourceMeta,
   str,
   toolList,
@@ -29,13 +30,10 @@ export default defineImporter({
   convert(value, at) {
     if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
     const id = recordId(value, at);
-    const turns = value.conversations ?? value.conversation;
-    if (!Array.isArray(turns)) throw new ConvertError('conversations', turns === undefined ? 'missing' : 'must be a list');
+    const { turns, system } = shareGptParts(value);
     const tools = toolList(value.tools, 'tools');
     const messages: Message[] = [];
-    const system = value.system;
-    if (system !== undefined && system !== null && typeof system !== 'string') throw new ConvertError('system', 'must be a string');
-    if (typeof system === 'string' && system !== '' && !(isObj(turns[0]) && speaker(turns[0].from) === 'system')) {
+    if (system !== undefined && !(isObj(turns[0]) && speaker(turns[0].from) === 'system')) {
       messages.push({ role: 'system', content: system });
     }
     const calls = new CallTracker(id);

@@ -141,6 +141,23 @@ describe('output checks on records with their own tools', () => {
     expect(seen).toBeGreaterThan(10);
   });
 
+  it('calls: a tool schema the interpreter cannot use (a $ref to nothing, a pattern that is no regex) fails the check on that variant instead of ending the run', () => {
+    for (const { v } of all.slice(0, 4)) {
+      const name = calls(v.record)[0]!.function.name;
+      // The record's tool list as written, with one property the interpreter compiles only when it meets it.
+      const broken = (extra: Record<string, unknown>): Trajectory => {
+        const rec = copy(v.record);
+        const t = rec.tools!.find((x) => x.function.name === name)!;
+        t.function.parameters = { ...t.function.parameters, properties: { ...(t.function.parameters.properties as object), bad: extra } } as typeof t.function.parameters;
+        const call = calls(rec)[0]!;
+        call.function.arguments = JSON.stringify({ ...(JSON.parse(call.function.arguments) as object), bad: 'x' });
+        return rec;
+      };
+      expect(checkCalls(broken({ $ref: '#/$defs/Missing' }), v.variant.state).some((e) => e.startsWith('messages.2.tool_calls.0: schema does not compile: Unresolved $ref'))).toBe(true);
+      expect(checkCalls(broken({ type: 'string', pattern: '(' }), v.variant.state).some((e) => e.startsWith('messages.2.tool_calls.0: schema does not compile: Invalid regular expression'))).toBe(true);
+    }
+  });
+
   it('calls: a wrong type, a missing required key and an unknown property of a closed schema are invalid', () => {
     for (const { v } of all) {
       const rec = copy(v.record);

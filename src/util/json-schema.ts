@@ -100,8 +100,22 @@ export function interpretedErrors(schema: unknown, value: unknown): string[] {
   if (schema === null || typeof schema !== 'object') return ['schema does not compile: not an object'];
   const v = validatorFor(schema);
   if (typeof v === 'string') return [`schema does not compile: ${v}`];
-  const r = v.validate(value);
-  return r.valid ? [] : readableErrors(r.errors, schema);
+  const r = interpret(v, value);
+  return typeof r === 'string' ? [r] : r.valid ? [] : readableErrors(r.errors, schema);
+}
+
+/**
+ * The interpreter's result, or why the schema cannot be used: it compiles lazily, so an
+ * unresolvable `$ref` or a pattern that is no regular expression throws only now. That is a
+ * finding about the schema (a variant's schema broken by a transform is a failed check on that
+ * variant), never an error that ends the run.
+ */
+function interpret(v: Validator, value: unknown): ReturnType<Validator['validate']> | string {
+  try {
+    return v.validate(value);
+  } catch (e) {
+    return `schema does not compile: ${String((e as Error).message).split('\n')[0]}`;
+  }
 }
 
 function computeErrors(schema: object, value: unknown): string[] {
@@ -119,7 +133,8 @@ function computeErrors(schema: object, value: unknown): string[] {
   }
   const v = validatorFor(schema);
   if (typeof v === 'string') return [`schema does not compile: ${v}`];
-  const r = v.validate(value);
+  const r = interpret(v, value);
+  if (typeof r === 'string') return [r];
   if (r.valid) return [];
   return readableErrors(r.errors, schema);
 }

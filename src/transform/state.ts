@@ -168,27 +168,29 @@ function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
   return rewriteSchemaNode(schema, t);
 }
 
-const textsOfSchema = new WeakMap<object, string[]>();
+const SCHEMA_TEXTS = Symbol('hsa.schemaTexts');
 
 /** The `description`/`title` strings rewriteSchemaText would rewrite, once per schema object. */
 function schemaTexts(schema: object): string[] {
-  let out = textsOfSchema.get(schema);
-  if (out) return out;
-  const found: string[] = [];
-  const walk = (s: unknown) => {
-    if (Array.isArray(s)) {
-      for (const x of s) walk(x);
-      return;
-    }
-    if (s === null || typeof s !== 'object') return;
-    for (const [k, v] of Object.entries(s)) {
-      if ((k === 'description' || k === 'title') && typeof v === 'string') found.push(v);
-      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v);
-    }
-  };
-  walk(schema);
-  textsOfSchema.set(schema, (out = found));
-  return out;
+  return schemaMemo(SCHEMA_TEXTS, schema, () => {
+    const found: string[] = [];
+    collectSchemaTexts(schema, found);
+    return found;
+  });
+}
+
+function collectSchemaTexts(s: unknown, found: string[]): void {
+  if (s === null || typeof s !== 'object') return;
+  if (Array.isArray(s)) {
+    for (let i = 0; i < s.length; i++) collectSchemaTexts(s[i], found);
+    return;
+  }
+  const o = s as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if ((k === 'description' || k === 'title') && typeof v === 'string') found.push(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') collectSchemaTexts(v, found);
+  }
 }
 
 function rewriteSchemaNode(schema: unknown, t: (s: string) => string): unknown {

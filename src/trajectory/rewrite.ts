@@ -292,6 +292,13 @@ function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, str
   const out = dictionary<Record<string, string>>();
   for (const tool of Object.keys(params)) {
     const net = params[tool]!;
+    // Top-level paths (most renames) are their own leaves: the net renames serve as they are (read only).
+    let nested = false;
+    for (const path in net) if (path.includes('.')) nested = true;
+    if (!nested) {
+      out[tool] = net;
+      continue;
+    }
     const m = dictionary();
     for (const path of Object.keys(net)) m[lastSegment(path)] = net[path]!;
     out[tool] = m;

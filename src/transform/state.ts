@@ -170,8 +170,8 @@ function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
 
 const SCHEMA_TEXTS = Symbol('hsa.schemaTexts');
 
-/** The `description`/`title` strings rewriteSchemaText would rewrite, once per schema object. */
-function schemaTexts(schema: object): string[] {
+/** The `description`/`title` strings rewriteSchemaText would rewrite (not in enum/const/default/examples), once per schema object. */
+export function schemaTexts(schema: object): string[] {
   return schemaMemo(SCHEMA_TEXTS, schema, () => {
     const found: string[] = [];
     collectSchemaTexts(schema, found);

@@ -28,7 +28,8 @@ function propertiesOf(schema: object): readonly Property[] {
 }
 
 /** Parameter names as OpenAI's function calling allows them, in snake or camel case. */
-const PARAM_RULES: NamingRules = { valid: (n) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(n), cases: ['snake', 'camel'], opaquePrefix: 'arg' };
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const PARAM_RULES: NamingRules = { valid: (n) => PARAM_NAME.test(n), cases: ['snake', 'camel'], opaquePrefix: 'arg' };
 
 /**
  * Rename tool parameters, nested ones included. A name is renamed the same way in every tool that

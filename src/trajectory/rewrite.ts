@@ -7,7 +7,7 @@ import { applyArgOps, dictionary, mapId, netParamRenames, type RewritePlan } fro
 import { schemaPropertyNames } from '../transform/state.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
-import { ownMemo, pairMemo, schemaMemo } from '../util/derived.js';
+import { ownMemo, pairMemo } from '../util/derived.js';
 import { textOf, type Message, type TextContent, type Trajectory } from './types.js';
 
 /** The `name` that marks a preamble message (prompt sections moved out of the system message). */
@@ -187,16 +187,13 @@ export function declares(h: Harness, name: string): boolean {
   return idx.byName.has(name) || idx.propertyOwners.has(name) || h.skills.some((s) => s.id === name) || h.hooks.some((k) => k.id === name) || h.sections.some((s) => s.id === name);
 }
 
-const PROPERTY_NAMES = Symbol('hsa.propertyNames');
-
 /**
  * The property names a schema declares anywhere, as schemaPropertyNames lists them (nested objects,
  * array items and branches included), kept by schema object: a state shares most schema objects
  * with its source, and so do the variants of one record.
  */
 export function propertyNames(schema: unknown): readonly string[] {
-  if (schema === null || typeof schema !== 'object') return schemaPropertyNames(schema);
-  return schemaMemo(PROPERTY_NAMES, schema, () => schemaPropertyNames(schema));
+  return schemaPropertyNames(schema);
 }
 
 /** A state's tools by name, and which tools declare each parameter name: once per state, for every plan from it. */
@@ -295,6 +292,13 @@ function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, str
   const out = dictionary<Record<string, string>>();
   for (const tool of Object.keys(params)) {
     const net = params[tool]!;
+    // Top-level paths (most renames) are their own leaves: the net renames serve as they are (read only).
+    let nested = false;
+    for (const path in net) if (path.includes('.')) nested = true;
+    if (!nested) {
+      out[tool] = net;
+      continue;
+    }
     const m = dictionary();
     for (const path of Object.keys(net)) m[lastSegment(path)] = net[path]!;
     out[tool] = m;

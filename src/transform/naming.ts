@@ -36,7 +36,7 @@ export function proposeName(
   const current = caseStyleOf(old);
   const style0: CaseStyle = rules.cases.includes(current) ? current : rules.cases[0]!;
   // Each word's synonyms, worked out on the first synonym attempt (they are the same for every attempt).
-  const synonyms: { options?: string[][] } = {};
+  const synonyms: { options?: string[][]; replaceable?: number[] } = {};
   for (const style of rng.shuffle(styles)) {
     for (let attempt = 0; attempt < 4; attempt++) {
       const name = candidate(style, base, style0, current, rules, rng, words, ctx, synonyms);
@@ -55,12 +55,12 @@ function candidate(
   rng: Rng,
   words: WordLists,
   ctx: WordContext,
-  synonyms: { options?: string[][] },
+  synonyms: { options?: string[][]; replaceable?: number[] },
 ): string | null {
   switch (style) {
     case 'synonym': {
       const options = (synonyms.options ??= base.map((w) => synonymsFor(words, w, ctx)));
-      const replaceable = options.map((o, i) => (o.length ? i : -1)).filter((i) => i >= 0);
+      const replaceable = (synonyms.replaceable ??= options.map((o, i) => (o.length ? i : -1)).filter((i) => i >= 0));
       if (replaceable.length === 0) return null;
       const must = rng.pick(replaceable);
       const out = base.map((w, i) => (i === must || (options[i]!.length && rng.chance(0.4)) ? rng.pick(options[i]!) : w));

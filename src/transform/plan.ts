@@ -1,5 +1,5 @@
 import { ownMemo } from '../util/derived.js';
-import { dict } from '../util/dict.js';
+import { dict, keyedObject } from '../util/dict.js';
 
 /**
  * A rewrite plan carries a trajectory from one harness state to another: identifier maps
@@ -169,7 +169,8 @@ function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
   if (Array.isArray(value)) return value.map((v) => renameKeys(v, paths, prefix));
   if (!isObject(value)) return value;
   const inner = innerPaths(paths);
-  const out: Record<string, unknown> = {};
+  // (Keys are a record's own parameter names: a plain `{}` would make a hidden class per key.)
+  const out = keyedObject();
   for (const k of Object.keys(value)) {
     const v = value[k];
     const path = prefix === '' ? k : `${prefix}.${k}`;

@@ -2,6 +2,7 @@ import type { Harness, HookCheck, JsonSchema } from '../harness/types.js';
 import { TextRewriter } from './identifiers.js';
 import { dict } from '../util/dict.js';
 import { mapId, type IdMap } from './plan.js';
+import { ownMemo, schemaMemo } from '../util/derived.js';
 
 /**
  * A copy of a harness state that a transform may edit: every section, skill, tool and hook object
@@ -112,6 +113,8 @@ export function renameInState(
  */
 function sourceSpellings(h: Harness, tools: IdMap): Record<string, string> {
   const out = dict();
+  // (A parameter rename renames no tool: no lookup of every tool's name in an empty map.)
+  if (Object.keys(tools).length === 0) return out;
   for (const t of h.tools) {
     const to = tools[t.name];
     if (to !== undefined && t.sourceName !== t.name && !h.tools.some((o) => o.name === t.sourceName)) out[t.sourceName] = to;
@@ -165,27 +168,30 @@ function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
   return rewriteSchemaNode(schema, t);
 }
 
-const textsOfSchema = new WeakMap<object, string[]>();
+const SCHEMA_TEXTS = Symbol('hsa.schemaTexts');
 
-/** The `description`/`title` strings rewriteSchemaText would rewrite, once per schema object. */
-function schemaTexts(schema: object): string[] {
-  let out = textsOfSchema.get(schema);
-  if (out) return out;
-  const found: string[] = [];
-  const walk = (s: unknown) => {
-    if (Array.isArray(s)) {
-      for (const x of s) walk(x);
-      return;
-    }
-    if (s === null || typeof s !== 'object') return;
-    for (const [k, v] of Object.entries(s)) {
-      if ((k === 'description' || k === 'title') && typeof v === 'string') found.push(v);
-      else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walk(v);
-    }
-  };
-  walk(schema);
-  textsOfSchema.set(schema, (out = found));
-  return out;
+/** The `description`/`title` strings rewriteSchemaText would rewrite (not in enum/const/default/examples), once per schema object. */
+export function schemaTexts(schema: object): string[] {
+  return schemaMemo(SCHEMA_TEXTS, schema, () => {
+    const found: string[] = [];
+    collectSchemaTexts(schema, found);
+    return found;
+  });
+}
+
+// (The leak check reads schema texts with a walk of its own, so a place this one missed would not go unseen there too.)
+function collectSchemaTexts(s: unknown, found: string[]): void {
+  if (s === null || typeof s !== 'object') return;
+  if (Array.isArray(s)) {
+    for (let i = 0; i < s.length; i++) collectSchemaTexts(s[i], found);
+    return;
+  }
+  const o = s as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const v = o[k];
+    if ((k === 'description' || k === 'title') && typeof v === 'string') found.push(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') collectSchemaTexts(v, found);
+  }
 }
 
 function rewriteSchemaNode(schema: unknown, t: (s: string) => string): unknown {
@@ -212,45 +218,57 @@ function rewriteSchemaNode(schema: unknown, t: (s: string) => string): unknown {
   return out ?? schema;
 }
 
-const identifierCache = new WeakMap<Harness, Set<string>>();
-const propertyNameCache = new WeakMap<object, string[]>();
+const IDENTIFIERS = Symbol('hsa.stateIdentifiers');
 
 /** Every identifier a state declares: tool, parameter, skill, hook and section names (cached per state). */
 export function stateIdentifiers(h: Harness): Set<string> {
-  const hit = identifierCache.get(h);
-  if (hit) return hit;
-  const out = new Set<string>();
-  for (const t of h.tools) {
-    out.add(t.name);
-    for (const p of schemaPropertyNames(t.parameters)) out.add(p);
-  }
-  for (const s of h.skills) out.add(s.id);
-  for (const k of h.hooks) out.add(k.id);
-  for (const s of h.sections) out.add(s.id);
-  identifierCache.set(h, out);
-  return out;
+  return ownMemo(IDENTIFIERS, h, () => {
+    const out = new Set<string>();
+    for (const t of h.tools) {
+      out.add(t.name);
+      for (const p of schemaPropertyNames(t.parameters)) out.add(p);
+    }
+    for (const s of h.skills) out.add(s.id);
+    for (const k of h.hooks) out.add(k.id);
+    for (const s of h.sections) out.add(s.id);
+    return out;
+  });
 }
 
-/** Property names declared anywhere in a schema (nested objects and array items included; cached per schema object). */
+const PROPERTY_NAMES = Symbol('hsa.schemaPropertyNames');
+
+/**
+ * Property names declared anywhere in a schema (nested objects and array items included; kept by
+ * schema object, see schemaMemo: a record's variants share most schema objects with their source).
+ */
 export function schemaPropertyNames(schema: unknown): string[] {
-  if (schema !== null && typeof schema === 'object') {
-    const hit = propertyNameCache.get(schema);
-    if (hit) return hit;
+  if (schema === null || typeof schema !== 'object') return [];
+  return schemaMemo(PROPERTY_NAMES, schema, () => {
+    const out: string[] = [];
+    collectPropertyNames(schema, out);
+    return out;
+  });
+}
+
+/** Where property names are nested below a schema, in the order they are listed. */
+const NESTED = ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', '$defs', 'definitions'] as const;
+
+function collectPropertyNames(s: unknown, out: string[]): void {
+  if (s === null || typeof s !== 'object') return;
+  if (Array.isArray(s)) {
+    for (let i = 0; i < s.length; i++) collectPropertyNames(s[i], out);
+    return;
   }
-  const out: string[] = [];
-  const walk = (s: unknown) => {
-    if (Array.isArray(s)) return s.forEach(walk);
-    if (s === null || typeof s !== 'object') return;
-    const o = s as Record<string, unknown>;
-    if (o.properties && typeof o.properties === 'object') {
-      for (const [k, v] of Object.entries(o.properties as Record<string, unknown>)) {
-        out.push(k);
-        walk(v);
-      }
+  const o = s as Record<string, unknown>;
+  const props = o.properties;
+  if (props && typeof props === 'object') {
+    for (const k of Object.keys(props)) {
+      out.push(k);
+      collectPropertyNames((props as Record<string, unknown>)[k], out);
     }
-    for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', '$defs', 'definitions']) if (key in o) walk(o[key]);
-  };
-  walk(schema);
-  if (schema !== null && typeof schema === 'object') propertyNameCache.set(schema, out);
-  return out;
+  }
+  for (let i = 0; i < NESTED.length; i++) {
+    const key = NESTED[i]!;
+    if (key in o) collectPropertyNames(o[key], out);
+  }
 }

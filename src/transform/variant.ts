@@ -4,7 +4,7 @@ import { promptLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
 import { hashState } from '../util/hash.js';
-import type { AnyTransform, TransformClass } from './define.js';
+import type { AnyTransform, TransformClass, TransformContext } from './define.js';
 import { composePlans, emptyPlan, type RewritePlan } from './plan.js';
 import { createRng } from './rng.js';
 import { eligibleIdentifiers } from './identifiers.js';
@@ -74,10 +74,11 @@ export function resolveTransforms(
 }
 
 const recordWords = new WeakMap<object, Set<string>>();
+const NO_WORDS: ReadonlySet<string> = new Set();
 
 /** Identifier-like words of a record's text, so new names never collide with words already there. */
-function wordsOf(rec: Trajectory | undefined): Set<string> {
-  if (!rec) return new Set();
+function wordsOf(rec: Trajectory | undefined): ReadonlySet<string> {
+  if (!rec) return NO_WORDS;
   const hit = recordWords.get(rec);
   if (hit) return hit;
   const words = new Set<string>();
@@ -139,21 +140,18 @@ export function sampleVariant(
   const sourceNames = stateIdentifiers(source);
   const recWords = wordsOf(record);
   const kept = keptNames(source, record);
+  const keep = kept.size > 0 ? (name: string) => kept.has(name) : undefined;
   for (const t of transforms) {
     if (t.def.appliesTo && !t.def.appliesTo(state)) continue;
     const rng = createRng(seed, sourceId, variantIndex, `${t.def.id}@${t.def.version}`);
     if (!rng.chance(t.options.p)) continue;
     const current = state;
-    const result = t.def.apply(state, {
-      options: t.options as z.output<typeof t.def.options>,
-      rng,
-      words,
-      source,
-      plan,
-      ...(record ? { record } : {}),
-      isTaken: (name) => sourceNames.has(name) || recWords.has(name) || stateIdentifiers(current).has(name),
-      ...(kept.size > 0 ? { keep: (name: string) => kept.has(name) } : {}),
-    });
+    const options = t.options as z.output<typeof t.def.options>;
+    const isTaken = (name: string) => sourceNames.has(name) || recWords.has(name) || stateIdentifiers(current).has(name);
+    // (Literals rather than spreads: a spread in an object literal is a runtime call, per transform per state.)
+    const ctx: TransformContext<typeof options> = record ? { options, rng, words, source, plan, record, isTaken } : { options, rng, words, source, plan, isTaken };
+    if (keep !== undefined) ctx.keep = keep;
+    const result = t.def.apply(state, ctx);
     if (!result) continue;
     state = result.state;
     const step = result.plan ? { ...emptyPlan(), ...result.plan } : NO_EDITS;

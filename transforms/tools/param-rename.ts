@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
-import { nameWords, namingContext, proposeName, renameable } from '../../src/transform/naming.js';
+import { nameWords, namingContext, proposeName, renameable, type NamingRules } from '../../src/transform/naming.js';
 import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 import { dict } from '../../src/util/dict.js';
+import { schemaMemo } from '../../src/util/derived.js';
 
 interface Property {
   path: string;
@@ -13,19 +14,22 @@ interface Property {
   own: string;
 }
 
-const propertiesBySchema = new WeakMap<object, readonly Property[]>();
+const PROPERTIES = Symbol('hsa.paramRename.properties');
 
 /** Every property path of a schema with its leaf name, once per schema object (schemas are shared and never changed in place). */
 function propertiesOf(schema: object): readonly Property[] {
-  let list = propertiesBySchema.get(schema);
-  if (list) return list;
-  const found: Property[] = [];
-  walkProperties(schema, (path, prop) => {
-    found.push({ path, leaf: path.slice(path.lastIndexOf('.') + 1), own: typeof prop.description === 'string' ? prop.description : '' });
+  return schemaMemo(PROPERTIES, schema, () => {
+    const found: Property[] = [];
+    walkProperties(schema, (path, prop) => {
+      found.push({ path, leaf: path.slice(path.lastIndexOf('.') + 1), own: typeof prop.description === 'string' ? prop.description : '' });
+    });
+    return found;
   });
-  propertiesBySchema.set(schema, (list = found));
-  return list;
 }
+
+/** Parameter names as OpenAI's function calling allows them, in snake or camel case. */
+const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+const PARAM_RULES: NamingRules = { valid: (n) => PARAM_NAME.test(n), cases: ['snake', 'camel'], opaquePrefix: 'arg' };
 
 /**
  * Rename tool parameters, nested ones included. A name is renamed the same way in every tool that
@@ -43,37 +47,40 @@ export default defineTransform({
     styles: z.array(z.enum(['synonym', 'case', 'affix', 'opaque'])).min(1).default(['synonym', 'case', 'affix']).describe('naming styles to draw from'),
   }),
   apply(state, ctx) {
-    // Every property path per tool, with its leaf name.
-    const perTool = new Map<string, readonly Property[]>();
+    // Every property path per tool (in tool order), with its leaf name.
+    const perTool: (readonly Property[])[] = [];
     const names = new Set<string>();
-    // Synonym senses of a parameter are read from its descriptions and its tools' names and descriptions.
-    const contexts = new Map<string, string[]>();
     for (const t of state.tools) {
       const list = propertiesOf(t.parameters);
-      const toolWords = nameWords(t.name).join(' ');
-      for (const { leaf, own } of list) {
-        const texts = contexts.get(leaf);
-        if (texts) texts.push(toolWords, t.description, own);
-        else contexts.set(leaf, [toolWords, t.description, own]);
-        names.add(leaf);
-      }
-      perTool.set(t.name, list);
+      for (let i = 0; i < list.length; i++) names.add(list[i]!.leaf);
+      perTool.push(list);
     }
     if (names.size === 0) return null;
     const all = renameable([...names].sort(), ctx);
     if (all.length === 0) return null;
     const chosen = ctx.rng.sample(all, Math.max(1, Math.round(all.length * ctx.options.intensity))).sort();
+    // Synonym senses of a parameter are read from its descriptions and its tools' names and
+    // descriptions (only the chosen names need them).
+    const contexts = new Map<string, string[]>();
+    for (const old of chosen) contexts.set(old, []);
+    state.tools.forEach((t, k) => {
+      let toolWords: string | undefined;
+      for (const { leaf, own } of perTool[k]!) {
+        const texts = contexts.get(leaf);
+        if (texts) texts.push((toolWords ??= nameWords(t.name).join(' ')), t.description, own);
+      }
+    });
     const map: IdMap = dict();
     const used = new Set<string>();
     for (const old of chosen) {
       const next = proposeName(
         old,
         ctx.options.styles,
-        { valid: (n) => /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(n), cases: ['snake', 'camel'], opaquePrefix: 'arg' },
+        PARAM_RULES,
         ctx.rng,
         ctx.words,
         (n) => ctx.isTaken(n) || used.has(n) || names.has(n),
-        namingContext(old, ...(contexts.get(old) ?? [])),
+        namingContext(old, ...contexts.get(old)!),
       );
       if (!next) continue;
       map[old] = next.name;
@@ -90,13 +97,13 @@ export default defineTransform({
     }
     // renameInState returns a fresh copy: its tools may be edited here.
     const out = renameInState(state, { text: map, owners });
-    for (const tool of out.tools) {
-      const paths: IdMap = dict();
-      for (const { path, leaf } of perTool.get(tool.name) ?? []) if (map[leaf] !== undefined) paths[path] = map[leaf]!;
-      if (Object.keys(paths).length === 0) continue;
+    out.tools.forEach((tool, k) => {
+      let paths: IdMap | undefined;
+      for (const { path, leaf } of perTool[k]!) if (map[leaf] !== undefined) (paths ??= dict())[path] = map[leaf]!;
+      if (paths === undefined) return;
       tool.parameters = renameSchemaProperties(tool.parameters, paths);
       args[tool.name] = [{ op: 'rename', paths }];
-    }
+    });
     if (out.skillLoader) {
       const loader = out.skillLoader;
       const segs = loader.argument.split('.');

@@ -104,6 +104,18 @@ function splitFirst(text: string, lang: 'en' | 'zh'): { first: string; terminal:
 const THING = '(?:tool|function|skill)';
 const WHEN = '(?:when|whenever|if|once|after|before|while)';
 
+// The lead-ins parseDescription recognises, made once (none has the `g` flag: exec keeps no state).
+const USE_TO = new RegExp(`^(?:use|call) (?:this|it)(?: ${THING})? (to|for) (.+)$`, 'i');
+const USE_WHEN = new RegExp(`^(?:use|call) (?:this|it)(?: ${THING})? ((?:only )?${WHEN} .+)$`, 'i');
+const BARE_USE_WHEN = new RegExp(`^use ((?:only )?${WHEN} .+)$`, 'i');
+const THING_USED_TO = new RegExp(`^(?:this|the) ${THING} (?:(?:can|may|should|will) be|is) used (to|for) (.+)$`, 'i');
+const THING_USED_WHEN = new RegExp(`^(?:this|the) ${THING} (?:(?:can|may|should|will) be|is) used (${WHEN} .+)$`, 'i');
+const THING_IS_FOR = new RegExp(`^(?:this|the) ${THING} is for (.+)$`, 'i');
+const THING_CLAUSE = new RegExp(`^(?:this|the) ${THING} ([a-z].*)$`, 'i');
+const A_THING_FOR = new RegExp(`^(?:an? )?${THING} (?:used )?(for|to) (.+)$`, 'i');
+const A_THING_THAT = new RegExp(`^(?:an? )?${THING} (?:that|which) ([a-z].*)$`, 'i');
+const USED_WHEN = new RegExp(`^used (${WHEN} .+)$`, 'i');
+
 /** Parse a description into shape and core; `null` when it is not safe to reword (another language, a question, empty). */
 export function parseDescription(text: string): Parsed | null {
   if (text.trim() === '' || KANA_HANGUL.test(text)) return null;
@@ -126,17 +138,17 @@ export function parseDescription(text: string): Parsed | null {
     return { shape, core, terminal, rest, lang: 'en' };
   };
   let m: RegExpExecArray | null;
-  if ((m = new RegExp(`^(?:use|call) (?:this|it)(?: ${THING})? (to|for) (.+)$`, 'i').exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
-  if ((m = new RegExp(`^(?:use|call) (?:this|it)(?: ${THING})? ((?:only )?${WHEN} .+)$`, 'i').exec(first))) return en('when', m[1]!);
-  if ((m = new RegExp(`^use ((?:only )?${WHEN} .+)$`, 'i').exec(first))) return en('when', m[1]!);
-  if ((m = new RegExp(`^(?:this|the) ${THING} (?:(?:can|may|should|will) be|is) used (to|for) (.+)$`, 'i').exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
-  if ((m = new RegExp(`^(?:this|the) ${THING} (?:(?:can|may|should|will) be|is) used (${WHEN} .+)$`, 'i').exec(first))) return en('when', m[1]!);
-  if ((m = new RegExp(`^(?:this|the) ${THING} is for (.+)$`, 'i').exec(first))) return en('for', m[1]!);
-  if ((m = new RegExp(`^(?:this|the) ${THING} ([a-z].*)$`, 'i').exec(first))) return en(isThird(m[1]!) ? 'verb3' : 'clause', m[1]!);
-  if ((m = new RegExp(`^(?:an? )?${THING} (?:used )?(for|to) (.+)$`, 'i').exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
-  if ((m = new RegExp(`^(?:an? )?${THING} (?:that|which) ([a-z].*)$`, 'i').exec(first))) return en(isThird(m[1]!) ? 'verb3' : 'clause', m[1]!);
+  if ((m = USE_TO.exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
+  if ((m = USE_WHEN.exec(first))) return en('when', m[1]!);
+  if ((m = BARE_USE_WHEN.exec(first))) return en('when', m[1]!);
+  if ((m = THING_USED_TO.exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
+  if ((m = THING_USED_WHEN.exec(first))) return en('when', m[1]!);
+  if ((m = THING_IS_FOR.exec(first))) return en('for', m[1]!);
+  if ((m = THING_CLAUSE.exec(first))) return en(isThird(m[1]!) ? 'verb3' : 'clause', m[1]!);
+  if ((m = A_THING_FOR.exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
+  if ((m = A_THING_THAT.exec(first))) return en(isThird(m[1]!) ? 'verb3' : 'clause', m[1]!);
   if ((m = /^used (to|for) (.+)$/i.exec(first))) return en(m[1]!.toLowerCase() === 'to' ? 'verb' : 'for', m[2]!);
-  if ((m = new RegExp(`^used (${WHEN} .+)$`, 'i').exec(first))) return en('when', m[1]!);
+  if ((m = USED_WHEN.exec(first))) return en('when', m[1]!);
   // A lead-in we do not know ("Use this only …", "Call it …"): not reworded rather than garbled.
   if (/^(?:use|call) (?:this|it)\b/i.test(first)) return null;
   const words = first.split(/\s+/);

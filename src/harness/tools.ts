@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mcpToolSchema, openAiToolSchema, describeIssue } from './schema.js';
-import { OPENAI_TOOL_NAME, type JsonSchema, type Tool } from './types.js';
+import { OPENAI_TOOL_NAME, type Harness, type JsonSchema, type Tool } from './types.js';
 
 export interface RawToolIssue {
   path: (string | number)[];
@@ -105,6 +105,15 @@ export function openAiSafeName(name: string): string {
   if (cleaned.length <= 64) return cleaned;
   const suffix = createHash('sha256').update(name).digest('hex').slice(0, 8);
   return `${cleaned.slice(0, 64 - 9)}_${suffix}`;
+}
+
+/**
+ * How a harness's texts spell its tools: each tool's name as its source wrote it (`Get Weather
+ * Forecast`). A rewriter of texts reads them so that a renamed shorter name is never found inside
+ * a longer one that stays (see TextRewriter).
+ */
+export function toolSpellings(h: Harness): string[] {
+  return h.tools.map((t) => t.sourceName);
 }
 
 /** A namespaced tool name (`math.factorial`, `github:search`): OpenAI-name parts joined by `.`, `:` or `/`. */

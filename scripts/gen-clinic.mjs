@@ -52,6 +52,13 @@ recs.push({ id: 'cl-4', context: { patient: { name: 'Ana Alves' } }, messages: [
   { role: 'user', name: 'hook:reply_length', content: `[reply_length] The reply has ${[...long].length} characters (limit 300). Shorten it; keep \`find_patient\` results.` },
   { role: 'assistant', content: 'Referral RF-3310 to cardiology is sent; they call within a week.' },
 ]});
+recs.push({ id: 'cl-5', context: { patient: { name: 'Wei Zhang' } }, messages: [
+  { role: 'system', content: S('Wei Zhang') },
+  { role: 'user', content: 'Nurse here: move PT-004512 from ward B bed 4 to ward C bed 12.' },
+  { role: 'assistant', content: '', tool_calls: [tc('m1', 'move_patient', { patient_id: 'PT-004512', from_bed: { ward: 'B', bed: 4 }, to_bed: { ward: 'C', bed: 12 } })] },
+  { role: 'tool', tool_call_id: 'm1', content: '{"ok": true}' },
+  { role: 'assistant', content: 'Moved: ward B bed 4 → ward C bed 12.' },
+]});
 const dose = readFileSync(`${H}/skills/dose-check/SKILL.md`, 'utf8').split('---\n').slice(2).join('---\n').trim();
 recs[2].messages[3].content = dose;
 writeFileSync('fixtures/clinic/trajectories.jsonl', recs.map((r) => JSON.stringify(r)).join('\n') + '\n');

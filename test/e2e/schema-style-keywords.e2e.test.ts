@@ -30,9 +30,9 @@ const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').m
 const ROOT = ['$schema', '$id', '$defs', 'definitions'];
 const without = (s: Schema, keys: string[]) => Object.fromEntries(Object.entries(s).filter(([k]) => !keys.includes(k)));
 
-async function wrapAll(dir: string, harness: string, trajectories: string): Promise<Out[]> {
+async function wrapAll(dir: string, harness: string, trajectories: string, transform = 'tools.schema-style: { p: 1, intensity: 1, styles: [wrap] }'): Promise<Out[]> {
   const config = path.join(dir, 'hsa.yaml');
-  writeFileSync(config, 'transforms:\n  tools.schema-style: { p: 1, intensity: 1, styles: [wrap] }\n');
+  writeFileSync(config, `transforms:\n  ${transform}\n`);
   const out = path.join(dir, 'out');
   const a = await runHsaAsync(['augment', '-c', config, '--harness', harness, '-t', trajectories, '-o', out, '-k', '6', '--seed', '9', '--stages', 'sft', '-q', '--json']);
   expect(a.code, a.stderr).toBe(0);
@@ -96,5 +96,28 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
       expect(ajv.compile(now)({ [how.slice(5)]: { include_buyer_resources: true } })).toBe(false);
     }
     expect(wrapped).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('tools.param-rename follows a $ref into the parameters, and keeps the names it reuses', async () => {
+    const dir = tempDir('hsa-param-ref-');
+    const records = await wrapAll(dir, path.join(REPO, 'fixtures/clinic/harness'), path.join(REPO, 'fixtures/clinic/trajectories.jsonl'), 'tools.param-rename: { p: 1, intensity: 1 }');
+    const ajv = new Ajv2020({ strict: false, validateFormats: false });
+    let moved = 0;
+    for (const r of records) {
+      const t = r.tools.find((x) => x.function.name === 'move_patient')!.function.parameters;
+      const props = t.properties as Record<string, Schema>;
+      const to = Object.keys(props).find((k) => '$ref' in props[k]!)!;
+      const from = (props[to]!.$ref as string).replace('#/properties/', '');
+      // The reference names the (renamed) property it reuses, whose inner names stay.
+      expect(Object.keys(props[from]!.properties as Schema)).toEqual(['ward', 'bed']);
+      const validate = ajv.compile(t);
+      for (const m of r.messages) for (const c of m.tool_calls ?? []) {
+        if (c.function.name !== 'move_patient') continue;
+        moved++;
+        expect(validate(c.function.arguments)).toBe(true);
+        expect((c.function.arguments as Record<string, unknown>)[to]).toEqual({ ward: 'C', bed: 12 });
+      }
+    }
+    expect(moved).toBe(6);
   }, 60_000);
 });

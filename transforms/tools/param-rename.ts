@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { nameWords, namingContext, proposeName, renameable } from '../../src/transform/naming.js';
-import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
+import { renameSchemaProperties, sharedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 import { dict } from '../../src/util/dict.js';
@@ -48,7 +48,10 @@ export default defineTransform({
     const names = new Set<string>();
     // Synonym senses of a parameter are read from its descriptions and its tools' names and descriptions.
     const contexts = new Map<string, string[]>();
+    // Names a `$ref` reuses under another path keep their names (see sharedPropertyNames).
+    const shared = new Set<string>();
     for (const t of state.tools) {
+      for (const n of sharedPropertyNames(t.parameters)) shared.add(n);
       const list = propertiesOf(t.parameters);
       const toolWords = nameWords(t.name).join(' ');
       for (const { leaf, own } of list) {
@@ -60,7 +63,7 @@ export default defineTransform({
       perTool.set(t.name, list);
     }
     if (names.size === 0) return null;
-    const all = renameable([...names].sort(), ctx);
+    const all = renameable([...names].filter((n) => !shared.has(n)).sort(), ctx);
     if (all.length === 0) return null;
     const chosen = ctx.rng.sample(all, Math.max(1, Math.round(all.length * ctx.options.intensity))).sort();
     const map: IdMap = dict();

@@ -17,10 +17,10 @@ interface Out {
 }
 
 /** Every new name a transform gave `name` over `seeds` runs of synonym renames only. */
-async function newNames(transform: string, args: string[], name: string, seeds: number[]): Promise<string[]> {
+async function newNames(transform: string, args: string[], name: string | null, seeds: number[], style = 'synonym'): Promise<string[]> {
   const dir = tempDir('hsa-senses-');
   const config = path.join(dir, 'hsa.yaml');
-  writeFileSync(config, `transforms:\n  ${transform}: { p: 1, intensity: 1, styles: [synonym] }\n`);
+  writeFileSync(config, `transforms:\n  ${transform}: { p: 1, intensity: 1, styles: [${style}] }\n`);
   const names = new Set<string>();
   for (const seed of seeds) {
     const out = path.join(dir, `out-${seed}`);
@@ -28,8 +28,8 @@ async function newNames(transform: string, args: string[], name: string, seeds: 
     expect(a.code, a.stderr).toBe(0);
     for (const line of readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n')) {
       const r = JSON.parse(line) as Out;
-      const to = r.meta.transforms.find((t) => t.id === transform)?.params?.renamed?.[name];
-      if (to !== undefined) names.add(to);
+      const renamed = r.meta.transforms.find((t) => t.id === transform)?.params?.renamed ?? {};
+      for (const [from, to] of Object.entries(renamed)) if (name === null || from === name) names.add(to);
     }
   }
   return [...names].sort();
@@ -47,5 +47,18 @@ describe('synonyms keep the sense of the name', () => {
     const names = await newNames('tools.rename', ['-t', path.join(REPO, 'fixtures/ingest/longer-names/records.jsonl')], 'Get_Weather', [1, 2]);
     expect(names.length).toBeGreaterThan(0);
     for (const n of names) expect(n).not.toMatch(/forecast/i);
+  }, 60_000);
+
+  it('a parameter, skill or hook never gets an affix that names a callable (urgency_tool, triage-zh-api)', async () => {
+    const clinic = ['--harness', path.join(REPO, 'fixtures/clinic/harness'), '-t', path.join(REPO, 'fixtures/clinic/trajectories.jsonl')];
+    const callable = /(^|[_-])(tool|fn|api|call|action|op|task)($|[_-])|[a-z](Tool|Fn|Api|Call|Action|Op|Task)($|[A-Z])/;
+    for (const t of ['tools.param-rename', 'skills.rename', 'hooks.rename']) {
+      const names = await newNames(t, clinic, null, [1], 'affix');
+      expect(names.length, t).toBeGreaterThan(0);
+      for (const n of names) expect(n, t).not.toMatch(callable);
+    }
+    // Tools keep them: `search_flights_fn` is a tool's name.
+    const tools = await newNames('tools.rename', clinic, null, [1], 'affix');
+    expect(tools.some((n) => callable.test(n))).toBe(true);
   }, 60_000);
 });

@@ -50,11 +50,19 @@ export default defineTransform({
  * tool does (`get_destination_weather` beside `Get Weather`, `get_current_time` beside `time_now`):
  * listed and never called, it would teach that a tool fit for the task is not to be used.
  */
-function topicWords(name: string): string[] {
-  return splitWords(name)
-    .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w))
-    .filter((w) => w.length > 2 && !PLAIN_WORDS.has(w));
+function topicWords(name: string): readonly string[] {
+  let words = topicCache.get(name);
+  if (words === undefined) {
+    words = splitWords(name)
+      .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w))
+      .filter((w) => w.length > 2 && !PLAIN_WORDS.has(w));
+    // Names repeat (a pack's distractors in every state); a bounded cache, cleared when full.
+    if (topicCache.size >= 4096) topicCache.clear();
+    topicCache.set(name, words);
+  }
+  return words;
 }
+const topicCache = new Map<string, readonly string[]>();
 
 const PLAIN_WORDS = new Set([
   'get', 'list', 'set', 'search', 'find', 'fetch', 'lookup', 'look', 'create', 'add', 'update', 'delete', 'remove', 'run', 'check',

@@ -59,6 +59,13 @@ recs.push({ id: 'cl-5', context: { patient: { name: 'Wei Zhang' } }, messages: [
   { role: 'tool', tool_call_id: 'm1', content: '{"ok": true}' },
   { role: 'assistant', content: 'Moved: ward B bed 4 → ward C bed 12.' },
 ]});
+recs.push({ id: 'cl-6', context: { patient: { name: '李娜' } }, messages: [
+  { role: 'system', content: S('李娜') },
+  { role: 'user', content: 'Will the new tablets fix my migraine?' },
+  { role: 'assistant', content: 'They are a cure for most migraines.' },
+  { role: 'system', name: 'hook:no_cure_words', content: JSON.stringify({ hook: 'no_cure_words', problem: 'the reply says "cure" \\ a forbidden word', fix: 'Say it without that word.' }) },
+  { role: 'assistant', content: 'They help many patients; ask Dr Chen whether they suit you.' },
+]});
 const dose = readFileSync(`${H}/skills/dose-check/SKILL.md`, 'utf8').split('---\n').slice(2).join('---\n').trim();
 recs[2].messages[3].content = dose;
 writeFileSync('fixtures/clinic/trajectories.jsonl', recs.map((r) => JSON.stringify(r)).join('\n') + '\n');

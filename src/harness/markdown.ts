@@ -8,7 +8,7 @@ import type { PromptStyle } from './types.js';
  */
 export type Block =
   | { kind: 'heading'; level: number; text: string }
-  | { kind: 'list'; ordered: boolean; start: number; items: string[] }
+  | { kind: 'list'; ordered: boolean; start: number; items: string[]; widths: number[] }
   | { kind: 'para'; text: string }
   | { kind: 'code'; text: string };
 
@@ -42,7 +42,8 @@ export function parseSection(text: string): ParsedSection {
   }
   const blocks: Block[] = [];
   let para: string[] = [];
-  let list: { ordered: boolean; start: number; items: string[] } | null = null;
+  // widths: each item's content column (its marker and the blank after it), for re-indenting its lines.
+  let list: { ordered: boolean; start: number; items: string[]; widths: number[] } | null = null;
   const flush = () => {
     if (para.length) blocks.push({ kind: 'para', text: para.join('\n') });
     if (list) blocks.push({ kind: 'list', ...list });
@@ -78,9 +79,10 @@ export function parseSection(text: string): ParsedSection {
       const ordered = /\d/.test(b[2]!);
       if (!list || list.ordered !== ordered) {
         flush();
-        list = { ordered, start: ordered ? parseInt(b[2]!, 10) : 1, items: [] };
+        list = { ordered, start: ordered ? parseInt(b[2]!, 10) : 1, items: [], widths: [] };
       }
       list.items.push(b[3]!);
+      list.widths.push(line.length - b[3]!.length);
       continue;
     }
     if (list && /^\s+\S/.test(line)) {
@@ -134,7 +136,7 @@ export function renderSection(p: ParsedSection, style: PromptStyle): string {
   for (const b of p.blocks) {
     if (b.kind === 'para' || b.kind === 'code') body.push(b.text);
     else if (b.kind === 'heading') body.push(`${'#'.repeat(Math.min(6, b.level))} ${b.text}`);
-    else body.push(b.items.map((item, i) => `${marker(style.listMarker, b.ordered, b.start + i)} ${item}`).join('\n'));
+    else body.push(b.items.map((item, i) => listItem(marker(style.listMarker, b.ordered, b.start + i), item, b.widths[i] ?? 2)).join('\n'));
   }
   const joined = [out.join('\n'), body.join('\n\n')].filter((x) => x !== '').join(style.heading === 'xml' ? '\n' : '\n\n');
   return closing ? `${joined}\n${closing}` : joined;
@@ -209,6 +211,18 @@ function computeUnits(text: string): string[] {
 
 export function normaliseUnit(s: string): string {
   return s.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/**
+ * One list item under a new marker. Its continuation lines and nested lists are indented under the
+ * old marker's content column; a wider marker (`1.` for `-`, `10.`) moves that column, so they move
+ * with it — else a nested list under `1. ` indented by two would no longer be nested.
+ */
+function listItem(m: string, item: string, width: number): string {
+  const shift = m.length + 1 - width;
+  if (shift <= 0 || !item.includes('\n')) return `${m} ${item}`;
+  const pad = ' '.repeat(shift);
+  return `${m} ${item.replace(/\n(?=[ \t]+\S)/g, `\n${pad}`)}`;
 }
 
 /** The marker of item number `n` (counting from the list's start); ordered lists keep their numbers. */

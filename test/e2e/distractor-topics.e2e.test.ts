@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO, runHsaAsync } from '../helpers/hsa.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { REPO } from '../helpers/hsa.js';
+import { augmentWith } from '../helpers/one-transform.js';
+import { removeTempDirs } from '../helpers/tmp.js';
 
 /**
  * A distractor tool is listed and never called, so it must not be one that would do the task: the
@@ -14,12 +15,9 @@ afterAll(() => removeTempDirs());
 
 describe('tools.distractors never adds a tool about what a real tool is about', () => {
   it('no weather distractor beside a weather tool; other distractors still come', async () => {
-    const dir = tempDir('hsa-distractor-topics-');
-    const config = path.join(dir, 'hsa.yaml');
-    writeFileSync(config, 'transforms:\n  tools.distractors: { p: 1, max: 20 }\n');
-    const out = path.join(dir, 'out');
-    const a = await runHsaAsync(['augment', '-c', config, '-t', path.join(REPO, 'fixtures/ingest/longer-names/records.jsonl'), '--words', 'default', 'travel', '-o', out, '-k', '4', '--seed', '1', '--stages', 'sft', '-q']);
+    const a = await augmentWith('tools.distractors: { p: 1, max: 20 }', ['-t', path.join(REPO, 'fixtures/ingest/longer-names/records.jsonl'), '--words', 'default', 'travel', '-k', '4', '--seed', '1', '--stages', 'sft']);
     expect(a.code, a.stderr).toBe(0);
+    const out = a.out;
     const added = new Set<string>();
     for (const line of readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n')) {
       const r = JSON.parse(line) as { meta: { transforms: { params?: { added?: string[] } }[] } };

@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChecker } from '../helpers/audit.js';
-import { REPO, runHsaAsync } from '../helpers/hsa.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { REPO } from '../helpers/hsa.js';
+import { augmentWith } from '../helpers/one-transform.js';
+import { removeTempDirs } from '../helpers/tmp.js';
 
 /**
  * Hook feedback whose values hold quotes and backslashes, re-expressed by `hooks.feedback-style`:
@@ -28,14 +29,11 @@ function holdsReason(text: string): boolean {
 
 describe('hook feedback values in and out of JSON frames', () => {
   it('every re-expressed message holds the reason as written: JSON-escaped in JSON, plain elsewhere', async () => {
-    const dir = tempDir('hsa-feedback-json-');
-    const config = path.join(dir, 'hsa.yaml');
-    writeFileSync(config, 'transforms:\n  hooks.feedback-style: { p: 1 }\n');
-    const out = path.join(dir, 'out');
     const harness = path.join(REPO, 'fixtures/clinic/harness');
     const trajectories = path.join(REPO, 'fixtures/clinic/trajectories.jsonl');
-    const a = await runHsaAsync(['augment', '-c', config, '--harness', harness, '-t', trajectories, '-o', out, '-k', '8', '--seed', '4', '--stages', 'sft', '-q', '--json']);
+    const a = await augmentWith('hooks.feedback-style: { p: 1 }', ['--harness', harness, '-t', trajectories, '-k', '8', '--seed', '4', '--stages', 'sft', '--json']);
     expect(a.code, a.stderr).toBe(0);
+    const out = a.out;
     expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals.variants_rejected).toBe(0);
     let messages = 0;
     for (const line of readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n')) {

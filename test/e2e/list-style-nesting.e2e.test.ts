@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChecker } from '../helpers/audit.js';
-import { REPO, runHsaAsync } from '../helpers/hsa.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { REPO } from '../helpers/hsa.js';
+import { augmentWith } from '../helpers/one-transform.js';
+import { removeTempDirs } from '../helpers/tmp.js';
 
 /**
  * `prompt.list-style` on items with nested lists and continuation lines (fixtures/clinic's style
@@ -16,14 +17,11 @@ afterAll(() => removeTempDirs());
 
 describe('a list item keeps its nested lines under a wider marker', () => {
   it('every nested or continued line stands at or right of its item content column', async () => {
-    const dir = tempDir('hsa-list-nesting-');
-    const config = path.join(dir, 'hsa.yaml');
-    writeFileSync(config, 'transforms:\n  prompt.list-style: { p: 1 }\n');
-    const out = path.join(dir, 'out');
     const harness = path.join(REPO, 'fixtures/clinic/harness');
     const trajectories = path.join(REPO, 'fixtures/clinic/trajectories.jsonl');
-    const a = await runHsaAsync(['augment', '-c', config, '--harness', harness, '-t', trajectories, '-o', out, '-k', '8', '--seed', '5', '--stages', 'sft', '-q']);
+    const a = await augmentWith('prompt.list-style: { p: 1 }', ['--harness', harness, '-t', trajectories, '-k', '8', '--seed', '5', '--stages', 'sft']);
     expect(a.code, a.stderr).toBe(0);
+    const out = a.out;
     const markers = new Set<string>();
     for (const line of readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n')) {
       const r = JSON.parse(line) as { id: string; messages: { role: string; content: string }[] };

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO, runHsaAsync } from '../helpers/hsa.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { REPO } from '../helpers/hsa.js';
+import { augmentWith } from '../helpers/one-transform.js';
+import { removeTempDirs } from '../helpers/tmp.js';
 
 /**
  * `prompt.merge-split`'s split keeps the prompt's text in order: the sub-sections of the support
@@ -18,12 +19,9 @@ const headings = (text: string) => [...text.matchAll(/^#{1,6}\s+(.*?)\s*$/gm)].m
 describe('a split never moves a sub-section past the ones after it', () => {
   for (const fixture of ['support-desk', 'fidelity']) {
     it(fixture, async () => {
-      const dir = tempDir('hsa-split-order-');
-      const config = path.join(dir, 'hsa.yaml');
-      writeFileSync(config, 'transforms:\n  prompt.merge-split: { p: 1, mode: split }\n');
-      const out = path.join(dir, 'out');
-      const a = await runHsaAsync(['augment', '-c', config, '--harness', path.join(REPO, 'fixtures', fixture, 'harness'), '-t', path.join(REPO, 'fixtures', fixture, 'trajectories.jsonl'), '-o', out, '-k', '4', '--seed', '2', '--keep-source', '--stages', 'sft', '-q']);
+      const a = await augmentWith('prompt.merge-split: { p: 1, mode: split }', ['--harness', path.join(REPO, 'fixtures', fixture, 'harness'), '-t', path.join(REPO, 'fixtures', fixture, 'trajectories.jsonl'), '-k', '4', '--seed', '2', '--keep-source', '--stages', 'sft']);
       expect(a.code, a.stderr).toBe(0);
+      const out = a.out;
       const records = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; messages: { role: string; content: string }[]; meta: { source_id: string; transforms: unknown[] } });
       const source = new Map(records.filter((r) => r.id.endsWith('~src')).map((r) => [r.meta.source_id, headings(r.messages[0]!.content)]));
       let split = 0;

@@ -3,7 +3,8 @@ import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChecker } from '../helpers/audit.js';
-import { REPO, runHsaAsync } from '../helpers/hsa.js';
+import { REPO } from '../helpers/hsa.js';
+import { augmentWith } from '../helpers/one-transform.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 
 /**
@@ -30,12 +31,10 @@ const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').m
 const ROOT = ['$schema', '$id', '$defs', 'definitions'];
 const without = (s: Schema, keys: string[]) => Object.fromEntries(Object.entries(s).filter(([k]) => !keys.includes(k)));
 
-async function wrapAll(dir: string, harness: string, trajectories: string, transform = 'tools.schema-style: { p: 1, intensity: 1, styles: [wrap] }'): Promise<Out[]> {
-  const config = path.join(dir, 'hsa.yaml');
-  writeFileSync(config, `transforms:\n  ${transform}\n`);
-  const out = path.join(dir, 'out');
-  const a = await runHsaAsync(['augment', '-c', config, '--harness', harness, '-t', trajectories, '-o', out, '-k', '6', '--seed', '9', '--stages', 'sft', '-q', '--json']);
+async function wrapAll(harness: string, trajectories: string, transform = 'tools.schema-style: { p: 1, intensity: 1, styles: [wrap] }'): Promise<Out[]> {
+  const a = await augmentWith(transform, ['--harness', harness, '-t', trajectories, '-k', '6', '--seed', '9', '--stages', 'sft', '--json'], 'hsa-schema-');
   expect(a.code, a.stderr).toBe(0);
+  const out = a.out;
   expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals.variants_rejected).toBe(0);
   expect(runChecker(out, [trajectories], harness).failures).toEqual({});
   return readJsonl<Out>(path.join(out, 'sft/part-00000.jsonl'));
@@ -43,9 +42,8 @@ async function wrapAll(dir: string, harness: string, trajectories: string, trans
 
 describe('tools.schema-style keeps every keyword of the parameters', () => {
   it('wrapping moves them all into the wrapper and leaves $defs at the root; flattening keeps the inner ones', async () => {
-    const dir = tempDir('hsa-schema-style-');
     const harness = path.join(REPO, 'fixtures/clinic/harness');
-    const records = await wrapAll(dir, harness, path.join(REPO, 'fixtures/clinic/trajectories.jsonl'));
+    const records = await wrapAll(harness, path.join(REPO, 'fixtures/clinic/trajectories.jsonl'));
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     const source = JSON.parse(JSON.stringify((await import('yaml')).parse(readFileSync(path.join(harness, 'tools/tools.yaml'), 'utf8')))) as { function: { name: string; parameters: Schema } }[];
     const src = new Map(source.map((t) => [t.function.name.replace('.', '_'), t.function.parameters]));
@@ -82,7 +80,7 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
     const slice = path.join(dir, 'campaign.jsonl');
     const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"get_campaign_conditions"'));
     writeFileSync(slice, lines.slice(0, 4).join('\n') + '\n');
-    const records = await wrapAll(dir, path.join(REPO, 'fixtures/live-commerce/harness'), slice);
+    const records = await wrapAll(path.join(REPO, 'fixtures/live-commerce/harness'), slice);
     let wrapped = 0;
     for (const r of records) {
       const how = r.meta.transforms.find((t) => t.id === 'tools.schema-style')?.params?.restyled?.get_campaign_conditions;
@@ -99,8 +97,7 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
   }, 60_000);
 
   it('tools.param-rename follows a $ref into the parameters, and keeps the names it reuses', async () => {
-    const dir = tempDir('hsa-param-ref-');
-    const records = await wrapAll(dir, path.join(REPO, 'fixtures/clinic/harness'), path.join(REPO, 'fixtures/clinic/trajectories.jsonl'), 'tools.param-rename: { p: 1, intensity: 1 }');
+    const records = await wrapAll(path.join(REPO, 'fixtures/clinic/harness'), path.join(REPO, 'fixtures/clinic/trajectories.jsonl'), 'tools.param-rename: { p: 1, intensity: 1 }');
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     let moved = 0;
     for (const r of records) {

@@ -1,8 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPO, runHsaAsync } from '../helpers/hsa.js';
-import { removeTempDirs, tempDir } from '../helpers/tmp.js';
+import { REPO } from '../helpers/hsa.js';
+import { augmentWith } from '../helpers/one-transform.js';
+import { removeTempDirs } from '../helpers/tmp.js';
 
 /**
  * Synonyms of the built-in packs that change what a name means, read from written variants: a
@@ -18,14 +19,11 @@ interface Out {
 
 /** Every new name a transform gave `name` over `seeds` runs of synonym renames only. */
 async function newNames(transform: string, args: string[], name: string | null, seeds: number[], style = 'synonym'): Promise<string[]> {
-  const dir = tempDir('hsa-senses-');
-  const config = path.join(dir, 'hsa.yaml');
-  writeFileSync(config, `transforms:\n  ${transform}: { p: 1, intensity: 1, styles: [${style}] }\n`);
   const names = new Set<string>();
   for (const seed of seeds) {
-    const out = path.join(dir, `out-${seed}`);
-    const a = await runHsaAsync(['augment', '-c', config, ...args, '-o', out, '-k', '6', '--seed', String(seed), '--state-pool', '0', '--stages', 'sft', '-q']);
+    const a = await augmentWith(`${transform}: { p: 1, intensity: 1, styles: [${style}] }`, [...args, '-k', '6', '--seed', String(seed), '--state-pool', '0', '--stages', 'sft'], 'hsa-senses-');
     expect(a.code, a.stderr).toBe(0);
+    const out = a.out;
     for (const line of readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n')) {
       const r = JSON.parse(line) as Out;
       const renamed = r.meta.transforms.find((t) => t.id === transform)?.params?.renamed ?? {};

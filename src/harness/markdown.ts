@@ -125,7 +125,7 @@ export function renderSection(p: ParsedSection, style: PromptStyle): string {
         out.push(`[${t}]`);
         break;
       case 'caps':
-        out.push(t.toUpperCase());
+        out.push(caseTitle(t, 'upper'));
         break;
       case 'colon':
         out.push(`${t}:`);
@@ -232,11 +232,20 @@ function marker(m: PromptStyle['listMarker'], ordered: boolean, n: number): stri
 }
 
 function caseTitle(t: string, c: PromptStyle['titleCase']): string {
+  if (c === 'as-is') return t;
+  if (IDENTIFIER_WORD.test(t)) return t.split(/(\s+)/).map((w) => (IDENTIFIER_WORD.test(w) ? w : caseTitle(w, c))).join('');
   if (c === 'upper') return t.toUpperCase();
   if (c === 'lower') return t.toLowerCase();
   if (c === 'title') return t.replace(/(^|[\s\-/(])([a-z])/g, (_, pre: string, x: string) => pre + x.toUpperCase());
   return t;
 }
+
+/**
+ * A word of a title that is an identifier or code (`find_patient`, `lab.get_result`, `dose-check`,
+ * `getBooking`, `tool_3fa9`, `toolqk42`, `` `code` ``): a case style leaves it as written — `FIND_PATIENT` or
+ * `Find_patient` names no tool (names are case-sensitive), and no check compares case.
+ */
+const IDENTIFIER_WORD = /`|[A-Za-z0-9]_|_[A-Za-z0-9]|[A-Za-z0-9][.:/-][A-Za-z0-9]|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/;
 
 /** The XML tag a section title becomes under the `xml` heading style. */
 export function xmlTag(title: string): string {

@@ -35,6 +35,25 @@ describe('TextRewriter with names written with spaces', () => {
     expect(swap.rewrite('Get Weather then get_sky, `Get Weather`')).toBe('get_sky then Get_Weather, `get_sky`');
   });
 
+  it('a name of several words is a whole phrase: never the start of a longer capitalised name', () => {
+    const text = 'Use Get Weather for today; the Get Weather Forecast service and Get Weather API were retired. Get Weather.';
+    expect(r.rewrite(text)).toBe('Use FetchSky for today; the Get Weather Forecast service and Get Weather API were retired. FetchSky.');
+    // The leak check reads with the same rule: the longer phrase left as written is no mention.
+    expect(r.mentions('the Get Weather Forecast service')).toEqual([]);
+    expect(r.mentions('the Get Weather forecast')).toEqual(['Get Weather']);
+  });
+
+  it('a longer name the harness spells and does not rename stays whole, whatever follows it', () => {
+    const names = () => ['Get Prices', 'Get Prices (v2)', 'Quick Get Weather', 'Get Weather'];
+    const w = new TextRewriter({ 'Get Prices': 'price_list', 'Get Weather': 'FetchSky' }, undefined, names);
+    const text = 'Get Prices (v2) replaces Get Prices; Quick Get Weather is cached, Get Weather is live.';
+    expect(w.rewrite(text)).toBe('Get Prices (v2) replaces price_list; Quick Get Weather is cached, FetchSky is live.');
+    expect(w.mentions('Get Prices (v2) and Quick Get Weather')).toEqual([]);
+    // Renamed too, the longer name is a key of its own (longest first).
+    const both = new TextRewriter({ 'Get Prices': 'price_list', 'Get Prices (v2)': 'price_list_v2' }, undefined, names);
+    expect(both.rewrite(text)).toBe('price_list_v2 replaces price_list; Quick Get Weather is cached, Get Weather is live.');
+  });
+
   it('a rewriter without such names leaves texts as before', () => {
     const plain = new TextRewriter({ get_sky: 'fetch_sky' });
     expect(plain.rewrite('Get Weather and get_sky')).toBe('Get Weather and fetch_sky');

@@ -62,6 +62,33 @@ const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A namespaced name (`plants.find`) is not found at the start of a longer one (`plants.find.v2`).
 const tokenRe = (name) => new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9]${/[.:/]/.test(name) ? '|[.:/][A-Za-z0-9_-]' : ''})`, 'g');
 
+// A name of several words written for people (`Get Weather`) is a whole phrase: not the start of a
+// longer capitalised one (`Get Weather Forecast`), nor inside a longer name the source's tools spell
+// (`Get Prices (v2)` beside `Get Prices`).
+function phraseHits(name, text, spelled) {
+  const longer = spelled.filter((s) => s.length > name.length && s.includes(name));
+  const out = [];
+  for (const m of text.matchAll(tokenRe(name))) {
+    const at = m.index;
+    if (name.includes(' ') && /^[ \t]+[A-Z]/.test(text.slice(at + name.length))) continue;
+    if (longer.some((l) => { const i = l.indexOf(name); return text.startsWith(l, at - i); })) continue;
+    out.push(at);
+  }
+  return out;
+}
+const phraseLeak = (name, text, spelled) => (name.includes(' ') ? phraseHits(name, text, spelled).length > 0 : tokenRe(name).test(text));
+// A source text with the spellings (`Get Weather`) of renamed tools written as their new names, so
+// that it compares token by token with a variant's (which has one token where the source has two).
+function respell(text, spelled, forward) {
+  let out = text;
+  for (const s of [...spelled].sort((a, b) => b.length - a.length)) {
+    const to = forward.get(safeName(s));
+    if (to === undefined || safeName(s) === s) continue;
+    for (const at of phraseHits(s, out, spelled).reverse()) out = out.slice(0, at) + to + out.slice(at + s.length);
+  }
+  return out;
+}
+
 // A tool name OpenAI does not allow is written with `_` for each other character (docs/harness-format.md, Tools).
 const safeName = (n) => (/^[a-zA-Z0-9_-]{1,64}$/.test(n) ? n : n.replace(/[^a-zA-Z0-9_-]/g, '_'));
 
@@ -203,6 +230,7 @@ function main() {
         const to = t.tools[safeName(n)];
         if (to !== undefined && to !== n && !olds.includes(n)) olds.push(n);
       }
+      const spelled = [...(src.tools ?? []), ...(harness?.tools ?? [])].map((x) => (typeof x === 'string' ? x : (x.function?.name ?? x.name))).filter((n) => typeof n === 'string');
       const forward = new Map();
       for (const tab of [t.tools, t.params, t.skills, t.hooks]) for (const [old, nw] of Object.entries(tab)) if (old !== nw) forward.set(old, nw);
       const invTools = Object.fromEntries(Object.entries(t.tools).map(([a, b]) => [b, a]));
@@ -255,7 +283,7 @@ function main() {
         const isParam = t.params[old] !== undefined && t.tools[old] === undefined && t.skills[old] === undefined && t.hooks[old] === undefined;
         for (const [where, text, body] of texts) {
           if (DISTINCTIVE.test(old)) {
-            if (tokenRe(old).test(text)) fail('b_leak', id, `"${old}" in ${where}`);
+            if (phraseLeak(old, text, spelled)) fail('b_leak', id, `"${old}" in ${where}`);
           } else {
             if (body && isParam) continue; // plain-word parameters stay in skill bodies unless beside their tool
             const span = new RegExp('`' + esc(old) + '(\\([^`]*\\))?`');
@@ -306,8 +334,8 @@ function main() {
           let at = -1;
           let ok = true;
           for (const item of blk.items) {
-            const n = find(item, at + 1);
-            if (n < 0) { ok = find(item, 0) >= 0 ? 'order' : 'missing'; break; }
+            const n = find(respell(item, spelled, forward), at + 1);
+            if (n < 0) { ok = find(respell(item, spelled, forward), 0) >= 0 ? 'order' : 'missing'; break; }
             at = n;
           }
           if (ok === 'order') fail('d_reordered_prompt_list', id, `list starting ${JSON.stringify(blk.items[0].slice(0, 60))}`);

@@ -16,7 +16,7 @@ import {
   type HarnessFile,
   type HookInput,
 } from './schema.js';
-import { normaliseToolFile } from './tools.js';
+import { normaliseToolFile, suspectSchemaKeys } from './tools.js';
 import type { Harness, Hook, HookCheck, Section, Skill, Tool } from './types.js';
 import { validateHarness } from './validate.js';
 
@@ -180,6 +180,8 @@ export async function loadHarness(input: string): Promise<LoadResult> {
       }
       tools.push(tool);
       origins.tools[tool.name] = { file, ...(line !== undefined ? { line } : {}) };
+      const schemaAt = [...full, ...(tool.sourceFormat === 'openai' ? ['function', 'parameters'] : ['inputSchema'])];
+      for (const s of suspectSchemaKeys(tool.parameters, schemaAt)) warn(file, s.path.join('.'), s.message, doc?.lineOf(s.path) ?? line);
     }
   };
   const toolSources = cfg.tools?.sources ?? (folderForm ? ['tools/*.json', 'tools/*.yaml', 'tools/*.yml'] : []);

@@ -8,7 +8,7 @@ import type { PromptStyle } from './types.js';
  */
 export type Block =
   | { kind: 'heading'; level: number; text: string }
-  | { kind: 'list'; ordered: boolean; start: number; items: string[] }
+  | { kind: 'list'; ordered: boolean; start: number; items: string[]; widths: number[] }
   | { kind: 'para'; text: string }
   | { kind: 'code'; text: string };
 
@@ -42,7 +42,8 @@ export function parseSection(text: string): ParsedSection {
   }
   const blocks: Block[] = [];
   let para: string[] = [];
-  let list: { ordered: boolean; start: number; items: string[] } | null = null;
+  // widths: each item's content column (its marker and the blank after it), for re-indenting its lines.
+  let list: { ordered: boolean; start: number; items: string[]; widths: number[] } | null = null;
   const flush = () => {
     if (para.length) blocks.push({ kind: 'para', text: para.join('\n') });
     if (list) blocks.push({ kind: 'list', ...list });
@@ -78,9 +79,10 @@ export function parseSection(text: string): ParsedSection {
       const ordered = /\d/.test(b[2]!);
       if (!list || list.ordered !== ordered) {
         flush();
-        list = { ordered, start: ordered ? parseInt(b[2]!, 10) : 1, items: [] };
+        list = { ordered, start: ordered ? parseInt(b[2]!, 10) : 1, items: [], widths: [] };
       }
       list.items.push(b[3]!);
+      list.widths.push(line.length - b[3]!.length);
       continue;
     }
     if (list && /^\s+\S/.test(line)) {
@@ -123,7 +125,7 @@ export function renderSection(p: ParsedSection, style: PromptStyle): string {
         out.push(`[${t}]`);
         break;
       case 'caps':
-        out.push(t.toUpperCase());
+        out.push(caseTitle(t, 'upper'));
         break;
       case 'colon':
         out.push(`${t}:`);
@@ -134,7 +136,7 @@ export function renderSection(p: ParsedSection, style: PromptStyle): string {
   for (const b of p.blocks) {
     if (b.kind === 'para' || b.kind === 'code') body.push(b.text);
     else if (b.kind === 'heading') body.push(`${'#'.repeat(Math.min(6, b.level))} ${b.text}`);
-    else body.push(b.items.map((item, i) => `${marker(style.listMarker, b.ordered, b.start + i)} ${item}`).join('\n'));
+    else body.push(b.items.map((item, i) => listItem(marker(style.listMarker, b.ordered, b.start + i), item, b.widths[i] ?? 2)).join('\n'));
   }
   const joined = [out.join('\n'), body.join('\n\n')].filter((x) => x !== '').join(style.heading === 'xml' ? '\n' : '\n\n');
   return closing ? `${joined}\n${closing}` : joined;
@@ -211,6 +213,18 @@ export function normaliseUnit(s: string): string {
   return s.replace(/\s+/g, ' ').trim().toLowerCase();
 }
 
+/**
+ * One list item under a new marker. Its continuation lines and nested lists are indented under the
+ * old marker's content column; a wider marker (`1.` for `-`, `10.`) moves that column, so they move
+ * with it — else a nested list under `1. ` indented by two would no longer be nested.
+ */
+function listItem(m: string, item: string, width: number): string {
+  const shift = m.length + 1 - width;
+  if (shift <= 0 || !item.includes('\n')) return `${m} ${item}`;
+  const pad = ' '.repeat(shift);
+  return `${m} ${item.replace(/\n(?=[ \t]+\S)/g, `\n${pad}`)}`;
+}
+
 /** The marker of item number `n` (counting from the list's start); ordered lists keep their numbers. */
 function marker(m: PromptStyle['listMarker'], ordered: boolean, n: number): string {
   if (ordered || m === '1.') return `${n}.`;
@@ -218,11 +232,20 @@ function marker(m: PromptStyle['listMarker'], ordered: boolean, n: number): stri
 }
 
 function caseTitle(t: string, c: PromptStyle['titleCase']): string {
+  if (c === 'as-is') return t;
+  if (IDENTIFIER_WORD.test(t)) return t.split(/(\s+)/).map((w) => (IDENTIFIER_WORD.test(w) ? w : caseTitle(w, c))).join('');
   if (c === 'upper') return t.toUpperCase();
   if (c === 'lower') return t.toLowerCase();
   if (c === 'title') return t.replace(/(^|[\s\-/(])([a-z])/g, (_, pre: string, x: string) => pre + x.toUpperCase());
   return t;
 }
+
+/**
+ * A word of a title that is an identifier or code (`find_patient`, `lab.get_result`, `dose-check`,
+ * `getBooking`, `tool_3fa9`, `toolqk42`, `` `code` ``): a case style leaves it as written — `FIND_PATIENT` or
+ * `Find_patient` names no tool (names are case-sensitive), and no check compares case.
+ */
+const IDENTIFIER_WORD = /`|[A-Za-z0-9]_|_[A-Za-z0-9]|[A-Za-z0-9][.:/-][A-Za-z0-9]|[a-z][A-Z]|[A-Za-z][0-9]|[0-9][A-Za-z]/;
 
 /** The XML tag a section title becomes under the `xml` heading style. */
 export function xmlTag(title: string): string {

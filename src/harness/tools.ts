@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mcpToolSchema, openAiToolSchema, describeIssue } from './schema.js';
-import { OPENAI_TOOL_NAME, type JsonSchema, type Tool } from './types.js';
+import { OPENAI_TOOL_NAME, type Harness, type JsonSchema, type Tool } from './types.js';
 
 export interface RawToolIssue {
   path: (string | number)[];
@@ -107,6 +107,15 @@ export function openAiSafeName(name: string): string {
   return `${cleaned.slice(0, 64 - 9)}_${suffix}`;
 }
 
+/**
+ * How a harness's texts spell its tools: each tool's name as its source wrote it (`Get Weather
+ * Forecast`). A rewriter of texts reads them so that a renamed shorter name is never found inside
+ * a longer one that stays (see TextRewriter).
+ */
+export function toolSpellings(h: Harness): string[] {
+  return h.tools.map((t) => t.sourceName);
+}
+
 /** A namespaced tool name (`math.factorial`, `github:search`): OpenAI-name parts joined by `.`, `:` or `/`. */
 const NAMESPACED_NAME = /^[A-Za-z0-9_-]+(?:[.:/][A-Za-z0-9_-]+)*$/;
 
@@ -187,4 +196,46 @@ function mapSchema(s: unknown): unknown {
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** JSON Schema's keywords (2020-12, 2019-09, draft-07) and OpenAPI's: a key of a schema that is none of them is a vendor keyword or a slip. */
+const SCHEMA_KEYWORDS = new Set([
+  '$schema', '$id', '$ref', '$defs', '$anchor', '$dynamicRef', '$dynamicAnchor', '$vocabulary', '$comment', '$recursiveRef', '$recursiveAnchor', 'definitions',
+  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern',
+  'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties', 'required', 'dependentRequired',
+  'dependencies', 'properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'unevaluatedProperties', 'items', 'prefixItems',
+  'additionalItems', 'contains', 'unevaluatedItems', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas',
+  'format', 'contentEncoding', 'contentMediaType', 'contentSchema', 'title', 'description', 'default', 'deprecated', 'readOnly', 'writeOnly', 'examples',
+  'nullable', 'example', 'discriminator', 'xml', 'externalDocs',
+]);
+const SUB_SCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems', 'contentSchema'];
+const SUB_SCHEMA_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
+const SUB_SCHEMA_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+
+/**
+ * Keys of a tool schema that read as a slip, not a keyword (where each stands, and why): a key
+ * that is no keyword and has no value (`null`), or that holds a space. An unquoted comma in a YAML
+ * flow mapping makes one — `{ type: string, description: City name, optionally with its country. }`
+ * gives a description "City name" and a key "optionally with its country." — and JSON Schema
+ * ignores unknown keywords, so no validator notices the text cut short. A vendor keyword
+ * (`x-order: 2`, `nullable`) has a value and no space, and is never reported.
+ */
+export function suspectSchemaKeys(schema: unknown, at: (string | number)[] = []): { path: (string | number)[]; key: string; message: string }[] {
+  const out: { path: (string | number)[]; key: string; message: string }[] = [];
+  if (!isObject(schema)) return out;
+  for (const [k, v] of Object.entries(schema)) {
+    if (SCHEMA_KEYWORDS.has(k) || k.startsWith('x-')) continue;
+    if (v === null) out.push({ path: [...at, k], key: k, message: `"${k}" is no JSON Schema keyword and has no value: in a YAML flow mapping ({ … }) an unquoted comma ends the text before it; quote that text` });
+    else if (/\s/.test(k)) out.push({ path: [...at, k], key: k, message: `"${k}" is no JSON Schema keyword (keywords have no spaces): text cut off from the value before it?` });
+  }
+  for (const k of SUB_SCHEMA) if (isObject(schema[k])) out.push(...suspectSchemaKeys(schema[k], [...at, k]));
+  for (const k of SUB_SCHEMA_LIST) {
+    const v = schema[k];
+    if (Array.isArray(v)) v.forEach((sub, i) => out.push(...suspectSchemaKeys(sub, [...at, k, i])));
+  }
+  for (const k of SUB_SCHEMA_MAP) {
+    const v = schema[k];
+    if (isObject(v)) for (const [name, sub] of Object.entries(v)) out.push(...suspectSchemaKeys(sub, [...at, k, name]));
+  }
+  return out;
 }

@@ -2,7 +2,9 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
+import { mcpNames } from '../trajectory/check.js';
 import { checkLeaks, checkRoundTrip } from '../trajectory/invariants.js';
+import { renameCalls } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
 import { IdIndex } from '../util/id-index.js';
 import { BUCKETS, readManifest, recordId, unlistedFiles, type ListedPart, type Manifest, type ReviewBucket } from './folder.js';
@@ -243,7 +245,10 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   out.push(...checkLeaks(withContext, variant.plan, rebuilder.harness, variant.state).map(splitPath));
   const exact = variant.applied.every((a) => a.class !== 'behavioural') && meta.teacher === undefined;
   if (stage === 'sft' && source && exact) {
-    const src: Trajectory = { id: source.record.id, messages: trainerMessages(source.record.messages, 'string') as unknown as Trajectory['messages'] };
+    const src: Trajectory = { id: source.record.id, messages: structuredClone(trainerMessages(source.record.messages, 'string')) as unknown as Trajectory['messages'] };
+    // As augment reads it: calls logged under a name OpenAI refuses (`lab.get_result`, `Get Weather`)
+    // follow the harness's OpenAI-safe name.
+    renameCalls(src, mcpNames(rebuilder.harness));
     const back = checkRoundTrip(src, { ...rec, ...(source.record.context ? { context: source.record.context } : {}) }, variant.plan, rebuilder.harness, variant.state);
     out.push(...back.map((m) => ({ path: 'messages', message: `round trip: ${m}` })));
   }

@@ -226,7 +226,7 @@ export function toolListDifference(tools: readonly unknown[], h: Harness): strin
 const mcpNameMaps = new WeakMap<Harness, Map<string, string>>();
 
 /** MCP tool names of a harness that were made OpenAI-safe (source name → name), once per harness. */
-function mcpNames(h: Harness): Map<string, string> {
+export function mcpNames(h: Harness): Map<string, string> {
   let m = mcpNameMaps.get(h);
   if (!m) {
     const names = new Set(h.tools.map((t) => t.name));

@@ -3,6 +3,7 @@ import { parseFeedback } from '../harness/feedback.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
+import { toolSpellings } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { bodyRewriterFor, declares, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
@@ -286,10 +287,10 @@ function computeLeakFinder(plan: RewritePlan, from: Harness, to: Harness): LeakF
   const finder: LeakFinder = {
     // When no old name is a current one, the names are the text map's: its rewriter (and what it
     // has learnt of texts) serves.
-    text: all ? textRewriterFor(plan, from) : new TextRewriter(textOld),
+    text: all ? textRewriterFor(plan, from) : new TextRewriter(textOld, undefined, () => toolSpellings(from)),
     // Only states with skills (or records that load one) read skill bodies.
     get body() {
-      return (body ??= new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld))));
+      return (body ??= new TextRewriter(textOld, planOwners(plan, from, Object.keys(textOld)), () => toolSpellings(from)));
     },
     toolHooks: to.hooks.filter((k) => k.channel === 'tool'),
   };

@@ -1,7 +1,7 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
 import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from '../harness/render.js';
 import type { Harness, Hook } from '../harness/types.js';
-import { openAiSafeName } from '../harness/tools.js';
+import { openAiSafeName, toolSpellings } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { applyArgOps, dictionary, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
@@ -139,7 +139,7 @@ function frontMatterName(text: string, from: string, to: string): string {
 
 /** The free-text rewriter of a plan: tool, skill and hook names, and parameters renamed alike in every tool. */
 export function textRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
-  return pairMemo(REWRITER, plan, from, () => new TextRewriter(textMap(plan, from)));
+  return pairMemo(REWRITER, plan, from, () => new TextRewriter(textMap(plan, from), undefined, () => toolSpellings(from)));
 }
 
 const REWRITER = Symbol('hsa.textRewriter');
@@ -151,7 +151,7 @@ const REWRITER = Symbol('hsa.textRewriter');
 export function bodyRewriterFor(plan: RewritePlan, from: Harness): TextRewriter {
   return pairMemo(BODY_REWRITER, plan, from, () => {
     const map = textMap(plan, from);
-    return new TextRewriter(map, planOwners(plan, from, Object.keys(map)));
+    return new TextRewriter(map, planOwners(plan, from, Object.keys(map)), () => toolSpellings(from));
   });
 }
 

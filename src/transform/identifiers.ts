@@ -207,7 +207,11 @@ export class TextRewriter {
    * `owners`: for parameter names among the keys, the names of the tools that have them (every
    * spelling a text may use). Only the reference rules (rewriteReferences) read it.
    */
-  constructor(map: Record<string, string> | ReadonlyMap<string, string>, owners?: ReadonlyMap<string, ReadonlySet<string>>) {
+  constructor(
+    map: Record<string, string> | ReadonlyMap<string, string>,
+    owners?: ReadonlyMap<string, ReadonlySet<string>>,
+    others?: () => Iterable<string>,
+  ) {
     const entries = (map instanceof Map ? [...map.entries()] : Object.entries(map)).filter(([a, b]) => a !== b && a !== '');
     this.map = new Map(entries);
     this.keys = entries.map(([k]) => k);
@@ -217,13 +221,14 @@ export class TextRewriter {
     this.size = entries.length;
     this.owners = owners ?? new Map();
     const literal = this.keys.filter((k) => !TOKEN_NAME.test(k));
-    this.literal = literal.length === 0 ? null : literalFinder(literal);
+    this.literal = literal.length === 0 ? null : literalFinder(literal, others ? longerNames(literal, others(), this.map) : []);
   }
 
   /**
    * Keys that no identifier token can be (a tool named `Get Weather` or `Get Prices (v2)`, as
    * public function-calling sets name them), found under the rules of the other keys: one that
-   * counts in prose wherever it stands as a whole (not inside a longer identifier); one of plain
+   * counts in prose wherever it stands as a whole (not inside a longer identifier, and, for a name
+   * of several words, not inside a longer name — see literalFinder); one of plain
    * lower-case words only as a whole string in code — a code span, a JSON key, a `"name"` value, a
    * `"required"` item (in a text about other things, a skill body: a code span only). Null for the
    * usual rewriter, which then does no more work than before such names were accepted.
@@ -238,6 +243,8 @@ export class TextRewriter {
       const k = m.findIndex((g, i) => i > 0 && g !== undefined);
       if (spansOnly && k > 2) continue;
       const key = m[k]!;
+      // A longer name that stays (see longerNames): matched only so that no key is found inside it.
+      if (!this.map.has(key)) continue;
       const start = k === 1 ? m.index : m.index + 1;
       out.push({ start, end: start + key.length, key });
     }
@@ -417,14 +424,35 @@ interface LiteralHit {
 const NO_HITS: readonly LiteralHit[] = [];
 
 /**
+ * The names among `others` (the names a harness's texts spell, renamed or not) that hold a literal
+ * key inside them and are no key themselves: `Get Weather Forecast` beside a renamed `Get Weather`,
+ * `Get Prices (v2)` beside `Get Prices`. The finder matches them first, so the shorter key is
+ * never found at their start and a text naming the longer tool keeps naming it.
+ */
+function longerNames(literal: readonly string[], others: Iterable<string>, map: ReadonlyMap<string, string>): string[] {
+  const out = new Set<string>();
+  for (const o of others) if (!map.has(o) && countsInProse(o) && literal.some((k) => o.length > k.length && o.includes(k))) out.add(o);
+  return [...out];
+}
+
+/**
  * One expression finding literal keys (longest first; see TextRewriter.literal): group 1 a key that
  * counts in prose, standing as a whole; for the others, group 2 a code span (`` `get weather` ``,
  * `` `get weather(city)` ``) and groups 3–5 the JSON places SPANS names: a key, a `"name"` value, a
- * `"required"` item, bounded by the quotes.
+ * `"required"` item, bounded by the quotes. `longer` (see longerNames) join group 1, so that a key
+ * is never found inside one of them.
+ *
+ * A name of several words written for people (`Get Weather`) stands as a whole phrase only: not
+ * when the next word is capitalised too (`Get Weather Forecast`, `Get Weather API`), which makes
+ * it the start of a longer name the harness does not hold (a retired service, another product).
+ * A lower-case word after it (`Get Weather for today`), punctuation or the end of the text end the
+ * name. Renaming such a phrase would name a tool that does not exist (`fetch_conditions Forecast`);
+ * the leak check reads with the same expression, so the phrase left as written is no leak.
  */
-function literalFinder(keys: readonly string[]): RegExp {
-  const alt = (ks: string[]) => ks.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map((k) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|') || '(?!)';
-  const prose = alt(keys.filter(countsInProse));
+function literalFinder(keys: readonly string[], longer: readonly string[]): RegExp {
+  const esc = (k: string) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + (k.includes(' ') ? '(?![ \\t]+[A-Z])' : '');
+  const alt = (ks: string[]) => ks.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(esc).join('|') || '(?!)';
+  const prose = alt([...keys.filter(countsInProse), ...longer]);
   const plain = alt(keys.filter((k) => !countsInProse(k)));
   return new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)(${prose})(?![A-Za-z0-9_]|-[A-Za-z0-9])|\`(${plain})(?=[\`(])|"(${plain})"(?=\\s*:)|(?<="name"\\s*:\\s*)"(${plain})"|(?<="required"\\s*:\\s*\\[[^\\][{}]*)"(${plain})"`, 'g');
 }

@@ -72,9 +72,10 @@ function candidate(
       return joinWords(base, rng.pick(others));
     }
     case 'affix': {
-      const pre = words.suffixes.length === 0 || (words.prefixes.length > 0 && rng.chance(0.5));
-      if ((pre ? words.prefixes : words.suffixes).length === 0) return null;
-      const word = pre ? rng.pick(words.prefixes) : rng.pick(words.suffixes);
+      const { prefixes, suffixes } = rules.opaquePrefix === 'tool' ? words : plainAffixes(words);
+      const pre = suffixes.length === 0 || (prefixes.length > 0 && rng.chance(0.5));
+      if ((pre ? prefixes : suffixes).length === 0) return null;
+      const word = pre ? rng.pick(prefixes) : rng.pick(suffixes);
       return joinWords(pre ? [word, ...base] : [...base, word], caseStyle);
     }
     case 'opaque': {
@@ -88,6 +89,24 @@ function candidate(
       return `${server}__${joinWords(base, caseStyle)}`;
     }
   }
+}
+
+/**
+ * Affix words that say "a callable thing" (`tool`, `fn`, `api`, `call`, `action`, `op`, `task`):
+ * right for a tool's name (`search_flights_fn`), wrong for anything else — a parameter
+ * `urgency_tool` or `phone_call` reads as naming a tool or an action, a skill `triage-api` as an API.
+ */
+const CALLABLE = new Set(['tool', 'tools', 'fn', 'func', 'function', 'api', 'call', 'action', 'op', 'task', 'method', 'endpoint']);
+const plainAffixCache = new WeakMap<WordLists, { prefixes: string[]; suffixes: string[] }>();
+
+/** The prefixes and suffixes of a word list fit for names other than tools' (parameters, skills, hooks). */
+function plainAffixes(words: WordLists): { prefixes: readonly string[]; suffixes: readonly string[] } {
+  let a = plainAffixCache.get(words);
+  if (!a) {
+    a = { prefixes: words.prefixes.filter((w) => !CALLABLE.has(w)), suffixes: words.suffixes.filter((w) => !CALLABLE.has(w)) };
+    plainAffixCache.set(words, a);
+  }
+  return a;
 }
 
 const HEX = '0123456789abcdef';

@@ -1,4 +1,5 @@
 import type { Harness, HookCheck, JsonSchema } from '../harness/types.js';
+import { toolSpellings } from '../harness/tools.js';
 import { TextRewriter } from './identifiers.js';
 import { dict } from '../util/dict.js';
 import { mapId, type IdMap } from './plan.js';
@@ -64,7 +65,7 @@ export function renameInState(
   // One map of every rename, later ones winning (a Map: its keys are this record's names).
   const all = new Map<string, string>();
   for (const m of [maps.text ?? {}, sourceSpellings(h, tools), tools, skills, hooks]) for (const k of Object.keys(m)) all.set(k, m[k]!);
-  const text = new TextRewriter(all, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners));
+  const text = new TextRewriter(all, parameterOwners(h, Object.keys(maps.text ?? {}), maps.owners), () => toolSpellings(h));
   const out = cloneState(h);
   // Texts repeat within a state (parameter descriptions across tools): each is rewritten once.
   const done = new Map<string, string>();

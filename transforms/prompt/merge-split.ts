@@ -11,9 +11,11 @@ import { cloneState } from '../../src/transform/state.js';
  * - merge: two adjacent titled text sections (same placement) become one titled "A and B"; the
  *   second's title becomes a sub-heading one level below and its own sub-headings move down one
  *   level. `plan.sections` maps both old ids to the new one.
- * - split: one `##` sub-section (a heading one level below the section title, up to the next heading
- *   of that level or above) is lifted out into its own section, placed right after its parent, its
- *   heading promoted to the section title and its deeper headings promoted one level. The parent
+ * - split: the last `##` sub-section (a heading one level below the section title, to the end of
+ *   the section) is lifted out into its own section, placed right after its parent, its heading
+ *   promoted to the section title and its deeper headings promoted one level. Only the last: one
+ *   from the middle would land after the sub-sections that followed it, and sub-sections are read
+ *   in order (`## 1. Verify`, `## 2. Refund`) like any other text of an ordered section. The parent
  *   keeps its id and the new section has no source id, so `plan.sections` stays empty (an id map
  *   cannot say "one became two").
  * Pinned, unordered and catalog sections are never merged or split, so unordered sections stay
@@ -155,7 +157,9 @@ function splitCandidates(h: Harness): { index: number; heading: string; rest: st
     hs.forEach((sub, k) => {
       if (sub.level !== t.level + 1 || sub.text === '') return;
       const next = hs.slice(k + 1).find((x) => x.level <= sub.level);
-      const end = next ? next.line : lines.length;
+      // Not the last sub-section: lifting it out would move it after the ones that follow it.
+      if (next) return;
+      const end = lines.length;
       const rest = trimLines([...lines.slice(0, sub.line), ...lines.slice(end)]);
       const part = trimLines([`${'#'.repeat(t.level)} ${sub.text}`, ...shiftHeadings(lines.slice(sub.line + 1, end), -1)]);
       // Both halves keep at least one rule, and together exactly the rules of the section.

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
+import { splitWords } from '../../src/transform/identifiers.js';
 import { schemaPropertyNames, shallowState } from '../../src/transform/state.js';
 
 /** Add plausible tools that the trajectory never calls, at random positions. */
@@ -19,9 +20,14 @@ export default defineTransform({
     // with any other identifier in use.
     const params = new Set(state.tools.flatMap((x) => schemaPropertyNames(x.parameters)));
     const names = new Set(state.tools.map((x) => x.name));
+    const topics = new Set(state.tools.filter((x) => !x.distractor).flatMap((x) => topicWords(x.name)));
     const free = ctx.words.distractorTools.filter(
       // In a split run a parameter the harness does not have is a new name: it must be the split's.
-      (t) => !ctx.isTaken(t.name) && !names.has(t.name) && schemaPropertyNames(t.parameters).every((p) => params.has(p) || (!ctx.isTaken(p) && (ctx.words.accept?.(p) ?? true))),
+      (t) =>
+        !ctx.isTaken(t.name) &&
+        !names.has(t.name) &&
+        !topicWords(t.name).some((w) => topics.has(w)) &&
+        schemaPropertyNames(t.parameters).every((p) => params.has(p) || (!ctx.isTaken(p) && (ctx.words.accept?.(p) ?? true))),
     );
     if (free.length === 0) return null;
     const picked = ctx.rng.sample(free, 1 + ctx.rng.int(Math.min(ctx.options.max, free.length)));
@@ -36,3 +42,29 @@ export default defineTransform({
     return { state: out, params: { added: picked.map((d) => d.name) } };
   },
 });
+
+/**
+ * Words of a tool name that say what it is about (`weather` of `get_destination_weather`,
+ * `translate` and `text` of `translate_text`), singular: the name without the verbs and fillers
+ * every other tool name has too. A distractor that shares one with a real tool may do what the real
+ * tool does (`get_destination_weather` beside `Get Weather`, `get_current_time` beside `time_now`):
+ * listed and never called, it would teach that a tool fit for the task is not to be used.
+ */
+function topicWords(name: string): readonly string[] {
+  let words = topicCache.get(name);
+  if (words === undefined) {
+    words = splitWords(name)
+      .map((w) => (w.length > 3 && w.endsWith('s') && !w.endsWith('ss') ? w.slice(0, -1) : w))
+      .filter((w) => w.length > 2 && !PLAIN_WORDS.has(w));
+    // Names repeat (a pack's distractors in every state); a bounded cache, cleared when full.
+    if (topicCache.size >= 4096) topicCache.clear();
+    topicCache.set(name, words);
+  }
+  return words;
+}
+const topicCache = new Map<string, readonly string[]>();
+
+const PLAIN_WORDS = new Set([
+  'get', 'list', 'set', 'search', 'find', 'fetch', 'lookup', 'look', 'create', 'add', 'update', 'delete', 'remove', 'run', 'check',
+  'show', 'view', 'read', 'make', 'new', 'all', 'current', 'public', 'info', 'data', 'detail', 'status', 'the', 'for', 'and', 'api', 'tool',
+]);

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { nameWords, namingContext, proposeName, renameable, type NamingRules } from '../../src/transform/naming.js';
-import { renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
+import { renameSchemaProperties, sharedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 import { dict } from '../../src/util/dict.js';
@@ -50,13 +50,16 @@ export default defineTransform({
     // Every property path per tool (in tool order), with its leaf name.
     const perTool: (readonly Property[])[] = [];
     const names = new Set<string>();
+    // Names a `$ref` reuses under another path keep their names (see sharedPropertyNames).
+    const shared = new Set<string>();
     for (const t of state.tools) {
+      for (const n of sharedPropertyNames(t.parameters)) shared.add(n);
       const list = propertiesOf(t.parameters);
       for (let i = 0; i < list.length; i++) names.add(list[i]!.leaf);
       perTool.push(list);
     }
     if (names.size === 0) return null;
-    const all = renameable([...names].sort(), ctx);
+    const all = renameable([...names].filter((n) => !shared.has(n)).sort(), ctx);
     if (all.length === 0) return null;
     const chosen = ctx.rng.sample(all, Math.max(1, Math.round(all.length * ctx.options.intensity))).sort();
     // Synonym senses of a parameter are read from its descriptions and its tools' names and

@@ -145,27 +145,60 @@ function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boo
     }
     case 'wrap': {
       const keys = Object.keys(props);
+      // A reference into the parameters (`#/properties/…`) would point elsewhere once they move.
+      if (!refsMoveFreely(schema)) return null;
       // Flatten a single object wrapper whose inner keys do not need a wrapper.
       if (keys.length === 1) {
         const inner = props[keys[0]!]!;
-        if (inner.type === 'object' && inner.properties && (schema.required as string[] | undefined)?.includes(keys[0]!) && Object.keys(schema).every((k) => ['type', 'properties', 'required', 'additionalProperties', 'description'].includes(k))) {
-          const flat: JsonSchema = { type: 'object', properties: inner.properties as Record<string, unknown> };
-          if (inner.required) flat.required = inner.required;
-          if ('additionalProperties' in inner) flat.additionalProperties = inner.additionalProperties;
+        const rootOnly = Object.keys(schema).filter((k) => ROOT_KEEP.has(k));
+        if (
+          inner.type === 'object' &&
+          inner.properties &&
+          (schema.required as string[] | undefined)?.includes(keys[0]!) &&
+          Object.keys(schema).every((k) => FLATTEN_ROOT.has(k)) &&
+          // Nothing of the wrapper's own is lost: its description moves in only where the inner has none.
+          !(typeof schema.description === 'string' && 'description' in inner) &&
+          !rootOnly.some((k) => k in inner)
+        ) {
+          const flat: JsonSchema = { ...(inner as JsonSchema) };
+          for (const k of rootOnly) flat[k] = schema[k];
+          if (schema.description !== undefined) flat.description = schema.description;
           return { schema: flat, op: { op: 'unwrap', key: keys[0]! }, done: `flatten:${keys[0]!}` };
         }
       }
       if (keys.length === 0) return null;
       const key = rng.shuffle(WRAP_KEYS).find((k) => !keys.includes(k) && !taken(k));
       if (!key) return null;
-      const inner: Record<string, unknown> = { type: 'object', properties: props };
-      if (schema.required) inner.required = schema.required;
-      if ('additionalProperties' in schema) inner.additionalProperties = schema.additionalProperties;
-      // `$ref`s point from the root: definitions stay there (pydantic-made schemas hold `$defs`).
-      const wrapped: JsonSchema = { type: 'object', properties: { [key]: inner }, required: [key], ...Object.fromEntries(['$defs', 'definitions'].filter((k) => k in schema).map((k) => [k, schema[k]])) };
+      // Every keyword about the parameters (required, additionalProperties, a top-level anyOf of
+      // required lists, minProperties, the description…) moves into the wrapper with them;
+      // definitions stay at the root, where `#/$defs/…` references resolve.
+      const inner: Record<string, unknown> = { type: 'object' };
+      const wrapped: JsonSchema = { type: 'object', properties: { [key]: inner }, required: [key] };
+      for (const [k, v] of Object.entries(schema)) {
+        if (k === 'type') continue;
+        if (ROOT_KEEP.has(k)) wrapped[k] = v;
+        else inner[k] = v;
+      }
       return { schema: wrapped, op: { op: 'wrap', key }, done: `wrap:${key}` };
     }
   }
+}
+
+/** Root keywords that belong to the document, not to the parameters: they stay at the root when wrapping. */
+const ROOT_KEEP = new Set(['$schema', '$id', '$defs', 'definitions']);
+/** Root keywords a wrapper may have and still be flattened without losing anything. */
+const FLATTEN_ROOT = new Set(['type', 'properties', 'required', 'additionalProperties', 'description', ...ROOT_KEEP]);
+
+/** True when every `$ref` of a schema points into its definitions (or outside it), so its parameters may move. */
+function refsMoveFreely(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(refsMoveFreely);
+  if (schema === null || typeof schema !== 'object') return true;
+  for (const [k, v] of Object.entries(schema)) {
+    if ((k === '$ref' || k === '$dynamicRef') && typeof v === 'string' && v.startsWith('#') && !/^#\/(\$defs|definitions)\//.test(v)) return false;
+    if (k === '$anchor' || k === '$dynamicAnchor') continue;
+    if (!refsMoveFreely(v)) return false;
+  }
+  return true;
 }
 
 function visitProps(schema: Record<string, unknown>, f: (p: Record<string, unknown>) => void): void {

@@ -27,7 +27,7 @@ export default defineTransform({
   id: 'prompt.merge-split',
   family: 'prompt',
   class: 'semantic',
-  version: 2,
+  version: 3,
   description: 'Merge two adjacent prompt sections into one, or split a section at a ## sub-heading.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.3).describe('probability that a variant merges or splits prompt sections'),

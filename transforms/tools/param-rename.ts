@@ -39,7 +39,7 @@ export default defineTransform({
   id: 'tools.param-rename',
   family: 'tools',
   class: 'exact',
-  version: 2,
+  version: 3,
   description: 'Rename tool parameters (nested included) consistently across tools; call arguments, required lists and mentions follow.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.7).describe('probability that a variant renames parameters'),

@@ -24,7 +24,7 @@ export default defineTransform({
   id: 'tools.schema-style',
   family: 'tools',
   class: 'exact',
-  version: 1,
+  version: 2,
   description: 'Restyle tool schemas with an exact inverse: enum <-> oneOf const, nullable forms, additionalProperties:false, wrap/flatten all parameters.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles schemas'),

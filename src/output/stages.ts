@@ -7,6 +7,7 @@ import type { RunConfig } from '../config/augment-config.js';
 import { createRng } from '../transform/rng.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
+import { sharedText } from '../util/json-out.js';
 
 /** Where an output record came from; carried by every record of every stage. */
 export interface Provenance {
@@ -174,17 +175,19 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
     reference_reply: turns.length ? turns[turns.length - 1]!.reply : '',
     turns,
   };
-  const env = {
-    user_turns: turns.map((t) => t.user),
-    tool_replay: replay,
-    tools: renderTools(x.state),
-    hooks: x.state.hooks,
-    hook_message_prefix: prefix,
-    skill_loader: loader,
+  // `JSON.stringify` of the env object, member by member: the tool list's JSON is the one the SFT and
+  // OPD lines of this state wrote (see sharedText), not serialised again.
+  const env = objectJson([
+    ['user_turns', JSON.stringify(turns.map((t) => t.user))],
+    ['tool_replay', JSON.stringify(replay)],
+    ['tools', sharedText(renderTools(x.state))],
+    ['hooks', JSON.stringify(x.state.hooks)],
+    ['hook_message_prefix', JSON.stringify(prefix)],
+    ['skill_loader', JSON.stringify(loader)],
     // The record's intent, only where a hook's `require_tool … intents` reads it (the episode
     // runtime needs it to run that check; rows of other harnesses stay as they were).
-    ...(typeof x.record.meta?.intent === 'string' && x.state.hooks.some((h) => h.checks.some((c) => c.type === 'require_tool' && c.intents)) ? { intent: x.record.meta.intent } : {}),
-  };
+    ...(typeof x.record.meta?.intent === 'string' && x.state.hooks.some((h) => h.checks.some((c) => c.type === 'require_tool' && c.intents)) ? [['intent', JSON.stringify(x.record.meta.intent)] as const] : []),
+  ]);
   return {
     data_source: cfg.rl.dataSource || `hsa/${x.state.name}`,
     prompt,
@@ -198,10 +201,16 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
       source_line: x.provenance.source_line,
       variant: x.provenance.variant,
       seed: x.provenance.seed,
-      transforms: JSON.stringify(x.provenance.transforms),
+      transforms: sharedText(x.provenance.transforms),
       harness_state: x.provenance.harness.state_hash,
-      env: JSON.stringify(env),
+      env,
     },
   };
 }
 
+/** The JSON of an object from its members' JSON, in order; a member whose JSON is undefined is left out, as JSON.stringify does. */
+function objectJson(members: readonly (readonly [string, string | undefined])[]): string {
+  let out = '';
+  for (const [key, json] of members) if (json !== undefined) out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;
+  return out === '' ? '{}' : `${out}}`;
+}

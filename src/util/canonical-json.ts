@@ -1,3 +1,5 @@
+import { schemaMemo } from './derived.js';
+
 /**
  * Canonical JSON: object keys sorted by code point, no whitespace, `undefined` members dropped.
  * Used for hashing, for comparing records and for files whose bytes must not depend on insertion
@@ -87,20 +89,16 @@ function memberPrefix(key: string): string {
   return p;
 }
 
-const schemaJson = new WeakMap<object, string>();
+const CANONICAL = Symbol('canonical-json');
 
 /**
- * canonicalJson of a JSON Schema, cached per schema object: harness states share schema objects
- * and never change them in place (a transform replaces a schema it edits), so a schema met again —
- * in the next state, in a state hash, as a compiler's cache key — costs one lookup.
+ * canonicalJson of a JSON Schema, kept with the schema's other derived values (see schemaMemo):
+ * harness states share schema objects and never change them in place (a transform replaces a
+ * schema it edits), so a schema met again — in the next state, in a state hash, as a compiler's
+ * cache key — costs one lookup, in the map its validators and property names are kept in already.
  */
 export function canonicalSchemaJson(schema: object): string {
-  let s = schemaJson.get(schema);
-  if (s === undefined) {
-    s = flat(canonicalJson(schema));
-    schemaJson.set(schema, s);
-  }
-  return s;
+  return schemaMemo(CANONICAL, schema, () => flat(canonicalJson(schema)));
 }
 
 /**

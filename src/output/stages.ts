@@ -68,6 +68,18 @@ export function trainerMessages(messages: readonly Message[], args: RunConfig['a
   });
 }
 
+/**
+ * trainerMessages of a record's messages, kept for the last record asked about: its SFT record and
+ * each of its OPD prompts (prefixes of it) then show the same converted message objects, so a
+ * writer encodes each message once for every line that shows it (see messagesWriter).
+ */
+function trainerView(messages: readonly Message[], args: RunConfig['arguments']): Record<string, unknown>[] {
+  if (messages !== lastView.messages || args !== lastView.args) lastView = { messages, args, out: trainerMessages(messages, args) };
+  return lastView.out;
+}
+
+let lastView: { messages: readonly Message[] | null; args: RunConfig['arguments'] | null; out: Record<string, unknown>[] } = { messages: null, args: null, out: [] };
+
 /** Parsed arguments, or the text as it is when it is not JSON. */
 function argsValue(fn: { arguments: string }): unknown {
   const v = callArgs(fn);
@@ -83,7 +95,7 @@ function toolsField(state: Harness, cfg: RunConfig): unknown {
 export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown> {
   return {
     id: x.id,
-    messages: trainerMessages(x.record.messages, cfg.arguments),
+    messages: trainerView(x.record.messages, cfg.arguments),
     tools: toolsField(x.state, cfg),
     meta: { ...x.provenance, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
   };
@@ -95,19 +107,15 @@ export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown
  */
 export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly GeneralPrompt[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const messages = x.record.messages;
-  const turns: number[] = [];
-  messages.forEach((m, i) => {
-    if (m.role === 'assistant' && i > 0) turns.push(i);
-  });
-  const chosen = cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
+  const chosen = opdTurns(x.record.messages, cfg);
   const perDomain = cfg.opd.generalRatio / (1 - cfg.opd.generalRatio);
   const tools = toolsField(x.state, cfg);
+  const messages = trainerView(x.record.messages, cfg.arguments);
   for (const j of chosen) {
     const id = `${x.id}#${j}`;
     out.push({
       id,
-      messages: trainerMessages(messages.slice(0, j), cfg.arguments),
+      messages: messages.slice(0, j),
       tools,
       meta: { ...x.provenance, turn: j, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
     });
@@ -125,6 +133,21 @@ export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly Gene
     }
   }
   return out;
+}
+
+/** The assistant turns an OPD prompt is cut before: every one after the first message, or only the first. */
+function opdTurns(messages: readonly Message[], cfg: RunConfig): number[] {
+  const turns: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant' && i > 0) turns.push(i);
+  });
+  return cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
+}
+
+/** The message objects of `sftRecord(x)` that `opdRecords(x)` shows again (in at least one prompt). */
+export function opdShownMessages(x: StageInput, cfg: RunConfig): ReadonlySet<object> {
+  const chosen = opdTurns(x.record.messages, cfg);
+  return new Set(chosen.length === 0 ? [] : trainerView(x.record.messages, cfg.arguments).slice(0, chosen[chosen.length - 1]));
 }
 
 interface Turn {

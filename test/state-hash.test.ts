@@ -16,19 +16,7 @@ import { resolveTransforms } from '../src/transform/variant.js';
 import { canonicalJson, canonicalSchemaJson } from '../src/util/canonical-json.js';
 import { hashState } from '../src/util/hash.js';
 import { builtinTransforms, builtinWords } from '../transforms/index.js';
-
-/** Canonical JSON by sorted entries and JSON.stringify of every scalar (no caches, no pieces). */
-function referenceCanonical(value: unknown): string | undefined {
-  if (value !== null && typeof value === 'object') {
-    if (Array.isArray(value)) return `[${value.map((x) => referenceCanonical(x) ?? 'null').join(',')}]`;
-    const members = Object.entries(value)
-      .map(([k, x]) => [k, referenceCanonical(x)] as const)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${members.map(([k, x]) => `${JSON.stringify(k)}:${x}`).join(',')}}`;
-  }
-  return JSON.stringify(value) as string | undefined;
-}
+import { referenceCanonical } from './helpers/canonical.js';
 
 /** What `state_hash` is defined as: sha256 of the state without tools as JSON, then each tool without parameters as JSON and its parameters in canonical JSON. */
 function referenceHash(state: Harness): string {

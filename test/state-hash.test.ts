@@ -6,7 +6,8 @@
 // escapes, 1e21 and -0, nested arrays, integer-like property names, frozen and shared schemas).
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaTypes } from '../src/harness/tools.js';
+import { openAiToolSchema } from '../src/harness/schema.js';
+import { jsonSchemaTypes, normaliseTool, quickOpenAiFunction } from '../src/harness/tools.js';
 import type { Harness, JsonSchema } from '../src/harness/types.js';
 import { deriveInlineHarness } from '../src/ingest/inline-harness.js';
 import { augmentOne, StatePool } from '../src/trajectory/augment.js';
@@ -201,5 +202,55 @@ describe('jsonSchemaTypes', () => {
     }
     expect(same).toBeGreaterThan(200);
     expect(mapped).toBeGreaterThan(1000);
+  });
+});
+
+describe('quickOpenAiFunction', () => {
+  const ODD: unknown[] = [null, '', 'x', 0, 1.5, true, false, [], {}, [{}], { type: 'string' }, undefined];
+  /** A tool as JSON gives it, with one field added, dropped or replaced (or none). */
+  function tool(rng: Rng): Record<string, unknown> {
+    const f: Record<string, unknown> = { name: rng.pick(['get_x', 'a', 'Get Weather', 'math.factorial']) };
+    if (rng.chance(0.8)) f.description = rng.pick(['Does x.', '', 'é 😀']);
+    if (rng.chance(0.8)) f.parameters = objectSchema(rng, 1);
+    if (rng.chance(0.2)) f.strict = rng.pick([true, false, null]);
+    const t: Record<string, unknown> = { type: 'function', function: f };
+    const r = rng.int(10);
+    const target = rng.chance(0.5) ? t : f;
+    const key = rng.pick(['type', 'function', 'name', 'description', 'parameters', 'strict', 'extra']);
+    if (r === 0) target[key] = rng.pick(ODD);
+    else if (r === 1) delete target[key];
+    else if (r === 2 && f.parameters) (f.parameters as Record<string, unknown>)[rng.pick(['constructor', 'toString', '10'])] = rng.pick(ODD);
+    // Through JSON, as records arrive (a `__proto__` key then is an own key).
+    const text = JSON.stringify(t);
+    return JSON.parse(r === 3 && f.parameters ? text.replace('"parameters":{', '"parameters":{"__proto__":{"x":1},') : text) as Record<string, unknown>;
+  }
+
+  it('answers only for tools zod accepts, with what zod parses them to; the tool made is the same either way', () => {
+    const rng = createRng('quick-openai');
+    let quick = 0;
+    let refused = 0;
+    for (let i = 0; i < 4000; i++) {
+      const t = tool(rng);
+      const z = openAiToolSchema.safeParse(t);
+      if (!z.success) refused++;
+      const q = quickOpenAiFunction(t);
+      if (q === undefined) continue;
+      quick++;
+      expect(z.success, JSON.stringify(t)).toBe(true);
+      const zf = z.data!.function;
+      expect(JSON.stringify(q)).toBe(JSON.stringify({ name: zf.name, description: zf.description, parameters: zf.parameters }));
+      expect(q.parameters === undefined || q.parameters !== (t.function as { parameters?: unknown }).parameters).toBe(true);
+    }
+    expect(quick).toBeGreaterThan(2000);
+    expect(refused).toBeGreaterThan(300);
+    // And normaliseTool gives the same tool or the same issues as through zod alone.
+    const rng2 = createRng('quick-openai');
+    for (let i = 0; i < 500; i++) {
+      const t = tool(rng2);
+      const got = normaliseTool(t);
+      const z = openAiToolSchema.safeParse(t);
+      if (!z.success) expect('issues' in got).toBe(true);
+      else if ('tool' in got) expect(JSON.stringify(got.tool.parameters)).toBe(JSON.stringify(jsonSchemaTypes((z.data.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema)));
+    }
   });
 });

@@ -47,9 +47,12 @@ export function normaliseToolFile(value: unknown): {
 /** One tool object in either format → the internal form. */
 export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawToolIssue[] } {
   if (isObject(item) && item.type === 'function' && 'function' in item) {
-    const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
-    if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
-    const f = parsed.data.function;
+    let f = quickOpenAiFunction(item);
+    if (f === undefined) {
+      const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
+      if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
+      f = parsed.data.function;
+    }
     if (!OPENAI_TOOL_NAME.test(f.name) && !NAMESPACED_NAME.test(f.name) && !WRITTEN_NAME.test(f.name)) {
       return { issues: [{ path: ['function', 'name'], message: `"${f.name}" is not a usable tool name (^[a-zA-Z0-9_-]{1,64}$ as OpenAI accepts, or letters, digits and the characters space _ - . : / ( ) ' & , + as published sets write names, no space at either end)` }] };
     }
@@ -91,6 +94,39 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
   return {
     issues: [{ path: [], message: 'not a tool: expected {"type":"function","function":{...}} or an MCP tool with inputSchema' }],
   };
+}
+
+const OPENAI_TOOL_KEYS = new Set(['type', 'function']);
+const OPENAI_FUNCTION_KEYS = new Set(['name', 'description', 'parameters', 'strict']);
+
+/**
+ * What `openAiToolSchema` parses an OpenAI tool to, for the shape JSON gives (plain objects, the
+ * schema's keys only, each of its type; `parameters` a shallow copy, as zod's record makes), or
+ * undefined to let zod decide and name the problem. Per-record tools run every tool of every record
+ * through here, and zod's parse was most of deriving a harness.
+ */
+export function quickOpenAiFunction(item: Record<string, unknown>): { name: string; description?: string; parameters?: Record<string, unknown> } | undefined {
+  if (!plainWithKeys(item, OPENAI_TOOL_KEYS) || item.type !== 'function') return undefined;
+  const f = item.function;
+  if (!plainWithKeys(f, OPENAI_FUNCTION_KEYS)) return undefined;
+  const { name, description, parameters, strict } = f;
+  if (typeof name !== 'string' || name.length === 0) return undefined;
+  if (description !== undefined && typeof description !== 'string') return undefined;
+  if (strict !== undefined && strict !== null && typeof strict !== 'boolean') return undefined;
+  if (parameters === undefined) return description === undefined ? { name } : { name, description };
+  // (A `__proto__` or `constructor` key, or symbol keys, are left to zod's own rules.)
+  if (!plainWithKeys(parameters, null) || hasOwn.call(parameters, '__proto__') || hasOwn.call(parameters, 'constructor')) return undefined;
+  const copy = { ...parameters };
+  return description === undefined ? { name, parameters: copy } : { name, description, parameters: copy };
+}
+
+/** A plain object (JSON's kind) with no symbol keys, whose keys are all in `allowed` (any, for null). */
+function plainWithKeys(v: unknown, allowed: ReadonlySet<string> | null): v is Record<string, unknown> {
+  if (!isObject(v)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(v).length > 0) return false;
+  if (allowed) for (const k in v) if (hasOwn.call(v, k) && !allowed.has(k)) return false;
+  return true;
 }
 
 /**

@@ -8,6 +8,7 @@ import { createRng } from '../src/transform/rng.js';
 import { canonicalJson, canonicalSchemaJson } from '../src/util/canonical-json.js';
 import { dict, keyedObject } from '../src/util/dict.js';
 import { builtinTransforms } from '../transforms/index.js';
+import { referenceCanonical } from './helpers/canonical.js';
 import { applyTransform, baseHarness } from './helpers/state.js';
 
 const text = (id: string, body: string, placement: Section['placement'] = 'system'): Section => ({ id, kind: 'text', text: body, placement });
@@ -51,21 +52,6 @@ describe('prompt transforms skipped by the sampler (appliesTo)', () => {
     expect(applies).toEqual(['prompt.list-style']);
   });
 });
-
-/** Canonical JSON spelled out another way (entries sorted with a comparator, JSON.stringify for every scalar): the reference bytes. */
-function referenceCanonical(value: unknown): string | undefined {
-  if (value !== null && typeof value === 'object') {
-    const toJSON = (value as { toJSON?: () => unknown }).toJSON;
-    if (typeof toJSON === 'function') return referenceCanonical(toJSON.call(value));
-    if (Array.isArray(value)) return `[${value.map((x) => referenceCanonical(x) ?? 'null').join(',')}]`;
-    const members = Object.entries(value)
-      .map(([k, x]) => [k, referenceCanonical(x)] as const)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${members.map(([k, x]) => `${JSON.stringify(k)}:${x}`).join(',')}}`;
-  }
-  return typeof value === 'bigint' ? undefined : (JSON.stringify(value) as string | undefined);
-}
 
 describe('canonicalJson', () => {
   const KEYS = ['type', 'properties', 'required', '10', '9', '0', 'a', 'B', 'é', '中文', '😀', '\ud800', 'k"q', 'x\ny', '', 'k'.repeat(80), '__proto__'];

@@ -47,9 +47,12 @@ export function normaliseToolFile(value: unknown): {
 /** One tool object in either format → the internal form. */
 export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawToolIssue[] } {
   if (isObject(item) && item.type === 'function' && 'function' in item) {
-    const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
-    if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
-    const f = parsed.data.function;
+    let f = quickOpenAiFunction(item);
+    if (f === undefined) {
+      const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
+      if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
+      f = parsed.data.function;
+    }
     if (!OPENAI_TOOL_NAME.test(f.name) && !NAMESPACED_NAME.test(f.name) && !WRITTEN_NAME.test(f.name)) {
       return { issues: [{ path: ['function', 'name'], message: `"${f.name}" is not a usable tool name (^[a-zA-Z0-9_-]{1,64}$ as OpenAI accepts, or letters, digits and the characters space _ - . : / ( ) ' & , + as published sets write names, no space at either end)` }] };
     }
@@ -91,6 +94,39 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
   return {
     issues: [{ path: [], message: 'not a tool: expected {"type":"function","function":{...}} or an MCP tool with inputSchema' }],
   };
+}
+
+const OPENAI_TOOL_KEYS = new Set(['type', 'function']);
+const OPENAI_FUNCTION_KEYS = new Set(['name', 'description', 'parameters', 'strict']);
+
+/**
+ * What `openAiToolSchema` parses an OpenAI tool to, for the shape JSON gives (plain objects, the
+ * schema's keys only, each of its type; `parameters` a shallow copy, as zod's record makes), or
+ * undefined to let zod decide and name the problem. Per-record tools run every tool of every record
+ * through here, and zod's parse was most of deriving a harness.
+ */
+export function quickOpenAiFunction(item: Record<string, unknown>): { name: string; description?: string; parameters?: Record<string, unknown> } | undefined {
+  if (!plainWithKeys(item, OPENAI_TOOL_KEYS) || item.type !== 'function') return undefined;
+  const f = item.function;
+  if (!plainWithKeys(f, OPENAI_FUNCTION_KEYS)) return undefined;
+  const { name, description, parameters, strict } = f;
+  if (typeof name !== 'string' || name.length === 0) return undefined;
+  if (description !== undefined && typeof description !== 'string') return undefined;
+  if (strict !== undefined && strict !== null && typeof strict !== 'boolean') return undefined;
+  if (parameters === undefined) return description === undefined ? { name } : { name, description };
+  // (A `__proto__` or `constructor` key, or symbol keys, are left to zod's own rules.)
+  if (!plainWithKeys(parameters, null) || hasOwn.call(parameters, '__proto__') || hasOwn.call(parameters, 'constructor')) return undefined;
+  const copy = { ...parameters };
+  return description === undefined ? { name, parameters: copy } : { name, description, parameters: copy };
+}
+
+/** A plain object (JSON's kind) with no symbol keys, whose keys are all in `allowed` (any, for null). */
+function plainWithKeys(v: unknown, allowed: ReadonlySet<string> | null): v is Record<string, unknown> {
+  if (!isObject(v)) return false;
+  const proto = Object.getPrototypeOf(v) as unknown;
+  if ((proto !== Object.prototype && proto !== null) || Object.getOwnPropertySymbols(v).length > 0) return false;
+  if (allowed) for (const k in v) if (hasOwn.call(v, k) && !allowed.has(k)) return false;
+  return true;
 }
 
 /**
@@ -143,10 +179,18 @@ const TYPE_ALIASES: Readonly<Record<string, string | null>> = {
   any: null, Any: null,
 };
 const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
-/** Keywords whose value is one subschema / a list of subschemas / a map of subschemas. */
-const SUB_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems'];
-const SUB_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
-const SUB_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+/**
+ * How each subschema keyword holds its subschemas: one, a list (`items` either), or a map by name.
+ * Looked up per key a schema node has: a node has a few keys, and probing each keyword of the
+ * table on it (most absent) cost more than walking them.
+ */
+const SUB_KINDS: ReadonlyMap<string, 'one' | 'list' | 'one-or-list' | 'map'> = new Map([
+  ...['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems'].map((k) => [k, 'one'] as const),
+  ...['anyOf', 'oneOf', 'allOf', 'prefixItems'].map((k) => [k, 'list'] as const),
+  ['items', 'one-or-list'] as const,
+  ...['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'].map((k) => [k, 'map'] as const),
+]);
+const hasOwn = Object.prototype.hasOwnProperty;
 
 /**
  * A schema with every aliased type name (see TYPE_ALIASES) replaced by its JSON Schema type, at
@@ -167,29 +211,46 @@ function mapSchema(s: unknown): unknown {
     if (v === undefined) delete out[k];
     else out[k] = v;
   };
-  const t = s.type;
-  if (typeof t === 'string' && !JSON_TYPES.has(t) && Object.hasOwn(TYPE_ALIASES, t)) set('type', TYPE_ALIASES[t] ?? undefined);
-  else if (Array.isArray(t) && t.some((x) => typeof x === 'string' && !JSON_TYPES.has(x) && Object.hasOwn(TYPE_ALIASES, x))) {
-    const mapped = t.map((x) => (typeof x === 'string' && Object.hasOwn(TYPE_ALIASES, x) ? TYPE_ALIASES[x] : x));
-    set('type', mapped.includes(null) ? undefined : [...new Set(mapped)]);
-  }
-  for (const k of SUB_ONE) if (isObject(s[k])) set(k, mapSchema(s[k]));
-  for (const k of SUB_LIST) {
+  for (const k in s) {
+    if (!hasOwn.call(s, k)) continue;
     const v = s[k];
-    if (!Array.isArray(v)) continue;
-    const m = v.map(mapSchema);
-    if (m.some((x, i) => x !== v[i])) set(k, m);
-  }
-  for (const k of SUB_MAP) {
-    const v = s[k];
-    if (!isObject(v)) continue;
-    let changed = false;
-    const m: Record<string, unknown> = {};
-    for (const [name, sub] of Object.entries(v)) {
-      m[name] = mapSchema(sub);
-      if (m[name] !== sub) changed = true;
+    if (k === 'type') {
+      if (typeof v === 'string' && !JSON_TYPES.has(v) && Object.hasOwn(TYPE_ALIASES, v)) set('type', TYPE_ALIASES[v] ?? undefined);
+      else if (Array.isArray(v) && v.some((x) => typeof x === 'string' && !JSON_TYPES.has(x) && Object.hasOwn(TYPE_ALIASES, x))) {
+        const mapped = v.map((x) => (typeof x === 'string' && Object.hasOwn(TYPE_ALIASES, x) ? TYPE_ALIASES[x] : x));
+        set('type', mapped.includes(null) ? undefined : [...new Set(mapped)]);
+      }
+      continue;
     }
-    if (changed) set(k, m);
+    const kind = SUB_KINDS.get(k);
+    if (kind === undefined) continue;
+    if (kind !== 'list' && kind !== 'map' && isObject(v)) set(k, mapSchema(v));
+    else if ((kind === 'list' || kind === 'one-or-list') && Array.isArray(v)) {
+      let m: unknown[] | null = null;
+      for (let i = 0; i < v.length; i++) {
+        const x = mapSchema(v[i]);
+        if (x !== v[i]) (m ??= v.slice(0, i)).push(x);
+        else if (m) m.push(x);
+      }
+      if (m) set(k, m);
+    } else if (kind === 'map' && isObject(v)) {
+      let m: Record<string, unknown> | null = null;
+      for (const name in v) {
+        if (!hasOwn.call(v, name)) continue;
+        const sub = v[name];
+        const x = mapSchema(sub);
+        if (x !== sub && m === null) {
+          // The names before this one, unchanged, in their order.
+          m = {};
+          for (const before in v) {
+            if (before === name) break;
+            if (hasOwn.call(v, before)) m[before] = v[before];
+          }
+        }
+        if (m) m[name] = x;
+      }
+      if (m) set(k, m);
+    }
   }
   return out ?? s;
 }

@@ -21,7 +21,7 @@ import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
 import { messageContentJson, renderTools } from '../harness/render.js';
 import type { TokenCounter } from '../tokenize/tokenizer.js';
 import { tooLongReason } from '../tokenize/stats.js';
-import { opdRecords, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
+import { opdRecords, opdShownMessages, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import type { IdIndex } from '../util/id-index.js';
 import { BadRecordError, checkKind, noteId, type Output, type OutputTokens, type PartCounts } from './shared.js';
 
@@ -107,7 +107,9 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   // A source message shown by more than one SFT record (each variant, the kept source) has its
   // JSON encoded once; when only one record shows it (one variant), it is written as text.
   const sourceMessages = cfg.variants + (cfg.keepSource ? 1 : 0) > 1 ? new Set<object>(source.messages) : undefined;
-  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages?.has(m) === true), meta: META };
+  // So is a message that an OPD prompt of the same output shows again (set per output in emit).
+  let opdShown: ReadonlySet<object> | undefined;
+  const sftWriters = { messages: messagesWriter(messageContentJson, (m) => sourceMessages?.has(m) === true || opdShown?.has(m) === true), meta: META };
   const counter = ctx.tokens;
   const tokens: OutputTokens | undefined = counter ? (out.tokens = { sft: [], opd: [], tooLong: { sft: 0, opd: 0 } }) : undefined;
   /**
@@ -135,6 +137,7 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   };
   const emit = (x: StageInput) => {
     if (cfg.stages.includes('sft')) {
+      opdShown = cfg.stages.includes('opd') ? opdShownMessages(x, cfg) : undefined;
       const r = sftRecord(x, cfg);
       if (!x.record.messages.some((m) => m.role === 'assistant')) {
         // Nothing for SFT to learn from: counted always, and skipped into rejects when asked.

@@ -7,6 +7,7 @@ import type { RunConfig } from '../config/augment-config.js';
 import { createRng } from '../transform/rng.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
+import { sharedText } from '../util/json-out.js';
 
 /** Where an output record came from; carried by every record of every stage. */
 export interface Provenance {
@@ -67,6 +68,18 @@ export function trainerMessages(messages: readonly Message[], args: RunConfig['a
   });
 }
 
+/**
+ * trainerMessages of a record's messages, kept for the last record asked about: its SFT record and
+ * each of its OPD prompts (prefixes of it) then show the same converted message objects, so a
+ * writer encodes each message once for every line that shows it (see messagesWriter).
+ */
+function trainerView(messages: readonly Message[], args: RunConfig['arguments']): Record<string, unknown>[] {
+  if (messages !== lastView.messages || args !== lastView.args) lastView = { messages, args, out: trainerMessages(messages, args) };
+  return lastView.out;
+}
+
+let lastView: { messages: readonly Message[] | null; args: RunConfig['arguments'] | null; out: Record<string, unknown>[] } = { messages: null, args: null, out: [] };
+
 /** Parsed arguments, or the text as it is when it is not JSON. */
 function argsValue(fn: { arguments: string }): unknown {
   const v = callArgs(fn);
@@ -82,7 +95,7 @@ function toolsField(state: Harness, cfg: RunConfig): unknown {
 export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown> {
   return {
     id: x.id,
-    messages: trainerMessages(x.record.messages, cfg.arguments),
+    messages: trainerView(x.record.messages, cfg.arguments),
     tools: toolsField(x.state, cfg),
     meta: { ...x.provenance, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
   };
@@ -94,19 +107,15 @@ export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown
  */
 export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly GeneralPrompt[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const messages = x.record.messages;
-  const turns: number[] = [];
-  messages.forEach((m, i) => {
-    if (m.role === 'assistant' && i > 0) turns.push(i);
-  });
-  const chosen = cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
+  const chosen = opdTurns(x.record.messages, cfg);
   const perDomain = cfg.opd.generalRatio / (1 - cfg.opd.generalRatio);
   const tools = toolsField(x.state, cfg);
+  const messages = trainerView(x.record.messages, cfg.arguments);
   for (const j of chosen) {
     const id = `${x.id}#${j}`;
     out.push({
       id,
-      messages: trainerMessages(messages.slice(0, j), cfg.arguments),
+      messages: messages.slice(0, j),
       tools,
       meta: { ...x.provenance, turn: j, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
     });
@@ -124,6 +133,21 @@ export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly Gene
     }
   }
   return out;
+}
+
+/** The assistant turns an OPD prompt is cut before: every one after the first message, or only the first. */
+function opdTurns(messages: readonly Message[], cfg: RunConfig): number[] {
+  const turns: number[] = [];
+  messages.forEach((m, i) => {
+    if (m.role === 'assistant' && i > 0) turns.push(i);
+  });
+  return cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
+}
+
+/** The message objects of `sftRecord(x)` that `opdRecords(x)` shows again (in at least one prompt). */
+export function opdShownMessages(x: StageInput, cfg: RunConfig): ReadonlySet<object> {
+  const chosen = opdTurns(x.record.messages, cfg);
+  return new Set(chosen.length === 0 ? [] : trainerView(x.record.messages, cfg.arguments).slice(0, chosen[chosen.length - 1]));
 }
 
 interface Turn {
@@ -174,17 +198,19 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
     reference_reply: turns.length ? turns[turns.length - 1]!.reply : '',
     turns,
   };
-  const env = {
-    user_turns: turns.map((t) => t.user),
-    tool_replay: replay,
-    tools: renderTools(x.state),
-    hooks: x.state.hooks,
-    hook_message_prefix: prefix,
-    skill_loader: loader,
+  // `JSON.stringify` of the env object, member by member: the tool list's JSON is the one the SFT and
+  // OPD lines of this state wrote (see sharedText), not serialised again.
+  const env = objectJson([
+    ['user_turns', JSON.stringify(turns.map((t) => t.user))],
+    ['tool_replay', JSON.stringify(replay)],
+    ['tools', sharedText(renderTools(x.state))],
+    ['hooks', JSON.stringify(x.state.hooks)],
+    ['hook_message_prefix', JSON.stringify(prefix)],
+    ['skill_loader', JSON.stringify(loader)],
     // The record's intent, only where a hook's `require_tool … intents` reads it (the episode
     // runtime needs it to run that check; rows of other harnesses stay as they were).
-    ...(typeof x.record.meta?.intent === 'string' && x.state.hooks.some((h) => h.checks.some((c) => c.type === 'require_tool' && c.intents)) ? { intent: x.record.meta.intent } : {}),
-  };
+    ...(typeof x.record.meta?.intent === 'string' && x.state.hooks.some((h) => h.checks.some((c) => c.type === 'require_tool' && c.intents)) ? [['intent', JSON.stringify(x.record.meta.intent)] as const] : []),
+  ]);
   return {
     data_source: cfg.rl.dataSource || `hsa/${x.state.name}`,
     prompt,
@@ -198,10 +224,16 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
       source_line: x.provenance.source_line,
       variant: x.provenance.variant,
       seed: x.provenance.seed,
-      transforms: JSON.stringify(x.provenance.transforms),
+      transforms: sharedText(x.provenance.transforms),
       harness_state: x.provenance.harness.state_hash,
-      env: JSON.stringify(env),
+      env,
     },
   };
 }
 
+/** The JSON of an object from its members' JSON, in order; a member whose JSON is undefined is left out, as JSON.stringify does. */
+function objectJson(members: readonly (readonly [string, string | undefined])[]): string {
+  let out = '';
+  for (const [key, json] of members) if (json !== undefined) out += `${out === '' ? '{' : ','}${JSON.stringify(key)}:${json}`;
+  return out === '' ? '{}' : `${out}}`;
+}

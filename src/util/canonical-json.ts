@@ -1,3 +1,5 @@
+import { schemaMemo } from './derived.js';
+
 /**
  * Canonical JSON: object keys sorted by code point, no whitespace, `undefined` members dropped.
  * Used for hashing, for comparing records and for files whose bytes must not depend on insertion
@@ -18,8 +20,9 @@ function serialize(value: unknown): string | undefined {
       return value ? 'true' : 'false';
     case 'object': {
       if (Array.isArray(value)) {
-        let out = '[';
-        for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + (serialize(value[i]) ?? 'null');
+        if (value.length === 0) return '[]';
+        let out = `[${serialize(value[0]) ?? 'null'}`;
+        for (let i = 1; i < value.length; i++) out += `,${serialize(value[i]) ?? 'null'}`;
         return `${out}]`;
       }
       const toJSON = (value as { toJSON?: () => unknown }).toJSON;
@@ -47,15 +50,15 @@ function serializeObject(obj: Record<string, unknown>): string {
     }
     keys[j + 1] = k;
   }
-  let out = '{';
-  let first = true;
+  // Each member adds two pieces to the result (its `,"key":` text and its value): the result is a
+  // tree of concatenations, and fewer pieces are fewer objects for the collector.
+  let out = '';
   for (const key of keys) {
     const v = serialize(obj[key]);
     if (v === undefined) continue;
-    out += `${first ? '' : ','}${quoted(key)}:${v}`;
-    first = false;
+    out = out === '' ? `{${quoted(key)}:${v}` : out + memberPrefix(key) + v;
   }
-  return `${out}}`;
+  return out === '' ? '{}' : `${out}}`;
 }
 
 /** Keys repeat (schema keywords, parameter names): each short one is quoted once. */
@@ -72,20 +75,41 @@ function quoted(key: string): string {
   return q;
 }
 
-const schemaJson = new WeakMap<object, string>();
+/** `,"key":` — a member after the first — made once per short key, as `quoted` is. */
+const prefixes = new Map<string, string>();
+
+function memberPrefix(key: string): string {
+  if (key.length > 64) return `,${JSON.stringify(key)}:`;
+  let p = prefixes.get(key);
+  if (p === undefined) {
+    p = `,${quoted(key)}:`;
+    if (prefixes.size >= 16_384) prefixes.clear();
+    prefixes.set(key, p);
+  }
+  return p;
+}
+
+const CANONICAL = Symbol('canonical-json');
 
 /**
- * canonicalJson of a JSON Schema, cached per schema object: harness states share schema objects
- * and never change them in place (a transform replaces a schema it edits), so a schema met again —
- * in the next state, in a state hash, as a compiler's cache key — costs one lookup.
+ * canonicalJson of a JSON Schema, kept with the schema's other derived values (see schemaMemo):
+ * harness states share schema objects and never change them in place (a transform replaces a
+ * schema it edits), so a schema met again — in the next state, in a state hash, as a compiler's
+ * cache key — costs one lookup, in the map its validators and property names are kept in already.
  */
 export function canonicalSchemaJson(schema: object): string {
-  let s = schemaJson.get(schema);
-  if (s === undefined) {
-    s = canonicalJson(schema);
-    schemaJson.set(schema, s);
-  }
-  return s;
+  return schemaMemo(CANONICAL, schema, () => flat(canonicalJson(schema)));
+}
+
+/**
+ * `text`, flattened in place: the serializer builds its result by concatenation, a tree of hundreds
+ * of small pieces that every later use (each state hash that includes a shared schema, a map
+ * lookup) walks again, several times slower than copying flat text. Reading a character makes V8
+ * flatten the tree once; the string's value is unchanged.
+ */
+function flat(text: string): string {
+  text.charCodeAt(0);
+  return text;
 }
 
 /** A deep copy of `value` with every object's keys in code-point order. */

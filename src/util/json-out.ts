@@ -19,6 +19,18 @@ export function sharedJson(value: object): string {
   return s;
 }
 
+/**
+ * `JSON.stringify(value)` of a shared object that a record line may have encoded already: read back
+ * from those bytes (a copy of UTF-8, several times cheaper than serialising the objects again), or
+ * made; not kept. JSON.stringify's text never holds a lone surrogate, so the bytes decode to it exactly.
+ */
+export function sharedText(value: object): string {
+  const s = texts.get(value);
+  if (s !== undefined) return s;
+  const b = encoded.get(value);
+  return b === undefined ? JSON.stringify(value) : Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('utf8');
+}
+
 function sharedBytes(value: object): Uint8Array {
   let b = encoded.get(value);
   // (Only the bytes are kept: the text of a tool list is as large again, twice if not Latin-1.)

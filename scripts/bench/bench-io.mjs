@@ -25,6 +25,21 @@ export function firstLines(file, n) {
   return lines;
 }
 
+/**
+ * A floor's measured loop: `handle(line, sink)` for every line of `input`, written to `output`;
+ * wall and CPU seconds from inside the process, as passthrough.mjs measures them.
+ */
+export function timedLoop(input, output, handle) {
+  const t0 = process.hrtime.bigint();
+  const c0 = process.cpuUsage();
+  const sink = new OutputSink(output);
+  const bytesIn = forEachLine(input, (line) => handle(line, sink));
+  sink.close();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  const c1 = process.cpuUsage(c0);
+  return { bytes_in: bytesIn, bytes_out: sink.bytesOut, seconds, cpu_seconds: (c1.user + c1.system) / 1e6 };
+}
+
 /** Calls `handle(line)` for every non-empty line of `file`, in order; returns the bytes read. */
 export function forEachLine(file, handle) {
   const fin = openSync(file, 'r');

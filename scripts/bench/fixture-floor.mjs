@@ -5,32 +5,20 @@
 // sha256 the output bytes and write them. Measured like passthrough.mjs (main thread, CPU from
 // inside the process), so `records / cpu_seconds` compares directly with the pass-through's.
 // Usage: node scripts/bench/fixture-floor.mjs <input.jsonl> <out.jsonl> <sample-sft-line.jsonl> [variants]
-import { closeSync, openSync, readSync } from 'node:fs';
-import { forEachLine, OutputSink } from './bench-io.mjs';
+import { firstLines, timedLoop } from './bench-io.mjs';
 
 const [input, output, sample, variantsArg] = process.argv.slice(2);
 const variants = Number(variantsArg ?? 1);
 // A real output line (the first of an SFT part) gives the shared parts their real size.
-const model = JSON.parse(firstLine(sample));
+const model = JSON.parse(firstLines(sample, 1)[0]);
 const toolBytes = Buffer.from(JSON.stringify(model.tools), 'utf8');
 const transformBytes = Buffer.from(JSON.stringify(model.meta.transforms), 'utf8');
 const harnessJson = JSON.stringify(model.meta.harness);
 
-function firstLine(file) {
-  const fd = openSync(file, 'r');
-  const buf = Buffer.alloc(1 << 20);
-  const n = readSync(fd, buf, 0, buf.length, 0);
-  closeSync(fd);
-  return buf.toString('utf8', 0, n).split('\n')[0];
-}
-
-const t0 = process.hrtime.bigint();
-const c0 = process.cpuUsage();
-const sink = new OutputSink(output);
 let records = 0;
 let outputs = 0;
 
-function handle(line) {
+function handle(line, sink) {
   const rec = JSON.parse(line);
   for (let k = 0; k < variants; k++) {
     sink.text(`{"id":${JSON.stringify(`${rec.id}~v${k}`)},"messages":${JSON.stringify(rec.messages)},"tools":`);
@@ -43,9 +31,5 @@ function handle(line) {
   records++;
 }
 
-const bytesIn = forEachLine(input, handle);
-sink.close();
-const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-const c1 = process.cpuUsage(c0);
-const cpu_seconds = (c1.user + c1.system) / 1e6;
-process.stdout.write(`${JSON.stringify({ records, outputs, bytes_in: bytesIn, bytes_out: sink.bytesOut, seconds, cpu_seconds })}\n`);
+const m = timedLoop(input, output, handle);
+process.stdout.write(`${JSON.stringify({ records, outputs, ...m })}\n`);

@@ -9,34 +9,21 @@
 // passthrough.mjs (main thread, CPU from inside the process).
 // Usage: node scripts/bench/inline-floor.mjs <input.jsonl> <out.jsonl> <sample-sft-line.jsonl> [variants] [hash]
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { forEachLine, OutputSink } from './bench-io.mjs';
+import { firstLines, timedLoop } from './bench-io.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const [input, output, sample, variantsArg, hashArg] = process.argv.slice(2);
 const variants = Number(variantsArg ?? 4);
 const withHash = hashArg === 'hash';
 const { canonicalJson } = await import(pathToFileURL(path.join(ROOT, 'dist/src/util/canonical-json.js')).href);
+const transformBytes = Buffer.from(JSON.stringify(JSON.parse(firstLines(sample, 1)[0]).meta.transforms), 'utf8');
 
-function firstLine(file) {
-  const fd = openSync(file, 'r');
-  const buf = Buffer.alloc(1 << 20);
-  const n = readSync(fd, buf, 0, buf.length, 0);
-  closeSync(fd);
-  return buf.toString('utf8', 0, n).split('\n')[0];
-}
-const model = JSON.parse(firstLine(sample));
-const transformBytes = Buffer.from(JSON.stringify(model.meta.transforms), 'utf8');
-
-const t0 = process.hrtime.bigint();
-const c0 = process.cpuUsage();
-const sink = new OutputSink(output);
 let records = 0;
 let outputs = 0;
 
-function handle(line) {
+function handle(line, sink) {
   const rec = JSON.parse(line);
   const system = rec.messages[0]?.role === 'system' ? rec.messages[0].content : '';
   for (let k = 0; k < variants; k++) {
@@ -51,9 +38,5 @@ function handle(line) {
   records++;
 }
 
-const bytesIn = forEachLine(input, handle);
-sink.close();
-const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-const c1 = process.cpuUsage(c0);
-const cpu_seconds = (c1.user + c1.system) / 1e6;
-process.stdout.write(`${JSON.stringify({ records, outputs, bytes_in: bytesIn, bytes_out: sink.bytesOut, seconds, cpu_seconds })}\n`);
+const m = timedLoop(input, output, handle);
+process.stdout.write(`${JSON.stringify({ records, outputs, ...m })}\n`);

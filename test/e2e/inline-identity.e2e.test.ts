@@ -56,7 +56,16 @@ describe('inline harness identity', () => {
     expect(twinIds).toEqual(['twin~v0', 'twin~v1', 'twin~v2']);
     for (const id of twinIds) expect(together.get(id), id).toBe(alone.get(id));
     // The twin's tools keep its own key order (the first record's never shows up in them).
-    const orders = (records: Iterable<string>) => new Set([...records].flatMap((line) => JSON.parse(line).tools.map((t: Json) => Object.keys(t.function.parameters).join(','))));
+    // Distractor tools come from the word pack with their own key order (which may be the first
+    // record's by chance): only the record's own tools, under their variant names, are compared.
+    const ownTools = (rec: Json) => {
+      const applied = rec.meta.transforms as { id: string; params: Json }[];
+      const added: string[] = applied.find((a) => a.id === 'tools.distractors')?.params.added ?? [];
+      const renamed: Record<string, string> = applied.find((a) => a.id === 'tools.rename')?.params.renamed ?? {};
+      const distractors = new Set(added.map((n) => renamed[n] ?? n));
+      return rec.tools.filter((t: Json) => !distractors.has(t.function.name));
+    };
+    const orders = (records: Iterable<string>) => new Set([...records].flatMap((line) => ownTools(JSON.parse(line)).map((t: Json) => Object.keys(t.function.parameters).join(','))));
     const firstOrders = new Set(first.tools.map((t: Json) => Object.keys(t.function.parameters).join(',')).filter((o: string) => o.split(',').length > 2));
     const twinOrders = new Set(twin.tools.map((t: Json) => Object.keys(t.function.parameters).join(',')));
     const shown = orders(twinIds.map((id) => together.get(id)!));

@@ -61,6 +61,18 @@ export function shareGptParts(rec: Obj): { turns: unknown[]; system: string | un
   return { turns, system: typeof system === 'string' && system !== '' ? system : undefined };
 }
 
+/**
+ * One ShareGPT-style turn (`{from, value}`, or `{role, content}`): its path, its speaker mapped by
+ * `roleOf` and its text, or the ConvertError that names what is wrong with it.
+ */
+export function shareGptTurn<R>(turn: unknown, i: number, roleOf: (from: unknown) => R | undefined): { p: string; role: R; text: string } {
+  const p = `conversations.${i}`;
+  if (!isObj(turn)) throw new ConvertError(p, 'a turn must be an object');
+  const role = roleOf(turn.from ?? turn.role);
+  if (role === undefined) throw new ConvertError(`${p}.from`, turn.from === undefined ? 'missing' : `unknown speaker "${String(turn.from)}"`);
+  return { p, role, text: str(turn.value ?? turn.content, `${p}.value`) };
+}
+
 /** A logged API call's two sides: `req`/`res` (unwrapped from `body`) and the paths that name them in the source (`rp` ends with a dot). */
 export interface LoggedCall {
   hasRequest: boolean;

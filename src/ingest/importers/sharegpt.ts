@@ -8,8 +8,8 @@ import {
   parseJsonish,
   recordId,
   shareGptParts,
+  shareGptTurn,
   sourceMeta,
-  str,
   toolList,
   toolMessage,
   trajectory,
@@ -38,11 +38,7 @@ export default defineImporter({
     }
     const calls = new CallTracker(id);
     turns.forEach((turn, i) => {
-      const p = `conversations.${i}`;
-      if (!isObj(turn)) throw new ConvertError(p, 'a turn must be an object');
-      const role = speaker(turn.from ?? turn.role);
-      if (role === undefined) throw new ConvertError(`${p}.from`, turn.from === undefined ? 'missing' : `unknown speaker "${String(turn.from)}"`);
-      const text = str(turn.value ?? turn.content, `${p}.value`);
+      const { p, role, text } = shareGptTurn(turn, i, speaker);
       if (role === 'observation') {
         answerObservation(messages, calls, text, `${p}.value`);
         return;

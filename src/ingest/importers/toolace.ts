@@ -9,8 +9,8 @@ import {
   parseJsonish,
   recordId,
   shareGptParts,
+  shareGptTurn,
   sourceMeta,
-  str,
   toolList,
   toolMessage,
   trajectory,
@@ -44,11 +44,7 @@ export default defineImporter({
     }
     const calls = new CallTracker(id);
     turns.forEach((turn, i) => {
-      const p = `conversations.${i}`;
-      if (!isObj(turn)) throw new ConvertError(p, 'a turn must be an object');
-      const role = ROLES[String(turn.from ?? turn.role)];
-      if (role === undefined) throw new ConvertError(`${p}.from`, turn.from === undefined ? 'missing' : `unknown speaker "${String(turn.from)}"`);
-      const text = str(turn.value ?? turn.content, `${p}.value`);
+      const { p, role, text } = shareGptTurn(turn, i, (from) => ROLES[String(from)]);
       if (role === 'tool') {
         answerTool(messages, calls, text, `${p}.value`);
         return;

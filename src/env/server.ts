@@ -34,11 +34,18 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
+    let over = false;
     req.on('data', (c: Buffer) => {
       size += c.length;
+      // A body that goes on far past the limit is cut off after all.
+      if (over) return void (size > 8 * limit && req.destroy());
       if (size > limit) {
+        // The rest of the body is read and dropped, not refused by destroying the socket: a client
+        // that is still sending would get a reset instead of the 413 answer (which says `connection:
+        // close`, so the socket ends once the answer is written).
+        over = true;
+        chunks.length = 0;
         reject(new BodyError(413, 'bad_request', `body: larger than ${limit} bytes`, 'body'));
-        req.destroy();
         return;
       }
       chunks.push(c);
@@ -48,10 +55,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
   });
 }
 
-function send(res: ServerResponse, r: EnvResponse): void {
+function send(res: ServerResponse, r: EnvResponse, close = false): void {
   if ('json' in r) {
     const text = JSON.stringify(r.json);
-    res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...(close ? { connection: 'close' } : {}) });
     res.end(text);
     return;
   }
@@ -117,7 +124,7 @@ export function startEnvServer(o: EnvServerOptions): Promise<RunningServer> {
         r = { status: 500, json: { detail: 'internal error', error: { code: 'internal', message: 'internal error' } } };
       }
     }
-    if (!res.headersSent && !res.destroyed) send(res, r);
+    if (!res.headersSent && !res.destroyed) send(res, r, r.status === 413);
     o.onRequest?.(url.pathname, r.status, performance.now() - start, req.headers);
   });
   server.keepAliveTimeout = 60_000;

@@ -43,8 +43,14 @@ function row(hooks: Hook[], intent = 'discount') {
 const reply = (content: string) => readPolicyMessage({ role: 'assistant', content }, 'm', 'error');
 
 describe('RL rows run as episodes', () => {
-  it('carries the intent only where a require_tool check reads it, and the episode applies that check', () => {
-    expect(JSON.parse((row([]).extra_info as { env: string }).env)).not.toHaveProperty('intent');
+  it('carries the record\'s intent whenever it has one (hsa eval groups by it), and the episode applies a require_tool check on it', () => {
+    // No hook reads the intent: the row still carries it, and parseRow gives it to eval's per-intent gap.
+    const plain = row([]);
+    expect(JSON.parse((plain.extra_info as { env: string }).env).intent).toBe('discount');
+    expect(parseRow(plain, 0).intent).toBe('discount');
+    // A record without an intent: no key, not an empty one.
+    const none = rlRecord({ id: 'n~v0', record: { id: 'n', messages } as Trajectory, state: baseHarness({ tools: [tool] }), provenance: { source_id: 'n', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' }, ordinal: 0 }, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
+    expect(JSON.parse((none.extra_info as { env: string }).env)).not.toHaveProperty('intent');
     const withGate = row([gate]);
     expect(JSON.parse((withGate.extra_info as { env: string }).env).intent).toBe('discount');
     const ep = new Episode(parseRow(withGate, 0));

@@ -41,6 +41,9 @@ describe('hsa eval', () => {
       expect(tools.gap.mean).toBeGreaterThan(0.2);
       expect(tools.gap.lo).toBeGreaterThan(0.1);
       expect(report.gap.transforms.find((t: any) => t.key === 'tools.rename').gap.mean).toBeGreaterThan(0.2);
+      // RL rows carry each record's `meta.intent` (the live-commerce harness has no hook reading it):
+      // the per-intent gap is grouped by the intents of the 16 source records, never "(no intent)".
+      expect(report.gap.intents.map((g: any) => g.key).sort()).toEqual(['aftersale', 'chat', 'clarification', 'product_qa']);
       expect(report.failures.length).toBeGreaterThan(0);
       expect(report.failures[0].id).toMatch(/~v\d+$/);
       const page = readFileSync(html, 'utf8');

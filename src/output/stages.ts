@@ -207,9 +207,9 @@ export function rlRecord(x: StageInput, cfg: RunConfig): Record<string, unknown>
     ['hooks', JSON.stringify(x.state.hooks)],
     ['hook_message_prefix', JSON.stringify(prefix)],
     ['skill_loader', JSON.stringify(loader)],
-    // The record's intent, only where a hook's `require_tool … intents` reads it (the episode
-    // runtime needs it to run that check; rows of other harnesses stay as they were).
-    ...(typeof x.record.meta?.intent === 'string' && x.state.hooks.some((h) => h.checks.some((c) => c.type === 'require_tool' && c.intents)) ? [['intent', JSON.stringify(x.record.meta.intent)] as const] : []),
+    // The record's intent whenever it has one: a hook's `require_tool … intents` reads it, and so
+    // does `hsa eval`'s per-intent gap (which is "(no intent)" for a row without it).
+    ...(typeof x.record.meta?.intent === 'string' ? [['intent', JSON.stringify(x.record.meta.intent)] as const] : []),
   ]);
   return {
     data_source: cfg.rl.dataSource || `hsa/${x.state.name}`,

@@ -13,7 +13,9 @@ export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?
   let shard: Shard | undefined;
   let cfg: RunConfig;
   try {
-    cfg = await resolveRunConfig(flags);
+    // `--check DIR` names the folder to compare: no --out is needed beside it (the fresh run goes
+    // to a temporary folder either way).
+    cfg = await resolveRunConfig(typeof flags.check === 'string' && flags.out === undefined ? { ...flags, out: flags.check } : flags);
     shard = resolveShard(flags, env, cfg.shards);
   } catch (e) {
     const sharded = flags.shardIndex !== undefined || flags.numShards !== undefined || ['HSA_SHARD_INDEX', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID'].some((k) => env[k] !== undefined);

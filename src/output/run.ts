@@ -529,7 +529,10 @@ async function prepareOut(out: string, descriptor: Record<string, unknown>, fing
   // Shards of one run start on the same folder at once: one may find another's folders before its run.json.
   const ours = new Set<string>([META_DIR, 'manifest.json', ...buckets]);
   if (shard && force) throw new HsaError('HSA_USAGE', `--force with a sharded run would delete the other shards' parts; empty ${out} before the shards start`, 2);
-  if (force) {
+  // A run that stopped before finishing any part (the first bad record under --on-error fail)
+  // leaves nothing to resume: a rerun with other flags starts over without --force.
+  const nothingFinished = !shard && previous !== undefined && previous.fingerprint !== fingerprint && entries.every((e) => ours.has(e) || STAGE_DIRS.has(e)) && !(await holdsFinishedPart(out, entries));
+  if (force || nothingFinished) {
     for (const e of entries) await rm(path.join(out, e), { recursive: true, force: true });
     previous = undefined;
     entries = [];
@@ -563,6 +566,21 @@ async function prepareOut(out: string, descriptor: Record<string, unknown>, fing
     }
   }
   return previous !== undefined;
+}
+
+/** Every stage folder a run may write, whatever stages this run has. */
+const STAGE_DIRS: ReadonlySet<string> = new Set(['sft', 'opd', 'rl', 'rejects']);
+
+/** Whether an out folder holds a finished part: a part marker, a manifest, or a stage file under its final name. */
+async function holdsFinishedPart(out: string, entries: readonly string[]): Promise<boolean> {
+  if (entries.includes('manifest.json')) return true;
+  if ((await readdir(path.join(out, META_DIR, 'done')).catch(() => [] as string[])).length > 0) return true;
+  for (const e of entries) {
+    if (!STAGE_DIRS.has(e)) continue;
+    const files = await readdir(path.join(out, e)).catch(() => [] as string[]);
+    if (files.some((f) => !f.endsWith('.tmp'))) return true;
+  }
+  return false;
 }
 
 /** The part index in a stage file name (`part-00012.jsonl.gz.tmp` → 12). */

@@ -173,7 +173,26 @@ function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: C
     add('messages.0.content', `system message replaced by the rendered harness (--system-prompt replace): the logged message's ${actual.length} characters are dropped`, 'warning');
     return outcome('replaced', actual.length);
   }
-  add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}`);
+  // Every section of the harness inside the logged message, in order, with text of the log's own
+  // around them: that is what `locate` keeps, so say so.
+  const hint = sectionsInOrder(renderedSections(h, rec.context ?? {}), actual)
+    ? ' (every section of the harness is in it, in order, with text of its own around them: --system-prompt locate keeps that text and uses the sections)'
+    : '';
+  add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}${hint}`);
+}
+
+/** Whether every non-empty section text occurs in `text`, in order, without overlapping. */
+function sectionsInOrder(sections: readonly { text: string }[], text: string): boolean {
+  let pos = 0;
+  let found = 0;
+  for (const s of sections) {
+    if (s.text === '') continue;
+    const i = text.indexOf(s.text, pos);
+    if (i < 0) return false;
+    pos = i + s.text.length;
+    found++;
+  }
+  return found > 0;
 }
 
 interface HarnessFacts {

@@ -77,11 +77,15 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   // The record's harness: the run's, or (inline) the one its own tools and system message make.
   let ctx = run;
   let problems: Problem[];
+  // In inline mode a record whose own tool list is no harness (a bad tool, an invalid schema) is a
+  // problem of its tools, not a mismatch with a harness.
+  let badTools = false;
   if (!parsed.ok) problems = parsed.problems;
   else if (run.inline) {
     const { inline, extra } = run.inline.for(parsed.record, item);
     if (inline.harness) ctx = { ...run, harness: inline.harness, pool: extra };
     problems = inline.harness ? checkTrajectory(parsed.record, inline.harness, at) : inline.problems;
+    badTools = !inline.harness;
   } else problems = checkTrajectory(parsed.record, run.harness, at);
   const harness = ctx.harness;
   if (parsed.ok) {
@@ -93,7 +97,7 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   if (!parsed.ok || errors.length > 0) {
     if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
     count('rejected_records');
-    const kind = errors.some((p) => p.message.startsWith('duplicate id')) ? 'input_duplicate_id' : !parsed.ok ? 'input_malformed' : 'input_harness_mismatch';
+    const kind = errors.some((p) => p.message.startsWith('duplicate id')) ? 'input_duplicate_id' : !parsed.ok ? 'input_malformed' : badTools ? 'input_tool_schema' : 'input_harness_mismatch';
     out.reasons.push(kind);
     out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason_kind: kind, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
     return out;

@@ -107,6 +107,7 @@ export const REJECT_KINDS = {
   input_malformed: 'the input line is not a valid trajectory record',
   input_duplicate_id: 'an id seen before (in this or an earlier input)',
   input_harness_mismatch: 'the record does not match the harness (system prompt, tools, hooks)',
+  input_tool_schema: "the record's own tool list (no --harness) holds a tool that is not valid: its shape, its name or its argument schema",
   check_invalid_call: 'a call of the variant does not validate against its tools',
   check_leak: 'a renamed identifier survives in what the model reads',
   check_round_trip: 'the inverse plan does not give the source back',

@@ -164,20 +164,79 @@ const NAMESPACED_NAME = /^[A-Za-z0-9_-]+(?:[.:/][A-Za-z0-9_-]+)*$/;
 const WRITTEN_NAME = /^(?=.*[A-Za-z0-9])[\w\-.:/()'&,+](?:[\w \-.:/()'&,+]*[\w\-.:/()'&,+])?$/;
 
 /**
- * Type names that are not JSON Schema's but that published tool sets write in their schemas (the
- * Berkeley leaderboard's Python, Java and JavaScript type names), and the JSON Schema type each
- * means — the mapping those sets' own harnesses apply before a schema reaches a model. `any` (and
- * `Any`) means no type constraint: the keyword is dropped.
+ * Type names that are not JSON Schema's but that published tool sets write in their schemas, and
+ * the JSON Schema type each means — the mapping those sets' own harnesses apply before a schema
+ * reaches a model. Looked up without regard to case, so each spelling's capitalised and upper-case
+ * forms are read too (`Integer`, `INTEGER`):
+ * - the Berkeley leaderboard's Python, Java and JavaScript names (`dict`, `tuple`, `HashMap`,
+ *   `ArrayList`, `long`, `Bigint`, `char`…);
+ * - RapidAPI's (ToolBench: `STRING`, `NUMBER`, `BOOLEAN`, `ENUM`, `OBJECT`, `ARRAY`, and
+ *   `DATE (YYYY-MM-DD)`, `TIME (24-hour HH:MM)`, `GEOPOINT (latitude, longitude)`, which are text);
+ * - JavaScript's and TypeScript's (`Number`, `Object`, `String`…) and fixed-width names (`int32`,
+ *   `float64`).
+ * `NUMBER` is `number`: ToolBench's converter writes `integer` for it, which refuses a call
+ * `{"price": 9.5}` the API takes. `any` means no type constraint: the keyword is dropped. `enum`
+ * is handled by enumType (its values decide the type).
  */
 const TYPE_ALIASES: Readonly<Record<string, string | null>> = {
-  dict: 'object', HashMap: 'object', Hashtable: 'object', map: 'object',
-  float: 'number', double: 'number', Float: 'number', Double: 'number',
-  int: 'integer', long: 'integer', short: 'integer', byte: 'integer', Bigint: 'integer', Integer: 'integer', Long: 'integer',
-  bool: 'boolean', Boolean: 'boolean',
-  str: 'string', String: 'string', char: 'string',
-  tuple: 'array', list: 'array', ArrayList: 'array', Array: 'array', Queue: 'array', Stack: 'array', set: 'array',
-  any: null, Any: null,
+  dict: 'object', hashmap: 'object', hashtable: 'object', map: 'object', record: 'object', json: 'object',
+  float: 'number', double: 'number', float32: 'number', float64: 'number',
+  int: 'integer', long: 'integer', short: 'integer', byte: 'integer', bigint: 'integer', int8: 'integer', int16: 'integer', int32: 'integer', int64: 'integer', uint: 'integer', uint32: 'integer', uint64: 'integer',
+  bool: 'boolean',
+  str: 'string', char: 'string', text: 'string', date: 'string', time: 'string', datetime: 'string', geopoint: 'string',
+  tuple: 'array', list: 'array', arraylist: 'array', queue: 'array', stack: 'array', set: 'array',
+  any: null,
 };
+/** RapidAPI's type names with a note of the text's form: `DATE (YYYY-MM-DD)`. */
+const NOTED_TYPE = /^([A-Za-z]+) \([^()]*\)$/;
+/** Where a set gives an enum's values when not under `enum`. */
+const ENUM_VALUE_KEYS = ['values', 'options', 'choices'] as const;
+
+/** The JSON Schema type a type name means (`null`: no constraint), or undefined for a name hsa does not know. */
+function aliasOf(name: string): string | null | undefined {
+  const lower = (NOTED_TYPE.exec(name)?.[1] ?? name).toLowerCase();
+  if (JSON_TYPES.has(lower)) return lower;
+  return Object.hasOwn(TYPE_ALIASES, lower) ? TYPE_ALIASES[lower] : undefined;
+}
+
+/** An enum type name (`Enum`, `ENUM`) in any case. */
+function isEnumName(v: unknown): boolean {
+  return typeof v === 'string' && v.toLowerCase() === 'enum';
+}
+
+/**
+ * What a node typed `enum` becomes: its values under `enum` (taken from `values`, `options` or
+ * `choices` when the set put them there), and the type they share (`string` when none are given,
+ * as the set's own converters read it; none when they mix types).
+ */
+function enumType(s: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...s };
+  let values = Array.isArray(s.enum) ? s.enum : undefined;
+  if (values === undefined) {
+    for (const k of ENUM_VALUE_KEYS) {
+      const v = s[k];
+      if (Array.isArray(v) && v.length > 0 && v.every((x) => x === null || typeof x !== 'object')) {
+        values = v;
+        delete out[k];
+        out.enum = v;
+        break;
+      }
+    }
+  }
+  const kinds = new Set((values ?? ['']).map((x) => (x === null ? 'null' : typeof x === 'number' ? (Number.isInteger(x) ? 'integer' : 'number') : typeof x)));
+  if (kinds.has('integer') && kinds.has('number')) kinds.delete('integer');
+  const only = kinds.size === 1 ? [...kinds][0]! : undefined;
+  if (only !== undefined && JSON_TYPES.has(only)) out.type = only;
+  else delete out.type;
+  return out;
+}
+
+/** Whether a `type` value names something other than JSON Schema's own types. */
+function isAliased(v: unknown): boolean {
+  if (typeof v === 'string') return !JSON_TYPES.has(v) && aliasOf(v) !== undefined;
+  return Array.isArray(v) && v.some((x) => typeof x === 'string' && !JSON_TYPES.has(x) && aliasOf(x) !== undefined);
+}
+
 const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
 /**
  * How each subschema keyword holds its subschemas: one, a list (`items` either), or a map by name.
@@ -204,6 +263,7 @@ export function jsonSchemaTypes(schema: JsonSchema): JsonSchema {
 
 function mapSchema(s: unknown): unknown {
   if (!isObject(s)) return s;
+  if (isEnumName(s.type)) return mapSchema(enumType(s));
   let out: Record<string, unknown> | null = null;
   const set = (k: string, v: unknown) => {
     if (v === s[k]) return;
@@ -215,9 +275,10 @@ function mapSchema(s: unknown): unknown {
     if (!hasOwn.call(s, k)) continue;
     const v = s[k];
     if (k === 'type') {
-      if (typeof v === 'string' && !JSON_TYPES.has(v) && Object.hasOwn(TYPE_ALIASES, v)) set('type', TYPE_ALIASES[v] ?? undefined);
-      else if (Array.isArray(v) && v.some((x) => typeof x === 'string' && !JSON_TYPES.has(x) && Object.hasOwn(TYPE_ALIASES, x))) {
-        const mapped = v.map((x) => (typeof x === 'string' && Object.hasOwn(TYPE_ALIASES, x) ? TYPE_ALIASES[x] : x));
+      if (!isAliased(v)) continue;
+      if (typeof v === 'string') set('type', aliasOf(v) ?? undefined);
+      else if (Array.isArray(v)) {
+        const mapped = v.map((x) => (typeof x === 'string' && aliasOf(x) !== undefined ? aliasOf(x) : x));
         set('type', mapped.includes(null) ? undefined : [...new Set(mapped)]);
       }
       continue;
@@ -299,4 +360,37 @@ export function suspectSchemaKeys(schema: unknown, at: (string | number)[] = [])
     if (isObject(v)) for (const [name, sub] of Object.entries(v)) out.push(...suspectSchemaKeys(sub, [...at, k, name]));
   }
   return out;
+}
+
+/**
+ * Every `type` in a schema (after jsonSchemaTypes) that names no type: JSON Schema's own or a
+ * spelling hsa reads. Each with the path of its `type` keyword below `at` and a message that names
+ * the value, so a tool set's own word (`Decimal`) is reported as such rather than as ajv's list of
+ * schema paths.
+ */
+export function unknownTypes(schema: unknown, at: (string | number)[] = []): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = [];
+  const walk = (s: unknown, p: (string | number)[]) => {
+    if (!isObject(s)) return;
+    const t = s.type;
+    const names = typeof t === 'string' ? [t] : Array.isArray(t) ? t : [];
+    for (const name of names) {
+      if (typeof name === 'string' && !JSON_TYPES.has(name)) out.push({ path: [...p, 'type'], message: unknownTypeMessage(name) });
+    }
+    for (const k in s) {
+      if (!hasOwn.call(s, k)) continue;
+      const kind = SUB_KINDS.get(k);
+      const v = s[k];
+      if (kind === undefined) continue;
+      if (kind !== 'list' && kind !== 'map' && isObject(v)) walk(v, [...p, k]);
+      else if ((kind === 'list' || kind === 'one-or-list') && Array.isArray(v)) v.forEach((x, i) => walk(x, [...p, k, i]));
+      else if (kind === 'map' && isObject(v)) for (const name in v) if (hasOwn.call(v, name)) walk(v[name], [...p, k, name]);
+    }
+  };
+  walk(schema, at);
+  return out;
+}
+
+function unknownTypeMessage(name: string): string {
+  return `"${name}" is not a type hsa knows (JSON Schema's object, array, string, number, integer, boolean, null; or a spelling tool sets write, in any case: dict, list, tuple, str, int, long, float, double, bool, Number, Object, Array, HashMap, STRING, NUMBER, ENUM, DATE (…), any; see docs/harness-format.md)`;
 }

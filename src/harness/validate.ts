@@ -2,6 +2,7 @@ import type { Problem } from '../problems.js';
 import { compileSchema } from '../util/json-schema.js';
 import type { HarnessOrigins } from './load.js';
 import { templateSlots } from './template.js';
+import { unknownTypes } from './tools.js';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type Harness } from './types.js';
 
 /**
@@ -22,6 +23,10 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
     const file = o?.file ?? main;
     const p = t.parameters as { type?: unknown };
     if (p.type !== 'object') at(file, `${t.name}.parameters.type`, 'tool parameters must be a JSON Schema of type "object"', o?.line);
+    // A type name hsa does not read is named as such (ajv would answer with a list of schema paths).
+    const unknown = unknownTypes(t.parameters, [t.name, 'parameters']);
+    for (const u of unknown) at(file, u.path.join('.'), u.message, o?.line);
+    if (unknown.length > 0) continue;
     const compiled = compileSchema(t.parameters);
     if ('error' in compiled) at(file, `${t.name}.parameters`, `JSON Schema does not compile: ${compiled.error}`, o?.line);
   }

@@ -1,5 +1,5 @@
 import { renderTools } from '../harness/render.js';
-import { normaliseTool } from '../harness/tools.js';
+import { normaliseTool, unknownTypes } from '../harness/tools.js';
 import type { Harness, Section, Tool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
@@ -59,6 +59,8 @@ export function deriveInlineHarness(rec: Trajectory, at: { file: string; line: n
     const prior = seen.get(one.tool.name);
     if (prior !== undefined) return void err(`tools.${i}.function.name`, `duplicate tool "${one.tool.name}" (also tools.${prior})`);
     seen.set(one.tool.name, i);
+    const unknown = unknownTypes(one.tool.parameters, ['tools', i, ...(one.tool.sourceFormat === 'mcp' ? ['inputSchema'] : ['function', 'parameters'])]);
+    if (unknown.length > 0) return void unknown.forEach((u) => err(u.path.join('.'), u.message));
     // A schema the quick tier can build is well-formed; only the others pay for an ajv compile.
     const compiled = quickCheck(one.tool.parameters, 'annotation') !== null ? null : compileSchema(one.tool.parameters);
     if (compiled && 'error' in compiled) return void err(`tools.${i}.function.parameters`, `not a valid JSON Schema: ${compiled.error}`);

@@ -387,7 +387,7 @@ describe('hooks', () => {
   it('reports a hooks.yaml without a hooks list and unknown top-level keys', async () => {
     const dir = await harnessDir({ 'harness.yaml': 'name: h\nversion: "1"\n', 'hooks.yaml': '- id: a\n  event: stop\n' });
     const r = await loadHarness(dir);
-    expect(errorsOf(r)).toEqual([{ file: path.join(dir, 'hooks.yaml'), line: 1, path: 'hooks', message: 'expected a mapping with a `hooks:` list', severity: 'error' }]);
+    expect(errorsOf(r)).toEqual([{ file: path.join(dir, 'hooks.yaml'), line: 1, path: 'hooks', message: expect.stringMatching(/^expected a mapping with `hooks:`, holding a list of hsa hooks \(`- id: …, event: stop, checks: \[…\]`\) or a Claude Code hooks mapping \(`PreToolUse: .*; found a list$/), severity: 'error' }]);
     const dir2 = await harnessDir({ 'harness.yaml': 'name: h\nversion: "1"\n', 'hooks.yaml': 'hooks: []\nversion: 2\n' });
     const r2 = await loadHarness(dir2);
     expect(errorsOf(r2)).toEqual([{ file: path.join(dir2, 'hooks.yaml'), line: 2, path: '', message: 'unknown key: version', severity: 'error' }]);

@@ -16,6 +16,7 @@ import {
   type HarnessFile,
   type HookInput,
 } from './schema.js';
+import { claudeHooksBlock, describeKind, HOOKS_SHAPES, readClaudeHooks } from './claude-hooks.js';
 import { normaliseToolFile, suspectSchemaKeys } from './tools.js';
 import type { Harness, Hook, HookCheck, Section, Skill, Tool } from './types.js';
 import { validateHarness } from './validate.js';
@@ -207,59 +208,94 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   }
   (cfg.tools?.items ?? []).forEach((item, i) => addTools(item, harnessFile, mainDoc, ['tools', 'items', i]));
 
-  // Hooks.
+  // Hooks: hsa's own list (hooks.yaml, or `hooks:` in harness.yaml) and Claude Code's hooks blocks
+  // as they are written (hooks.json, a plugin's hooks/hooks.json, .claude/settings.json, or a
+  // `hooks:` mapping), read in that order. A hooks file in the folder that is not read says so.
   const hooks: Hook[] = [];
-  let hookInputs: { hooks: unknown[]; file: string; doc: LocatedDoc; base: (string | number)[] } | undefined;
-  if (typeof cfg.hooks === 'string' || (cfg.hooks === undefined && folderForm)) {
-    const rel = typeof cfg.hooks === 'string' ? cfg.hooks : 'hooks.yaml';
-    const abs = path.join(root, rel);
-    const exists = await isFile(abs);
-    if (!exists && typeof cfg.hooks === 'string') {
-      err(harnessFile, 'hooks', `file ${display(rel)} does not exist`, mainDoc.lineOf(['hooks']));
-    } else if (exists) {
-      const text = await readText(abs);
-      files.push({ file: rel, text });
-      const doc = parseLocated(display(rel), text);
-      if (isParseFailure(doc)) {
-        err(display(rel), '', `YAML syntax: ${doc.message}`, doc.line);
-      } else {
-        const top = doc.value;
-        if (top === null || typeof top !== 'object' || Array.isArray(top) || !Array.isArray((top as { hooks?: unknown }).hooks)) {
-          err(display(rel), 'hooks', 'expected a mapping with a `hooks:` list', 1);
-        } else {
-          const extra = Object.keys(top).filter((k) => k !== 'hooks');
-          if (extra.length > 0) err(display(rel), '', `unknown key${extra.length > 1 ? 's' : ''}: ${extra.join(', ')}`, doc.lineOf([extra[0]!]));
-          hookInputs = { hooks: (top as { hooks: unknown[] }).hooks, file: display(rel), doc, base: ['hooks'] };
-        }
-      }
+  const hookLists: { hooks: unknown[]; file: string; doc: LocatedDoc; base: (string | number)[] }[] = [];
+  const claudeBlocks: { events: Record<string, unknown>; file: string; doc: LocatedDoc; base: (string | number)[] }[] = [];
+  /** One hooks file's parsed value: hsa's shape, Claude Code's, or an error saying which shapes are read. */
+  const readHooksFile = (top: unknown, file: string, doc: LocatedDoc, settings: boolean) => {
+    if (isPlainObject(top) && Array.isArray(top.hooks)) {
+      const extra = Object.keys(top).filter((k) => k !== 'hooks');
+      if (extra.length > 0) err(file, '', `unknown key${extra.length > 1 ? 's' : ''}: ${extra.join(', ')}`, doc.lineOf([extra[0]!]));
+      hookLists.push({ hooks: top.hooks, file, doc, base: ['hooks'] });
+      return;
     }
-  } else if (Array.isArray(cfg.hooks)) {
-    hookInputs = { hooks: cfg.hooks, file: harnessFile, doc: mainDoc, base: ['hooks'] };
+    const block = claudeHooksBlock(top);
+    if (block) {
+      const others = block.others.filter((k) => !(k === 'description' && !settings));
+      if (others.length > 0) {
+        warn(file, others[0]!, settings ? `Claude Code settings other than hooks are not read: ${others.join(', ')}` : `not a key of a Claude Code hooks file (hooks, description); not read: ${others.join(', ')}`, doc.lineOf([others[0]!]));
+      }
+      claudeBlocks.push({ events: block.events, file, doc, base: block.base });
+      return;
+    }
+    if (settings && isPlainObject(top) && top.hooks === undefined) {
+      warn(file, 'hooks', 'Claude Code settings without a `hooks` block: no hooks read from it', 1);
+      return;
+    }
+    const has = isPlainObject(top) && 'hooks' in top;
+    err(file, 'hooks', `expected ${has ? '`hooks:` to hold ' : 'a mapping with `hooks:`, holding '}${HOOKS_SHAPES}; found ${describeKind(has ? (top as { hooks: unknown }).hooks : top)}`, has ? doc.lineOf(['hooks']) ?? 1 : 1);
+  };
+  const DEFAULT_HOOK_FILES = ['hooks.yaml', 'hooks.yml', 'hooks.json', 'hooks/hooks.json', '.claude/settings.json'];
+  const named = typeof cfg.hooks === 'string' ? cfg.hooks : undefined;
+  const present = folderForm ? (await Promise.all(DEFAULT_HOOK_FILES.map(async (f) => ((await isFile(path.join(root, f))) ? f : null)))).filter((f): f is string => f !== null) : [];
+  let hookFiles: string[];
+  if (named !== undefined) {
+    if (!(await isFile(path.join(root, named)))) err(harnessFile, 'hooks', `file ${display(named)} does not exist`, mainDoc.lineOf(['hooks']));
+    hookFiles = [named];
+  } else hookFiles = cfg.hooks === undefined ? present : [];
+  for (const f of present) {
+    if (hookFiles.includes(f) || path.normalize(f) === path.normalize(named ?? '')) continue;
+    warn(harnessFile, 'hooks', `${f} in the harness folder is not read: \`hooks:\` ${named !== undefined ? `names ${named}` : 'holds the hooks inline'}; name ${f} there instead, or move its hooks into the one read`, mainDoc.lineOf(['hooks']));
   }
-  if (hookInputs) {
-    const { file, doc, base } = hookInputs;
-    hookInputs.hooks.forEach((raw, i) => {
-      const p = [...base, i];
-      const r = hookSchema.safeParse(raw, { reportInput: true });
-      if (!r.success) {
-        pushZod(problems, file, doc, r.error.issues, p);
-        return;
-      }
-      const hook = normaliseHook(r.data);
-      const line = doc.lineOf([...p, 'id']);
-      if (origins.hooks[hook.id]) {
-        err(file, `${p.join('.')}.id`, `duplicate hook "${hook.id}"`, line);
-        return;
-      }
-      if (hook.command === undefined && hook.checks.length === 0) {
-        err(file, p.join('.'), 'a hook needs `checks` or a `command`', line);
-      }
-      if (hook.command !== undefined && hook.checks.length > 0) {
-        err(file, p.join('.'), 'a hook has either `checks` or a `command`, not both', line);
-      }
-      hooks.push(hook);
-      origins.hooks[hook.id] = { file, ...(line !== undefined ? { line } : {}), doc, path: p };
-    });
+  for (const rel of hookFiles) {
+    const abs = path.join(root, rel);
+    if (!(await isFile(abs))) continue;
+    const text = await readText(abs);
+    files.push({ file: rel, text });
+    const jsonError = rel.endsWith('.json') ? jsonSyntaxError(text) : undefined;
+    if (jsonError) {
+      err(display(rel), '', `JSON syntax: ${jsonError.message}`, jsonError.line);
+      continue;
+    }
+    const doc = parseLocated(display(rel), text);
+    if (isParseFailure(doc)) err(display(rel), '', `YAML syntax: ${doc.message}`, doc.line);
+    else readHooksFile(doc.value, display(rel), doc, /(^|[\\/])settings(\.local)?\.json$/.test(rel));
+  }
+  if (Array.isArray(cfg.hooks)) hookLists.push({ hooks: cfg.hooks, file: harnessFile, doc: mainDoc, base: ['hooks'] });
+  else if (isPlainObject(cfg.hooks)) {
+    const block = claudeHooksBlock(cfg.hooks);
+    if (block) claudeBlocks.push({ events: block.events, file: harnessFile, doc: mainDoc, base: ['hooks', ...block.base] });
+    else err(harnessFile, 'hooks', `expected a file name, ${HOOKS_SHAPES}; found a mapping of ${Object.keys(cfg.hooks).slice(0, 3).join(', ') || 'nothing'}`, mainDoc.lineOf(['hooks']));
+  }
+  const addHook = (raw: unknown, file: string, doc: LocatedDoc, p: (string | number)[], idPath: (string | number)[]) => {
+    const r = hookSchema.safeParse(raw, { reportInput: true });
+    if (!r.success) {
+      pushZod(problems, file, doc, r.error.issues, p);
+      return;
+    }
+    const hook = normaliseHook(r.data);
+    const line = doc.lineOf(idPath);
+    if (origins.hooks[hook.id]) {
+      err(file, `${p.join('.')}.id`, `duplicate hook "${hook.id}"`, line);
+      return;
+    }
+    if (hook.command === undefined && hook.checks.length === 0) {
+      err(file, p.join('.'), 'a hook needs `checks` or a `command`', line);
+    }
+    if (hook.command !== undefined && hook.checks.length > 0) {
+      err(file, p.join('.'), 'a hook has either `checks` or a `command`, not both', line);
+    }
+    hooks.push(hook);
+    origins.hooks[hook.id] = { file, ...(line !== undefined ? { line } : {}), doc, path: p };
+  };
+  for (const { hooks: list, file, doc, base } of hookLists) list.forEach((raw, i) => addHook(raw, file, doc, [...base, i], [...base, i, 'id']));
+  for (const { events, file, doc, base } of claudeBlocks) {
+    const read = readClaudeHooks(events, base, tools);
+    for (const issue of read.issues) (issue.severity === 'error' ? err : warn)(file, issue.path.join('.'), issue.message, doc.lineOf(issue.path));
+    for (const { input, path: p } of read.hooks) addHook(input, file, doc, p, p);
   }
 
   // Prompt order: declared order, else file-name order; the catalog goes last unless placed.
@@ -502,4 +538,8 @@ function jsonSyntaxError(text: string): { message: string; line?: number } | und
  */
 function normaliseNewlines(s: string): string {
   return s.replace(/\r\n/g, '\n');
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

@@ -105,7 +105,12 @@ export const harnessFileSchema = z.strictObject({
       items: z.array(z.unknown()).optional(),
     })
     .optional(),
-  hooks: z.union([z.string().min(1), z.array(z.unknown())]).optional(),
+  // A file name, hsa's list, or a Claude Code events mapping (read in load.ts / claude-hooks.ts).
+  hooks: z
+    .custom<string | unknown[] | Record<string, unknown>>((v) => (typeof v === 'string' && v.length > 0) || Array.isArray(v) || (v !== null && typeof v === 'object'), {
+      message: 'expected a hooks file name, a list of hsa hooks (- id: …, event: stop, checks: […]) or a Claude Code hooks mapping (PreToolUse: [{matcher: Write|Edit, hooks: [{type: command, command: …}]}])',
+    })
+    .optional(),
   hook_messages: z.strictObject({ name_prefix: z.string().min(1) }).optional(),
 });
 

@@ -44,4 +44,25 @@ describe('real harness shapes: augment -k 8, verify and the independent checker 
     const sortEnums = sft.flatMap((r) => r.tools).flatMap((t: any) => JSON.stringify(t.function.parameters).match(/"enum":\["price","rating","distance"\]/g) ?? []);
     expect(sortEnums.length).toBeGreaterThan(0);
   });
+
+  it('a Claude Code hooks.json (SessionStart, a | list and a regex matcher, a prompt hook) in a docs-site harness: refusals named on load, mapped hooks in every RL row under the variant\'s tool names', () => {
+    const h = 'fixtures/docs-desk/harness';
+    const loadWarnings = runHsa(['validate', h]);
+    expect(loadWarnings.code, loadWarnings.stdout).toBe(0);
+    expect(loadWarnings.stdout).toMatch(/hooks\.SessionStart: warning: SessionStart: 1 hook not read/);
+    expect(loadWarnings.stdout).toMatch(/hooks\.Stop\.0\.hooks\.0\.type: warning: Stop: a prompt hook is not read/);
+    const { out, sft } = augmentVerifyAudit(h, 'fixtures/docs-desk/trajectories.jsonl');
+    expect(sft).toHaveLength(6 * 8);
+    const rlDir = path.join(out, 'rl');
+    const rows = readdirSync(rlDir).filter((f) => f.endsWith('.jsonl')).flatMap((f) => readFileSync(path.join(rlDir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+    expect(rows).toHaveLength(6 * 8);
+    for (const row of rows) {
+      const env = JSON.parse(row.extra_info.env);
+      const names = new Set(env.tools.map((t: any) => t.function.name));
+      const hooks = env.hooks.filter((x: any) => /^(PreToolUse|PostToolUse|UserPromptSubmit|Stop|SessionStart)-/.test(x.id) || x.command !== undefined);
+      expect(hooks.map((x: any) => x.event).sort()).toEqual(['post_tool_use', 'pre_inference', 'pre_tool_use', 'pre_tool_use']);
+      // Every matcher names a tool of the variant (renames followed the resolved matcher).
+      for (const x of hooks) for (const m of x.matcher ?? []) expect(names.has(m), `${row.extra_info.id}: ${m}`).toBe(true);
+    }
+  });
 });

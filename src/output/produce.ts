@@ -18,7 +18,9 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';
 import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
-import { messageContentJson, renderTools } from '../harness/render.js';
+import { messageContentJson, promptLayout, renderTools } from '../harness/render.js';
+import { baseStyle } from '../transform/prompt-style.js';
+import type { AppliedTransform } from '../transform/variant.js';
 import type { TokenCounter } from '../tokenize/tokenizer.js';
 import { tooLongReason } from '../tokenize/stats.js';
 import { opdRecords, opdShownMessages, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
@@ -165,7 +167,7 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
     source_file: item.file,
     source_line: item.line,
     variant,
-    transforms: applied,
+    transforms: shownTransforms(applied, source, harness),
     harness: { name: harness.name, version: harness.version, state_hash: stateHash, ...(slot !== null ? { state_slot: slot } : {}) },
     seed: cfg.seed,
     ...extra,
@@ -240,6 +242,32 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   variants.forEach((v, k) => handle(k, v, episodes[k]));
   return out;
 }
+
+/**
+ * The transforms a record shows: provenance says only what was applied. Under a `slots` layout
+ * (`--system-prompt locate`) the record's own text stands between the located sections, so the
+ * section separator prompt.spacing draws is never rendered; its entry keeps only a changed title
+ * casing (which the sections do show), or goes. Kept per applied list (lists belong to pooled
+ * states, and their JSON is shared by identity, see sharedText).
+ */
+function shownTransforms(applied: AppliedTransform[], source: Trajectory, harness: Harness): AppliedTransform[] {
+  if (promptLayout(source.messages[0])?.kind !== 'slots') return applied;
+  const i = applied.findIndex((a) => a.id === 'prompt.spacing');
+  if (i < 0) return applied;
+  let byHarness = locatedShown.get(applied);
+  if (!byHarness) locatedShown.set(applied, (byHarness = new WeakMap()));
+  let out = byHarness.get(harness);
+  if (!out) {
+    const a = applied[i]!;
+    const { separator: _separator, ...shown } = a.params;
+    out = applied.slice();
+    if (shown.titleCase === undefined || shown.titleCase === baseStyle(harness).titleCase) out.splice(i, 1);
+    else out[i] = { ...a, params: shown };
+    byHarness.set(harness, out);
+  }
+  return out;
+}
+const locatedShown = new WeakMap<AppliedTransform[], WeakMap<Harness, AppliedTransform[]>>();
 
 /**
  * The variants of a source record under the run's config: each one's harness state (from the pool

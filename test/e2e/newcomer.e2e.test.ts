@@ -101,4 +101,19 @@ describe('small things a newcomer hit', () => {
     expect(drift.code).toBe(1);
     expect(drift.stdout).toContain('drifted');
   });
+
+  it("the README's command table shows the flag-only augment form beside --config, and that form runs as written", () => {
+    const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const table = readme.slice(readme.indexOf('## Commands'), readme.indexOf('\n## ', readme.indexOf('## Commands') + 1));
+    const row = table.split('\n').find((l) => l.startsWith('| `hsa augment --harness '));
+    expect(row, 'a row for hsa augment --harness … -t … -o … -k …').toBeDefined();
+    expect(table).toContain('| `hsa augment --config hsa.yaml [flags]`');
+    const form = /^\| `([^`]+)`/.exec(row!)![1]!;
+    expect(form).toMatch(/^hsa augment --harness DIR -t traj\.jsonl -o OUT \[-k K\]/);
+    const out = path.join(tempDir('hsa-newcomer-'), 'out');
+    const args = form.replace(/ \[.*$/, '').split(' ').slice(1).map((w) => (w === 'DIR' ? 'fixtures/support-desk/harness' : w === 'traj.jsonl' ? 'fixtures/support-desk/trajectories.jsonl' : w === 'OUT' ? out : w));
+    const r = runHsa([...args, '-k', '2', '-q']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(path.join(out, 'manifest.json'))).toBe(true);
+  });
 });

@@ -111,6 +111,9 @@ describe('Claude Code hooks files', () => {
     expect(lines(inHarness.r, 'error')).toEqual([expect.stringMatching(/harness\.yaml:3: hooks: expected a hooks file name, a list of hsa hooks \(- id: …, event: stop, checks: \[…\]\) or a Claude Code hooks mapping \(PreToolUse: \[\{matcher: Write\|Edit, hooks: \[\{type: command, command: …\}\]\}\]\)/)]);
     const inFile = await harness({ 'hooks.yaml': 'hooks: stop_gate\n' });
     expect(lines(inFile.r, 'error')).toEqual([expect.stringMatching(/hooks\.yaml:1: hooks: expected `hooks:` to hold a list of hsa hooks .* or a Claude Code hooks mapping .*; found the text "stop_gate"$/)]);
+    // hsa hooks keyed by their ids (a mapping, not a list): neither shape, and the error says so.
+    const keyed = await harness({ 'hooks.yaml': 'hooks:\n  stop_gate:\n    event: stop\n    checks: [{ max_chars: 80 }]\n' });
+    expect(lines(keyed.r, 'error')).toEqual([expect.stringMatching(/hooks\.yaml:1: hooks: expected `hooks:` to hold a list of hsa hooks .*; found a mapping$/)]);
     const mapping = await harness({}, 'name: h\nversion: "1"\nhooks:\n  stop_gate: { max_chars: 80 }\n');
     expect(lines(mapping.r, 'error')).toEqual([expect.stringMatching(/harness\.yaml:3: hooks: expected a file name, a list of hsa hooks .*; found a mapping of stop_gate$/)]);
   });

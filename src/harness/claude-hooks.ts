@@ -66,9 +66,14 @@ const isEventName = (k: string) => k in MAPPED || k in REFUSED;
  */
 export function claudeHooksBlock(value: unknown): { events: Record<string, unknown>; base: (string | number)[]; others: string[] } | undefined {
   if (!isObject(value)) return undefined;
-  if (isObject(value.hooks)) return { events: value.hooks, base: ['hooks'], others: Object.keys(value).filter((k) => k !== 'hooks') };
+  // A mapping keyed by something else (hsa hooks keyed by their ids) is neither shape: the caller says which shapes are read.
+  const eventLike = (k: string) => isEventName(k) || /^[A-Z][A-Za-z]+$/.test(k);
+  if (isObject(value.hooks)) {
+    const keys = Object.keys(value.hooks);
+    return keys.length === 0 || keys.some(eventLike) ? { events: value.hooks, base: ['hooks'], others: Object.keys(value).filter((k) => k !== 'hooks') } : undefined;
+  }
   const keys = Object.keys(value);
-  if (keys.length > 0 && keys.every((k) => isEventName(k) || /^[A-Z][A-Za-z]+$/.test(k)) && keys.some(isEventName)) return { events: value, base: [], others: [] };
+  if (keys.length > 0 && keys.every(eventLike) && keys.some(isEventName)) return { events: value, base: [], others: [] };
   return undefined;
 }
 

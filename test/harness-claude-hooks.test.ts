@@ -15,7 +15,8 @@ import { makeTmp, openAiTool, writeTree } from './helpers/tmp.js';
 // - plugins/explanatory-output-style/hooks/hooks.json:1-15 (a SessionStart command hook without a
 //   matcher), plugins/hookify/hooks/hooks.json:1-50 (command hooks with `timeout`).
 // Claude Code reads a matcher of only letters, digits, `_` and `|` as exact names and any other as
-// an unanchored regular expression (docs.claude.com/docs/claude-code/hooks, "Structure").
+// an unanchored JavaScript regular expression (docs.claude.com/docs/claude-code/hooks, "Structure";
+// the event list and matcher syntax as mirrored at brewpirate.github.io/claude-code-docs/hooks/matcher-semantics/).
 
 const dirs: { cleanup: () => Promise<void> }[] = [];
 afterAll(async () => {

@@ -33,6 +33,15 @@ const REFUSED: Readonly<Record<string, string>> = {
   TaskCompleted: 'it runs when a task list item is marked done; hsa has no task list',
   InstructionsLoaded: 'it observes CLAUDE.md and rules files being loaded; hsa loads none',
   ConfigChange: 'it observes configuration changes; a harness state is fixed for a run',
+  PermissionDenied: 'it runs when a permission was refused to the user; hsa has no permission step',
+  Setup: 'it runs while Claude Code sets a project up; a recorded trajectory starts after that',
+  StopFailure: 'it runs when a turn ends on an API error; a recorded trajectory has none',
+  CwdChanged: 'it observes the working folder changing; hsa has none',
+  FileChanged: 'it observes files changing on disk; hsa has no file system',
+  PostCompact: 'it runs after context compaction, which hsa never does',
+  TaskCreated: 'it runs when a task list item is created; hsa has no task list',
+  Elicitation: 'it answers an MCP server asking the user for input; hsa replays recorded tool results',
+  ElicitationResult: 'it observes the answer to an MCP elicitation; hsa replays recorded tool results',
 };
 
 /** Hook types other than `command`, and why hsa does not run them. */

@@ -348,19 +348,24 @@ function matchNamed<T extends { id: string }>(as: readonly T[], bs: readonly T[]
 // ---------------------------------------------------------------------------------------------
 // prompt sections
 
-/** Paragraphs of a section (heading lines out), as word sets. */
+/**
+ * The units of a section's text (heading lines out): sentences of its paragraphs and list items, as
+ * word sets — a flat policy cut into sections moves sentence by sentence.
+ */
 function paragraphs(h: Harness, s: Section): { text: string; words: Set<string> }[] {
   const text = s.kind === 'catalog' ? catalogText(h) : s.text;
   return text
-    .split(/\n\s*\n/)
+    .split(/\n\s*\n|\n(?=\s*(?:[-*+•]|\d+[.)])\s)/)
     .map((p) => p.split('\n').filter((l) => !/^\s*#{1,6}\s/.test(l)).join('\n').trim())
+    .flatMap((p) => p.split(/(?<=[.!?])\s+(?=[A-Z`"'(])/))
+    .map((p) => p.trim())
     .filter((p) => p !== '')
     .map((p) => ({ text: p, words: textWords(p) }));
 }
 
 /**
- * Sections by content: each paragraph of A goes to the B section holding its most similar
- * paragraph (Dice ≥ 0.5), so a flat file cut into sections maps to every section that took a part.
+ * Sections by content: each sentence of A goes to the B section holding its most similar
+ * sentence (Dice ≥ 0.5), so a flat file cut into sections maps to every section that took a part.
  * The skill catalogs (generated) match each other.
  */
 function matchSections(a: Harness, b: Harness): { entries: SectionEntry[]; added: string[] } {
@@ -395,8 +400,8 @@ function matchSections(a: Harness, b: Harness): { entries: SectionEntry[]; added
     const n = ps.length;
     const lost = n - same - edited;
     const evidence = to.length
-      ? [`${same + edited} of ${n} paragraphs found in ${to.join(', ')} (${same} as written, ${edited} edited${lost ? `, ${lost} not found` : ''})`]
-      : [`removed: none of its ${n} paragraphs is in B`];
+      ? [`${same + edited} of ${n} sentences found in ${to.join(', ')} (${same} as written, ${edited} edited${lost ? `, ${lost} not found` : ''})`]
+      : [`removed: none of its ${n} sentences is in B`];
     return { from: s.id, to, score: round2(n ? sum / n : 0), evidence };
   });
   return { entries, added: b.sections.filter((x) => !hit.has(x.id)).map((x) => x.id) };

@@ -70,36 +70,46 @@ function mappingOut(m: CallMapping): Record<string, unknown> {
 // ---------------------------------------------------------------------------------------------
 // reading
 
-const shapeSchema = z.union([z.strictObject({ wrap: z.string().min(1) }), z.strictObject({ unwrap: z.string().min(1) })]);
-const mappingFields = {
-  shape: shapeSchema.optional(),
-  params: z.record(z.string(), z.string().nullable()).default({}),
-  values: z.record(z.string(), z.record(z.string(), z.string().nullable())).default({}),
-  fill: z.record(z.string(), z.unknown()).default({}),
-  needs: z.array(z.string()).default([]),
-};
-const caseSchema = z.strictObject({ to: z.string().min(1), ...mappingFields });
-const info = { score: z.number().optional(), evidence: z.array(z.string()).optional(), records: z.number().optional(), stops: z.number().optional() };
-const toolSchema = z.strictObject({
-  from: z.string().min(1),
-  to: z.string().min(1).nullable().optional(),
-  split: z.strictObject({ by: z.string().min(1), cases: z.record(z.string(), caseSchema.nullable()) }).optional(),
-  ...mappingFields,
-  ...info,
-});
-const namedSchema = z.strictObject({ from: z.string().min(1), to: z.string().min(1).nullable(), ...info });
-const planSchema = z.strictObject({
-  format: z.literal(PLAN_FORMAT),
-  from: z.strictObject({ harness: z.string(), version: z.string(), path: z.string().optional() }),
-  to: z.strictObject({ harness: z.string(), version: z.string(), path: z.string().optional() }),
-  records: z.number().optional(),
-  tools: z.array(toolSchema).default([]),
-  skills: z.array(namedSchema).default([]),
-  hooks: z.array(namedSchema).default([]),
-  sections: z.array(z.strictObject({ from: z.string(), to: z.array(z.string()), score: z.number().optional(), evidence: z.array(z.string()).optional() })).default([]),
-  added: z.strictObject({ tools: z.array(z.string()).default([]), skills: z.array(z.string()).default([]), hooks: z.array(z.string()).default([]), sections: z.array(z.string()).default([]) }).optional(),
-  proposals: z.array(z.strictObject({ kind: z.enum(['tool', 'skill', 'hook']), from: z.string(), to: z.string(), reason: z.string(), model: z.string() })).default([]),
-});
+/** The plan file's schema; `strict` refuses unknown keys (a second, lenient pass still checks the rest). */
+function planSchemaOf(strict: boolean) {
+  const obj = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.object(shape));
+  const shapeSchema = z.union([obj({ wrap: z.string().min(1) }), obj({ unwrap: z.string().min(1) })]);
+  const mappingFields = {
+    shape: shapeSchema.optional(),
+    params: z.record(z.string(), z.string().nullable()).default({}),
+    values: z.record(z.string(), z.record(z.string(), z.string().nullable())).default({}),
+    fill: z.record(z.string(), z.unknown()).default({}),
+    needs: z.array(z.string()).default([]),
+  };
+  const caseSchema = obj({ to: z.string().min(1), ...mappingFields });
+  const info = { score: z.number().optional(), evidence: z.array(z.string()).optional(), records: z.number().optional(), stops: z.number().optional() };
+  const toolSchema = obj({
+    from: z.string().min(1),
+    to: z.string().min(1).nullable().optional(),
+    split: obj({ by: z.string().min(1), cases: z.record(z.string(), caseSchema.nullable()) }).optional(),
+    ...mappingFields,
+    ...info,
+  });
+  const namedSchema = obj({ from: z.string().min(1), to: z.string().min(1).nullable(), ...info });
+  const side = obj({ harness: z.string(), version: z.string(), path: z.string().optional() });
+  return obj({
+    format: z.literal(PLAN_FORMAT),
+    from: side,
+    to: side,
+    records: z.number().optional(),
+    tools: z.array(toolSchema).default([]),
+    skills: z.array(namedSchema).default([]),
+    hooks: z.array(namedSchema).default([]),
+    sections: z.array(obj({ from: z.string(), to: z.array(z.string()), score: z.number().optional(), evidence: z.array(z.string()).optional() })).default([]),
+    added: obj({ tools: z.array(z.string()).default([]), skills: z.array(z.string()).default([]), hooks: z.array(z.string()).default([]), sections: z.array(z.string()).default([]) }).optional(),
+    proposals: z.array(obj({ kind: z.enum(['tool', 'skill', 'hook']), from: z.string(), to: z.string(), reason: z.string(), model: z.string() })).default([]),
+  });
+}
+
+const planSchema = planSchemaOf(true);
+const lenientPlanSchema = planSchemaOf(false);
+type PlanFile = z.infer<typeof lenientPlanSchema>;
+type CaseFile = NonNullable<NonNullable<PlanFile['tools'][number]['split']>['cases'][string]>;
 
 /** Read and check a plan file against the two harnesses; every problem at once, each with its line and key. */
 export async function readPlanFile(file: string, a: Harness, b: Harness): Promise<MigrationPlan> {
@@ -115,19 +125,20 @@ export async function readPlanFile(file: string, a: Harness, b: Harness): Promis
 export function parsePlan(file: string, text: string, a: Harness, b: Harness): MigrationPlan {
   const doc = parseLocated(file, text);
   if (isParseFailure(doc)) throw new BadPlanError([{ file, ...(doc.line !== undefined ? { line: doc.line } : {}), path: '', message: doc.message, severity: 'error' }]);
-  const parsed = planSchema.safeParse(doc.value);
-  if (!parsed.success) {
-    throw new BadPlanError(
-      parsed.error.issues.map((issue) => {
-        const d = describeIssue(issue);
-        // An unknown key is named by its own path (and line), not its parent's.
-        const keyPath = issue.code === 'unrecognized_keys' ? [...d.path, issue.keys[0]!] : d.path;
-        return problem(doc, keyPath, d.message);
-      }),
-    );
-  }
-  const v = parsed.data;
   const problems: Problem[] = [];
+  const strict = planSchema.safeParse(doc.value);
+  if (!strict.success) {
+    for (const issue of strict.error.issues) {
+      const d = describeIssue(issue);
+      // An unknown key is named by its own path (and line), not its parent's.
+      const keyPath = issue.code === 'unrecognized_keys' ? [...d.path, issue.keys[0]!] : d.path;
+      problems.push(problem(doc, keyPath, d.message));
+    }
+  }
+  // Unknown keys aside, the plan is read on, so every problem is reported at once.
+  const lenient = lenientPlanSchema.safeParse(doc.value);
+  if (!lenient.success) throw new BadPlanError(problems);
+  const v: PlanFile = lenient.data;
   const err = (path: (string | number)[], message: string) => problems.push(problem(doc, path, message));
   for (const [key, h] of [['from', a], ['to', b]] as const) {
     if (v[key].harness !== h.name || v[key].version !== h.version) err([key], `the plan is for ${v[key].harness} ${v[key].version}, the harness given is ${h.name} ${h.version}`);
@@ -139,7 +150,7 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
     const at = ['tools', i];
     const aTool = aTools.get(t.from);
     if (!aTool) err([...at, 'from'], `tool "${t.from}" is not in harness A (${a.name} ${a.version})`);
-    const checkMapping = (m: z.infer<typeof caseSchema>, where: (string | number)[], drop?: string): CallMapping => {
+    const checkMapping = (m: CaseFile, where: (string | number)[], drop?: string): CallMapping => {
       const bTool = bTools.get(m.to);
       if (!bTool) err([...where, 'to'], `tool "${m.to}" is not in harness B (${b.name} ${b.version})`);
       else {

@@ -1,0 +1,299 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadHarness } from '../src/harness/load.js';
+import type { Harness } from '../src/harness/types.js';
+import { migrateRecord } from '../src/migrate/apply.js';
+import { compilePlan } from '../src/migrate/compile.js';
+import { inferPlan } from '../src/migrate/infer.js';
+import { BadPlanError, parsePlan, planToYaml } from '../src/migrate/plan-file.js';
+import { applyPlan, countRecords } from '../src/migrate/run.js';
+import type { MigrationPlan } from '../src/migrate/types.js';
+import { checkTrajectory } from '../src/trajectory/check.js';
+import { parseTrajectoryLine } from '../src/trajectory/read.js';
+import type { Trajectory } from '../src/trajectory/types.js';
+import { REPO } from './helpers/hsa.js';
+import { makeTmp } from './helpers/tmp.js';
+
+const LIB = path.join(REPO, 'fixtures/migrate/library');
+const GH = path.join(REPO, 'fixtures/migrate/greenhouse');
+
+async function load(p: string): Promise<Harness> {
+  const r = await loadHarness(p);
+  expect(r.problems.filter((x) => x.severity === 'error')).toEqual([]);
+  return r.harness!;
+}
+
+async function records(file: string): Promise<Trajectory[]> {
+  const text = await readFile(file, 'utf8');
+  return text
+    .trim()
+    .split('\n')
+    .map((l, i) => {
+      const item = parseTrajectoryLine(file, i + 1, l);
+      if (!item.ok) throw new Error('fixture line does not parse');
+      return item.record;
+    });
+}
+
+let libA: Harness;
+let libB: Harness;
+let ghA: Harness;
+let ghB: Harness;
+let tmp: { dir: string; cleanup: () => Promise<void> };
+beforeAll(async () => {
+  [libA, libB, ghA, ghB] = await Promise.all([load(path.join(LIB, 'v1')), load(path.join(LIB, 'v2')), load(path.join(GH, 'v1.yaml')), load(path.join(GH, 'v2.yaml'))]);
+  tmp = await makeTmp('hsa-migrate-');
+});
+afterAll(async () => tmp.cleanup());
+
+/** The matches of a plan without scores and evidence: what a reviewer checks first. */
+function matches(plan: MigrationPlan) {
+  return {
+    tools: plan.tools.map((t) => (t.split ? { from: t.from, split: t.split } : t.map ? { from: t.from, ...t.map } : { from: t.from, to: null })),
+    skills: plan.skills.map((s) => [s.from, s.to]),
+    hooks: plan.hooks.map((h) => [h.from, h.to]),
+    sections: plan.sections.map((s) => [s.from, s.to]),
+    added: plan.added,
+  };
+}
+
+describe('migrate plan: inference on the library pair (every kind of change the issue names)', () => {
+  it('finds every intended match and no wrong one', () => {
+    expect(matches(inferPlan(libA, libB))).toEqual({
+      tools: [
+        { from: 'load_skill', to: 'load_skill', params: { name: 'name' }, values: {}, fill: {}, needs: [] },
+        // A tool split into two by the value of one parameter; its third value has no tool in B.
+        {
+          from: 'find_book',
+          split: {
+            by: 'field',
+            cases: {
+              title: { to: 'search_by_title', params: { query: 'title' }, values: {}, fill: {}, needs: [] },
+              author: { to: 'search_by_author', params: { query: 'author' }, values: {}, fill: {}, needs: [] },
+              isbn: null,
+            },
+          },
+        },
+        // Renamed with a new description, flattened (our own wrap restyle, inverted), a parameter
+        // renamed and an enum value renamed.
+        { from: 'place_hold', to: 'reserve_copy', shape: { unwrap: 'request' }, params: { isbn: 'isbn', patron_id: 'patron_card', pickup_branch: 'pickup_branch' }, values: { pickup_branch: { main: 'central' } }, fill: {}, needs: [] },
+        // Renamed and re-nested under one object.
+        { from: 'renew_loan', to: 'extend_loan', shape: { wrap: 'loan' }, params: { loan_id: 'loan_id', days: 'days' }, values: {}, fill: {}, needs: [] },
+        // A new required parameter: the match stands, its calls cannot be carried.
+        { from: 'get_fines', to: 'list_fines', params: { patron_id: 'patron_card' }, values: {}, fill: {}, needs: ['currency'] },
+        { from: 'suggest_reading', to: null },
+      ],
+      skills: [
+        ['fines-explain', 'fines-explain'],
+        ['renew-help', 'loan-renewal'],
+      ],
+      hooks: [['reply_length', 'short_reply']],
+      // One flat file cut into markdown sections.
+      sections: [
+        ['policy', ['role', 'catalogue', 'privacy', 'style']],
+        ['skills', ['skills']],
+      ],
+      added: { tools: ['branch_hours'], skills: [], hooks: [], sections: [] },
+    });
+  });
+
+  it('finds the MCP server pair\'s matches: docstring schemas, a boolean that became an enum, a removed and an added tool', () => {
+    expect(matches(inferPlan(ghA, ghB))).toEqual({
+      tools: [
+        { from: 'sensors_read', to: 'read_sensor', params: { sensor_id: 'sensor_id', unit: 'unit' }, values: {}, fill: {}, needs: [] },
+        // boolean `open` → enum `state`: a type that cannot be converted, so no parameter match.
+        { from: 'valves_set', to: 'set_valve', params: { valve: 'valve', open: null }, values: {}, fill: {}, needs: ['state'] },
+        { from: 'log_note', to: null },
+      ],
+      skills: [],
+      hooks: [],
+      sections: [['role', ['role', 'safety']]],
+      added: { tools: ['list_zones'], skills: [], hooks: [], sections: [] },
+    });
+  });
+
+  it('is deterministic and independent of the order tools are listed in', () => {
+    const yaml = planToYaml(inferPlan(libA, libB));
+    expect(planToYaml(inferPlan(libA, libB))).toBe(yaml);
+    const shuffled: Harness = { ...libB, tools: [...libB.tools].reverse(), skills: [...libB.skills].reverse() };
+    expect(matches(inferPlan(libA, shuffled)).tools).toEqual(matches(inferPlan(libA, libB)).tools);
+  });
+
+  it('with logs, counts the records each change touches and each entry stops', async () => {
+    const plan = await countRecords(inferPlan(libA, libB), libA, libB, [path.join(LIB, 'logs-v1.jsonl')]);
+    expect(plan.records).toBe(12);
+    expect(Object.fromEntries(plan.tools.map((t) => [t.from, [t.records, t.stops]]))).toEqual({
+      load_skill: [2, 0],
+      // lib-003 (field = isbn, no case) and lib-010 (its text names the split tool: the leak check)
+      find_book: [5, 2],
+      place_hold: [2, 0],
+      renew_loan: [2, 0],
+      get_fines: [1, 1],
+      suggest_reading: [1, 1],
+    });
+    expect(plan.skills.map((s) => [s.from, s.records])).toEqual([
+      ['fines-explain', 1],
+      ['renew-help', 1],
+    ]);
+    expect(plan.hooks.map((h) => [h.from, h.records])).toEqual([['reply_length', 1]]);
+  });
+});
+
+describe('migrate plan file', () => {
+  it('reads back what it writes', () => {
+    const plan = inferPlan(libA, libB);
+    const back = parsePlan('plan.yaml', planToYaml(plan), libA, libB);
+    expect(matches(back)).toEqual(matches(plan));
+  });
+
+  const problemsOf = (text: string): string[] => {
+    try {
+      parsePlan('plan.yaml', text, libA, libB);
+    } catch (e) {
+      expect(e).toBeInstanceOf(BadPlanError);
+      return (e as BadPlanError).problems.map((p) => `${p.file}:${p.line}: ${p.path}: ${p.message}`);
+    }
+    return [];
+  };
+
+  it('an unknown key is named with its file, line and key path', () => {
+    const yaml = planToYaml(inferPlan(libA, libB)).replace('    shape:\n      unwrap: request\n', '    shape:\n      unwrap: request\n    renames: {}\n');
+    const line = yaml.split('\n').indexOf('    renames: {}') + 1;
+    expect(problemsOf(yaml)).toEqual([`plan.yaml:${line}: tools.2.renames: unknown key: renames`]);
+  });
+
+  it('a tool missing from B is named with its line', () => {
+    const yaml = planToYaml(inferPlan(libA, libB)).replace('to: reserve_copy', 'to: reserve_book');
+    const line = yaml.split('\n').indexOf('    to: reserve_book') + 1;
+    expect(problemsOf(yaml)).toEqual([`plan.yaml:${line}: tools.2.to: tool "reserve_book" is not in harness B (library-desk 2.0.0)`]);
+  });
+
+  it('a parameter neither side has, a tool of A that does not exist and a plan for other versions are each reported, all at once', () => {
+    const yaml = planToYaml(inferPlan(libA, libB)).replace('      patron_id: patron_card\n      pickup_branch', '      patron_no: patron_card\n      pickup_branch').replace('from: suggest_reading', 'from: suggest_books').replace('version: 2.0.0', 'version: 2.1.0');
+    const got = problemsOf(yaml);
+    expect(got.map((g) => g.replace(/^plan\.yaml:\d+: /, ''))).toEqual([
+      'to: the plan is for library-desk 2.1.0, the harness given is library-desk 2.0.0',
+      'tools.2.params.patron_no: parameter "patron_no" is not a parameter of "place_hold" in A',
+      'tools.5.from: tool "suggest_books" is not in harness A (library-desk 1.4.0)',
+    ]);
+    for (const g of got) expect(g).toMatch(/^plan\.yaml:\d+: /);
+  });
+});
+
+describe('migrate apply on the library logs', () => {
+  it('writes every record that can be carried and rejects exactly the others, with reasons and plan entries', async () => {
+    const out = path.join(tmp.dir, 'lib.jsonl');
+    const rej = path.join(tmp.dir, 'lib.rejects.jsonl');
+    const summary = await applyPlan(inferPlan(libA, libB), libA, libB, [path.join(LIB, 'logs-v1.jsonl')], out, rej);
+    expect(summary).toMatchObject({ records: 12, migrated: 8, rejected: 4 });
+    const migrated = await records(out);
+    expect(migrated.map((r) => r.id)).toEqual(['lib-001', 'lib-002', 'lib-004', 'lib-005', 'lib-008', 'lib-009', 'lib-011', 'lib-012']);
+    const rejects = (await readFile(rej, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    expect(rejects.map((r) => [r.id, r.reason_kind, r.plan_entry])).toEqual([
+      ['lib-003', 'no_value', 'tools[1] (from: find_book)'], // field = isbn: no case
+      ['lib-006', 'no_value', 'tools[4] (from: get_fines)'], // currency is new and required
+      ['lib-007', 'removed_tool', 'tools[5] (from: suggest_reading)'],
+      ['lib-010', 'check_leak', 'tools[1] (from: find_book)'], // the assistant names the split tool in its text
+    ]);
+    expect(rejects[3]!.reason).toBe('messages.2: mentions old name "find_book"');
+    // Every migrated record is what `hsa validate --harness B` accepts.
+    for (const r of migrated) expect(checkTrajectory(r, libB, { file: out, line: 0 }).filter((p) => p.severity === 'error')).toEqual([]);
+  });
+
+  it('carries calls, skill loads and hook feedback in B\'s names and shapes, user and tool bytes as they were', async () => {
+    const src = await records(path.join(LIB, 'logs-v1.jsonl'));
+    const cp = compilePlan(inferPlan(libA, libB), libA, libB);
+    const run = (id: string) => {
+      const r = migrateRecord(structuredClone(src.find((x) => x.id === id)!), cp, libA, libB, { file: 'logs', line: 1 });
+      if (!r.ok) throw new Error(`${id}: ${r.reject.reason}`);
+      return r.record;
+    };
+    const calls = (r: Trajectory) => r.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]) : []));
+    expect(calls(run('lib-002'))).toEqual([['search_by_author', { author: 'Ines Okafor' }]]);
+    expect(calls(run('lib-012'))).toEqual([
+      ['reserve_copy', { isbn: '9780345816023', patron_card: '1999-007', pickup_branch: 'west' }],
+      ['extend_loan', { loan: { loan_id: 'L-100233', days: 7 } }],
+    ]);
+    expect(calls(run('lib-004'))).toEqual([['reserve_copy', { isbn: '9780141036144', patron_card: '2004-118', pickup_branch: 'central' }]]);
+    const renew = run('lib-005');
+    expect(calls(renew)[0]).toEqual(['load_skill', { name: 'loan-renewal' }]);
+    // The skill load returns B's body (renamed and edited), not A's.
+    expect(renew.messages[3]).toMatchObject({ role: 'tool', content: libB.skills.find((s) => s.id === 'loan-renewal')!.body });
+    const hook = run('lib-008').messages.find((m) => m.role === 'user' && m.name?.startsWith('hook:'))!;
+    expect(hook).toMatchObject({ name: 'hook:short_reply' });
+    expect(hook.content).toMatch(/^\[short_reply\] Too long: \d+ characters, the desk allows 240\. Please shorten the reply\.$/);
+    // The system prompt is B's, rendered.
+    expect(renew.messages[0]!.content).toContain('# Catalogue, holds and loans');
+    expect(renew.harness).toEqual({ name: 'library-desk', version: '2.0.0' });
+    const source = src.find((x) => x.id === 'lib-012')!;
+    const migrated = run('lib-012');
+    for (const [i, m] of source.messages.entries()) if (m.role === 'user' || m.role === 'tool') expect(migrated.messages[i]).toEqual(m);
+  });
+
+  it('an edited plan (a value supplied for the new required parameter) carries the record it stopped', async () => {
+    const yaml = planToYaml(inferPlan(libA, libB)).replace('    needs:\n      - currency\n', '    fill:\n      currency: EUR\n');
+    const plan = parsePlan('plan.yaml', yaml, libA, libB);
+    const cp = compilePlan(plan, libA, libB);
+    const src = (await records(path.join(LIB, 'logs-v1.jsonl'))).find((r) => r.id === 'lib-006')!;
+    const r = migrateRecord(src, cp, libA, libB, { file: 'logs', line: 6 });
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const call = r.record.messages.find((m) => m.role === 'assistant' && m.tool_calls)!;
+    expect(call.role === 'assistant' && JSON.parse(call.tool_calls![0]!.function.arguments)).toEqual({ patron_card: '2004-118', currency: 'EUR' });
+  });
+
+  it('a plan that maps a value B does not allow is caught by the checks, not written', async () => {
+    const yaml = planToYaml(inferPlan(libA, libB)).replace('main: central', 'main: north');
+    const cp = compilePlan(parsePlan('plan.yaml', yaml, libA, libB), libA, libB);
+    const src = (await records(path.join(LIB, 'logs-v1.jsonl'))).find((r) => r.id === 'lib-004')!;
+    const r = migrateRecord(src, cp, libA, libB, { file: 'logs', line: 4 });
+    expect(r.ok).toBe(false);
+    if (r.ok) return;
+    expect(r.reject.kind).toBe('check_invalid_call');
+    expect(r.reject.reason).toMatch(/pickup_branch/);
+  });
+
+  it('is byte-deterministic', async () => {
+    const plan = inferPlan(libA, libB);
+    const outs: string[] = [];
+    for (const k of [1, 2]) {
+      const out = path.join(tmp.dir, `det-${k}.jsonl`);
+      await applyPlan(plan, libA, libB, [path.join(LIB, 'logs-v1.jsonl')], out, path.join(tmp.dir, `det-${k}.rejects.jsonl`));
+      outs.push((await readFile(out, 'utf8')) + (await readFile(path.join(tmp.dir, `det-${k}.rejects.jsonl`), 'utf8')));
+    }
+    expect(outs[0]).toBe(outs[1]);
+  });
+
+  it('a malformed line goes to rejects with its line, and nothing is lost', async () => {
+    const logs = path.join(tmp.dir, 'mixed.jsonl');
+    const good = (await readFile(path.join(LIB, 'logs-v1.jsonl'), 'utf8')).split('\n')[0]!;
+    await writeFile(logs, `${good}\n{"id": "broken", "messages": 3}\nnot json\n`);
+    const rej = path.join(tmp.dir, 'mixed.rejects.jsonl');
+    const s = await applyPlan(inferPlan(libA, libB), libA, libB, [logs], path.join(tmp.dir, 'mixed.out.jsonl'), rej);
+    expect(s).toMatchObject({ records: 3, migrated: 1, rejected: 2, reasons: { input_malformed: 2 } });
+    const lines = (await readFile(rej, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { line: number; reason: string });
+    expect(lines.map((l) => l.line)).toEqual([2, 3]);
+    expect(lines[0]!.reason).toMatch(/mixed\.jsonl:2: broken: messages/);
+  });
+});
+
+describe('migrate apply on the greenhouse logs (MCP names, a located prompt)', () => {
+  it('keeps the console text around the prompt, puts B\'s sections in place of A\'s, and rejects what cannot be carried', async () => {
+    const out = path.join(tmp.dir, 'gh.jsonl');
+    const rej = path.join(tmp.dir, 'gh.rejects.jsonl');
+    const s = await applyPlan(inferPlan(ghA, ghB), ghA, ghB, [path.join(GH, 'logs-v1.jsonl')], out, rej, { systemPrompt: 'locate' });
+    expect(s).toMatchObject({ records: 5, migrated: 3, rejected: 2, reasons: { no_value: 1, removed_tool: 1 } });
+    const migrated = await records(out);
+    expect(migrated.map((r) => r.id)).toEqual(['gh-01', 'gh-02', 'gh-05']);
+    const system = String(migrated[0]!.messages[0]!.content);
+    expect(system.startsWith('Console session 2026-11-30, operator on shift: R. Alves\n\n# Role\n')).toBe(true);
+    expect(system.endsWith('above 60 %.\n\n[console build 3.2]')).toBe(true);
+    // The call logged under the MCP spelling (`sensors.read`) comes out under B's name.
+    const first = migrated[0]!.messages[2]!;
+    expect(first.role === 'assistant' && first.tool_calls![0]!.function.name).toBe('read_sensor');
+    for (const r of migrated) expect(checkTrajectory(r, ghB, { file: out, line: 0, systemPrompt: 'locate' }).filter((p) => p.severity === 'error')).toEqual([]);
+    // A's names appear nowhere in what the model reads.
+    for (const r of migrated) for (const old of ['sensors.read', 'sensors_read', 'valves.set', 'log.note']) expect(String(r.messages[0]!.content)).not.toContain(old);
+  });
+});

@@ -1,5 +1,7 @@
 import type { Harness } from '../harness/types.js';
-import { JsonlFileWriter } from '../ingest/jsonl-writer.js';
+import { messageContentJson } from '../harness/render.js';
+import { messagesWriter, recordLine } from '../util/json-out.js';
+import { LineFileWriter } from './line-writer.js';
 import { formatProblem } from '../problems.js';
 import type { SystemPromptMode } from '../trajectory/check.js';
 import { readTrajectories } from '../trajectory/read.js';
@@ -8,6 +10,9 @@ import { getPath } from '../util/path.js';
 import { migrateRecord, type MigrateRejectKind } from './apply.js';
 import { compilePlan, type CompiledPlan } from './compile.js';
 import type { MigrationPlan } from './types.js';
+
+const SHARED = ['tools'];
+const WRITERS = { messages: messagesWriter(messageContentJson, () => false) };
 
 export interface ApplySummary {
   records: number;
@@ -27,8 +32,8 @@ export interface ApplySummary {
  */
 export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inputs: readonly string[], out: string, rejects: string, opts: { systemPrompt?: SystemPromptMode } = {}): Promise<ApplySummary> {
   const cp = compilePlan(plan, a, b);
-  const writer = await JsonlFileWriter.open(out);
-  const rejectWriter = await JsonlFileWriter.open(rejects);
+  const writer = await LineFileWriter.open(out);
+  const rejectWriter = await LineFileWriter.open(rejects);
   const reasons = new Map<MigrateRejectKind, number>();
   let records = 0;
   try {
@@ -37,17 +42,19 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
         records++;
         if (!item.ok) {
           reasons.set('input_malformed', (reasons.get('input_malformed') ?? 0) + 1);
-          await rejectWriter.write({ file, line: item.line, reason_kind: 'input_malformed', reason: item.problems.map(formatProblem).join('; '), text: item.text });
+          await rejectWriter.write(JSON.stringify({ file, line: item.line, reason_kind: 'input_malformed', reason: item.problems.map(formatProblem).join('; '), text: item.text }));
           continue;
         }
         const r = migrateRecord(item.record, cp, a, b, { file, line: item.line, ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}) });
         if (r.ok) {
-          await writer.write(r.record);
+          // B's prompt and tool list are the same objects for every record: their JSON is made once.
+          await writer.write(recordLine(r.record as unknown as Record<string, unknown>, SHARED, WRITERS));
           continue;
         }
         reasons.set(r.reject.kind, (reasons.get(r.reject.kind) ?? 0) + 1);
-        // The source as it was read (the checks may have normalised the parsed copy).
-        await rejectWriter.write({ id: item.record.id, file, line: item.line, reason_kind: r.reject.kind, reason: r.reject.reason, ...(r.reject.entry ? { plan_entry: r.reject.entry } : {}), record: JSON.parse(item.text) as unknown });
+        // The source as it was read (the checks may have normalised the parsed copy), its text as it stands.
+        const head = JSON.stringify({ id: item.record.id, file, line: item.line, reason_kind: r.reject.kind, reason: r.reject.reason, ...(r.reject.entry ? { plan_entry: r.reject.entry } : {}) });
+        await rejectWriter.write(`${head.slice(0, -1)},"record":${item.text}}`);
       }
     }
     await writer.commit();

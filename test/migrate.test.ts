@@ -297,3 +297,40 @@ describe('migrate apply on the greenhouse logs (MCP names, a located prompt)', (
     for (const r of migrated) for (const old of ['sensors.read', 'sensors_read', 'valves.set', 'log.note']) expect(String(r.messages[0]!.content)).not.toContain(old);
   });
 });
+
+describe('docstring-derived schemas (as a benchmark rewrite makes them)', () => {
+  // The shape tau2-bench's tools take (sierra-research/tau2-bench a2c02472, src/tau2/environment/tool.py:113,147:
+  // pydantic create_model(...).model_json_schema(): a `title` per property, `$defs` with `$ref`),
+  // against hand-written schemas like tau-bench's (sierra-research/tau-bench 59a200c6,
+  // tau_bench/envs/airline/tools/send_certificate.py: `amount` a number, there an integer).
+  const pair = async () => {
+    const dir = path.join(tmp.dir, 'docstring');
+    const { writeTree } = await import('./helpers/tmp.js');
+    await writeTree(dir, {
+      'a.yaml': `name: desk\nversion: "1"\nprompt:\n  sections:\n    - id: policy\n      text: Send certificates with \`send_certificate\`.\ntools:\n  items:\n    - type: function\n      function:\n        name: send_certificate\n        description: Send a certificate to a user. Be careful!\n        parameters:\n          type: object\n          properties:\n            user_id: { type: string, description: "The ID of the user." }\n            amount: { type: number, description: "Certificate amount to send." }\n            reason: { type: object, properties: { code: { type: string } } }\n          required: [user_id, amount]\n`,
+      'b.yaml': `name: desk\nversion: "2"\nprompt:\n  sections:\n    - id: policy\n      text: "# Policy\\n\\nSend certificates with \`send_certificate\`."\ntools:\n  items:\n    - type: function\n      function:\n        name: send_certificate\n        description: |-\n          Send a certificate to a user. Be careful!\n\n          Returns a confirmation.\n        parameters:\n          $defs:\n            Reason: { title: Reason, type: object, properties: { code: { title: Code, type: string } } }\n          title: parameters\n          type: object\n          properties:\n            user_id: { title: User Id, type: string, description: "The ID of the user." }\n            amount: { title: Amount, type: integer, description: "The amount of the certificate to send." }\n            reason: { $ref: "#/$defs/Reason" }\n          required: [user_id, amount]\n`,
+    });
+    return [await load(path.join(dir, 'a.yaml')), await load(path.join(dir, 'b.yaml'))] as const;
+  };
+
+  it('number → integer stays the same parameter; a value B\'s type refuses is stopped by the check under B', async () => {
+    const [a, b] = await pair();
+    const plan = inferPlan(a, b);
+    expect(matches(plan).tools).toEqual([{ from: 'send_certificate', to: 'send_certificate', params: { user_id: 'user_id', amount: 'amount', reason: 'reason' }, values: {}, fill: {}, needs: [] }]);
+    const cp = compilePlan(plan, a, b);
+    const rec = (amount: number): Trajectory => ({
+      id: `r-${amount}`,
+      messages: [
+        { role: 'system', content: 'Send certificates with `send_certificate`.' },
+        { role: 'user', content: 'send one' },
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'send_certificate', arguments: JSON.stringify({ user_id: 'u1', amount, reason: { code: 'late' } }) } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'ok' },
+      ],
+    });
+    const whole = migrateRecord(rec(100), cp, a, b, { file: 'x', line: 1 });
+    expect(whole.ok).toBe(true);
+    if (whole.ok) expect(whole.record.messages[0]!.content).toBe('# Policy\n\nSend certificates with `send_certificate`.');
+    const frac = migrateRecord(rec(12.5), cp, a, b, { file: 'x', line: 2 });
+    expect(frac.ok ? null : frac.reject.kind).toBe('check_invalid_call');
+  });
+});

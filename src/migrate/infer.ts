@@ -146,6 +146,16 @@ function typeOf(s: JsonSchema): string {
   return '';
 }
 
+/**
+ * Types a value can keep across versions: equal ones, an unknown one, and number ↔ integer (a call's
+ * value either validates under B's type or the record is stopped by the check under B).
+ */
+function compatibleTypes(ta: string, tb: string): boolean {
+  if (ta === '' || tb === '' || ta === tb) return true;
+  const numeric = new Set(['number', 'integer']);
+  return numeric.has(ta) && numeric.has(tb);
+}
+
 function enumOf(s: JsonSchema): string[] | null {
   return Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string') ? (s.enum as string[]) : null;
 }
@@ -163,9 +173,7 @@ function mapObject(sa: JsonSchema, sb: JsonSchema, prefixA = '', prefixB = ''): 
   const pairs: { x: string; y: string; s: number; why: string }[] = [];
   for (const x of ka) {
     for (const y of kb) {
-      const ta = typeOf(pa[x]!);
-      const tb = typeOf(pb[y]!);
-      if (ta !== '' && tb !== '' && ta !== tb) continue;
+      if (!compatibleTypes(typeOf(pa[x]!), typeOf(pb[y]!))) continue;
       const n = nameSimilarity(x, y);
       const d = textSimilarity(String(pa[x]!.description ?? ''), String(pb[y]!.description ?? ''));
       const s = 0.5 * n + 0.3 * d + 0.2;
@@ -187,7 +195,7 @@ function mapObject(sa: JsonSchema, sb: JsonSchema, prefixA = '', prefixB = ''): 
   // One parameter left on each side, of the same type: the same parameter under a new name.
   const leftA = ka.filter((x) => !usedA.has(x));
   const leftB = kb.filter((y) => !usedB.has(y));
-  if (leftA.length === 1 && leftB.length === 1 && typeOf(pa[leftA[0]!]!) === typeOf(pb[leftB[0]!]!)) {
+  if (leftA.length === 1 && leftB.length === 1 && typeOf(pa[leftA[0]!]!) !== '' && compatibleTypes(typeOf(pa[leftA[0]!]!), typeOf(pb[leftB[0]!]!))) {
     take(leftA[0]!, leftB[0]!, 0.5, 'the only parameter left on each side, same type');
   }
   for (const x of ka) {

@@ -334,3 +334,16 @@ describe('docstring-derived schemas (as a benchmark rewrite makes them)', () => 
     expect(frac.ok ? null : frac.reject.kind).toBe('check_invalid_call');
   });
 });
+
+describe('names of A alone', () => {
+  it('a carried record whose text still names a removed tool or skill is rejected as a leak', async () => {
+    const cp = compilePlan(inferPlan(libA, libB), libA, libB);
+    const src = (await records(path.join(LIB, 'logs-v1.jsonl'))).find((r) => r.id === 'lib-009')!;
+    const said = (text: string): Trajectory => ({ ...structuredClone(src), messages: [...structuredClone(src.messages.slice(0, -1)), { role: 'assistant', content: text }] });
+    const removed = migrateRecord(said('Loans are three weeks; for picks ask me to run `suggest_reading`.'), cp, libA, libB, { file: 'x', line: 1 });
+    expect(removed.ok ? null : [removed.reject.kind, removed.reject.reason, removed.reject.entry]).toEqual(['check_leak', 'messages.2: mentions old name "suggest_reading"', 'tools[5] (from: suggest_reading)']);
+    // A renamed one is rewritten, not rejected.
+    const renamed = migrateRecord(said('Loans are three weeks; I renew them with `renew_loan`.'), cp, libA, libB, { file: 'x', line: 1 });
+    expect(renamed.ok && renamed.record.messages[2]!.content).toBe('Loans are three weeks; I renew them with `extend_loan`.');
+  });
+});

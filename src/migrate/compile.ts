@@ -95,8 +95,15 @@ export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): Compil
       }
     });
     for (const id of ids) if (!out.has(id)) out.set(id, { to: bIds.has(id) ? id : null, index: -1 });
+    const anyId = [...bIds][0];
+    if (anyId !== undefined) for (const [from, e] of out) if (e.to === null && !bIds.has(from)) leakMap[from] = anyId;
     return out;
   };
+  // The leak check looks for the old names of a plan's renames; a removed tool has no new name, so
+  // it is listed as renamed to one of B's (never used to rewrite): a record that still mentions it
+  // is caught like any other name of A alone.
+  const anyB = b.tools.find((t) => !t.distractor)?.name;
+  if (anyB !== undefined) for (const [name, e] of byFrom) if (!e.entry.map && !e.entry.split && !bNames.has(name)) leak.tools[name] = anyB;
   const skills = named(plan.skills, a.skills.map((s) => s.id), new Set(b.skills.map((s) => s.id)), rewrite.skills, leak.skills);
   const hooks = named(plan.hooks, a.hooks.map((k) => k.id), new Set(b.hooks.map((k) => k.id)), rewrite.hooks, leak.hooks);
   return { plan, rewrite, leakPlan: leak, byFrom, splits, byTarget, skills, hooks };

@@ -347,3 +347,10 @@ describe('names of A alone', () => {
     expect(renamed.ok && renamed.record.messages[2]!.content).toBe('Loans are three weeks; I renew them with `extend_loan`.');
   });
 });
+
+describe('plan file: one entry per tool', () => {
+  it('a tool listed twice is reported', () => {
+    const yaml = planToYaml(inferPlan(libA, libB)).replace('  - from: suggest_reading', '  - from: renew_loan');
+    expect(() => parsePlan('plan.yaml', yaml, libA, libB)).toThrow(/plan\.yaml:\d+: tools\.5\.from: tool "renew_loan" has an entry already/);
+  });
+});

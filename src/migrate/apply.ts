@@ -16,7 +16,8 @@ export const MIGRATE_REJECT_KINDS = {
   input_malformed: 'the input line is not a valid trajectory record',
   input_harness_mismatch: 'the record does not validate against harness A',
   removed_tool: 'the record calls a tool B does not have',
-  removed_skill: 'the record loads a skill (or shows a hook) B does not have',
+  removed_skill: 'the record loads a skill B does not have',
+  removed_hook: 'the record shows the feedback of a hook B does not have',
   no_value: 'a call needs a value the plan cannot supply (a new required parameter, a dropped parameter or value)',
   prompt_layout: "the record's own text between located prompt sections has no place in B's sections",
   check_invalid_call: 'a migrated call does not validate under B (or the record fails validation against B)',
@@ -123,7 +124,7 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix)) {
       const id = m.name.slice(prefix.length);
       const h = cp.hooks.get(id);
-      if (h && h.to === null) return { kind: 'removed_skill', reason: `hook feedback of "${id}", a hook B does not have`, ...opt(entryName(cp, 'hooks', h.index, id)) };
+      if (h && h.to === null) return { kind: 'removed_hook', reason: `hook feedback of "${id}", a hook B does not have`, ...opt(entryName(cp, 'hooks', h.index, id)) };
     }
     if (m.role !== 'assistant' || !m.tool_calls) continue;
     for (const call of m.tool_calls) {

@@ -146,8 +146,11 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
   const aTools = new Map(a.tools.map((t) => [t.name, t]));
   const bTools = new Map(b.tools.map((t) => [t.name, t]));
   const targets = new Map<string, string>();
+  const listed = new Set<string>();
   const tools: ToolEntry[] = v.tools.map((t, i) => {
     const at = ['tools', i];
+    if (listed.has(t.from)) err([...at, 'from'], `tool "${t.from}" has an entry already`);
+    listed.add(t.from);
     const aTool = aTools.get(t.from);
     if (!aTool) err([...at, 'from'], `tool "${t.from}" is not in harness A (${a.name} ${a.version})`);
     const checkMapping = (m: CaseFile, where: (string | number)[], drop?: string): CallMapping => {

@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Harness } from '../harness/types.js';
 import { messageContentJson } from '../harness/render.js';
 import { messagesWriter, recordLine } from '../util/json-out.js';
@@ -37,12 +38,14 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
   const reasons = new Map<MigrateRejectKind, number>();
   let records = 0;
   try {
-    for (const file of inputs) {
-      for await (const item of readTrajectories(file)) {
+    for (const input of inputs) {
+      // Rejects name the input as relative to the working folder, however it was spelled.
+      const file = path.relative(process.cwd(), path.resolve(input)).split(path.sep).join('/');
+      for await (const item of readTrajectories(input)) {
         records++;
         if (!item.ok) {
           reasons.set('input_malformed', (reasons.get('input_malformed') ?? 0) + 1);
-          await rejectWriter.write(JSON.stringify({ file, line: item.line, reason_kind: 'input_malformed', reason: item.problems.map(formatProblem).join('; '), text: item.text }));
+          await rejectWriter.write(JSON.stringify({ file, line: item.line, reason_kind: 'input_malformed', reason: item.problems.map((p) => formatProblem({ ...p, file })).join('; '), text: item.text }));
           continue;
         }
         const r = migrateRecord(item.record, cp, a, b, { file, line: item.line, ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}) });

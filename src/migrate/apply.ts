@@ -183,7 +183,7 @@ function leaves(obj: Record<string, unknown>, prefix: string): [string, unknown]
 
 /** After the engine: split calls go to their case's tool; enum values and fills at B's paths. */
 function carryCalls(rec: Trajectory, cp: CompiledPlan): Trajectory {
-  if (cp.splits.size === 0 && !hasValueEdits(cp)) return rec;
+  if (cp.edited.size === 0 || !rec.messages.some((m) => m.role === 'assistant' && m.tool_calls?.some((c) => cp.edited.has(c.function.name)))) return rec;
   const renamedResults = new Map<string, string>();
   let changed = false;
   const messages = rec.messages.map((m) => {
@@ -216,11 +216,6 @@ function carryCalls(rec: Trajectory, cp: CompiledPlan): Trajectory {
   return changed || renamedResults.size ? { ...rec, messages } : rec;
 }
 
-function hasValueEdits(cp: CompiledPlan): boolean {
-  for (const c of cp.byTarget.values()) if (Object.keys(c.valuesB).length || Object.keys(c.fillB).length) return true;
-  return false;
-}
-
 /**
  * The round trip, per record: every migrated call mapped back through the plan (values and fills
  * undone, the inverse argument edits, a split call given its case's value again, a skill load its
@@ -231,8 +226,8 @@ function hasValueEdits(cp: CompiledPlan): boolean {
 function callsRoundTrip(source: Trajectory, migrated: Trajectory, cp: CompiledPlan, a: Harness, b: Harness): string | null {
   const src = source.messages.filter((m) => !(m.role === 'user' && m.name === PREAMBLE_NAME));
   const out = migrated.messages.filter((m) => !(m.role === 'user' && m.name === PREAMBLE_NAME));
-  const hookBack = inverse(cp.hooks);
-  const skillBack = inverse(cp.skills);
+  const hookBack = cp.hooksBack;
+  const skillBack = cp.skillsBack;
   const bPrefix = b.hookMessages.namePrefix;
   for (let i = 0; i < src.length; i++) {
     const s = src[i]!;
@@ -265,12 +260,6 @@ function callsRoundTrip(source: Trajectory, migrated: Trajectory, cp: CompiledPl
 /** A's OpenAI-safe name of a call logged under the MCP server's own spelling (`sensors.read`). */
 function mcpSource(a: Harness, name: string): string | undefined {
   return a.tools.find((t) => t.sourceName === name && t.name !== name)?.name;
-}
-
-function inverse(m: Map<string, { to: string | null }>): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const [from, e] of m) if (e.to !== null) out.set(e.to, from);
-  return out;
 }
 
 function callBack(call: ToolCall, cp: CompiledPlan, a: Harness, b: Harness, skillBack: Map<string, string>): { id: string; name: string; args: unknown } | null {

@@ -37,6 +37,11 @@ export interface CompiledPlan {
   byTarget: Map<string, CompiledMapping>;
   skills: Map<string, { to: string | null; index: number }>;
   hooks: Map<string, { to: string | null; index: number }>;
+  /** B id → A id, for mapping back. */
+  skillsBack: Map<string, string>;
+  hooksBack: Map<string, string>;
+  /** B tools whose calls get per-call edits after the engine (values, fills), and split A tools. */
+  edited: Set<string>;
 }
 
 /**
@@ -106,7 +111,14 @@ export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): Compil
   if (anyB !== undefined) for (const [name, e] of byFrom) if (!e.entry.map && !e.entry.split && !bNames.has(name)) leak.tools[name] = anyB;
   const skills = named(plan.skills, a.skills.map((s) => s.id), new Set(b.skills.map((s) => s.id)), rewrite.skills, leak.skills);
   const hooks = named(plan.hooks, a.hooks.map((k) => k.id), new Set(b.hooks.map((k) => k.id)), rewrite.hooks, leak.hooks);
-  return { plan, rewrite, leakPlan: leak, byFrom, splits, byTarget, skills, hooks };
+  const back = (m: Map<string, { to: string | null }>) => {
+    const out = new Map<string, string>();
+    for (const [from, e] of m) if (e.to !== null) out.set(e.to, from);
+    return out;
+  };
+  const edited = new Set<string>(splits.keys());
+  for (const [to, c] of byTarget) if (!c.split && (Object.keys(c.valuesB).length || Object.keys(c.fillB).length)) edited.add(to);
+  return { plan, rewrite, leakPlan: leak, byFrom, splits, byTarget, skills, hooks, skillsBack: back(skills), hooksBack: back(hooks), edited };
 }
 
 function compileMapping(from: string, m: CallMapping, entry: number): CompiledMapping {

@@ -9,7 +9,7 @@ import { applyArgOps } from '../transform/plan.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
 import { textOf, type Message, type ToolCall, type Trajectory } from '../trajectory/types.js';
-import type { CompiledMapping, CompiledPlan } from './compile.js';
+import { mappingFor, type CompiledMapping, type CompiledPlan } from './compile.js';
 
 /** Why a record was not carried: a closed set of kinds; the detail and the plan entry stay in the reject. */
 export const MIGRATE_REJECT_KINDS = {
@@ -78,10 +78,13 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
   }
 
   const rewritten = rewriteTrajectory(input, cp.rewrite, a, b);
-  const migrated = carryCalls(rewritten, cp);
+  const migrated = carryCalls(rewritten, source, cp);
   if (migrated.harness) migrated.harness = { name: b.name, version: b.version };
 
-  const leaks = checkLeaks(migrated, cp.leakPlan, a, b);
+  // What B itself says (its prompt sections, tool and schema descriptions, skill bodies, feedback
+  // templates) is the operator's text, not the migration's: a name of A there is B's own (the
+  // engine reports those places by their state path, once per state).
+  const leaks = checkLeaks(migrated, cp.leakPlan, a, b).filter((x) => !STATE_PLACE.test(x));
   if (leaks.length) return reject('check_leak', leaks[0]!, leakEntry(cp, leaks[0]!));
   const bytes = changedBytes(source, migrated, a);
   if (bytes) return reject('check_bytes', bytes);
@@ -94,6 +97,8 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
   if (badB) return reject('check_invalid_call', `under B: ${badB.path}: ${badB.message}`);
   return { ok: true, record: migrated };
 }
+
+const STATE_PLACE = /^(prompt\.[^:]+|tools\.[^.:\s]+\.(description|parameters)|skills\.[^:]+\.body|hooks\.[^:]+\.feedback): mentions old name /;
 
 function reject(kind: MigrateRejectKind, reason: string, entry?: string): MigrateResult {
   return { ok: false, reject: { kind, reason, ...(entry !== undefined ? { entry } : {}) } };
@@ -148,7 +153,7 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
         if (!c) return { kind: 'no_value', reason: `calls "${name}" with ${split.by} = ${JSON.stringify(v)}, a case the split has no tool of B for`, ...opt(where) };
         mapping = c;
         inner = Object.fromEntries(Object.entries(inner).filter(([k]) => k !== split.by));
-      } else mapping = cp.byTarget.get(found.entry.map!.to)!;
+      } else mapping = found.mapping!;
       const m2 = mapping.mapping;
       if (m2.needs.length) return { kind: 'no_value', reason: `"${mapping.to}" of B requires ${m2.needs.map((n) => `"${n}"`).join(', ')}, which "${name}" calls have no value for and the plan does not fill`, ...opt(where) };
       if (m2.shape && 'unwrap' in m2.shape) {
@@ -182,8 +187,12 @@ function leaves(obj: Record<string, unknown>, prefix: string): [string, unknown]
 }
 
 /** After the engine: split calls go to their case's tool; enum values and fills at B's paths. */
-function carryCalls(rec: Trajectory, cp: CompiledPlan): Trajectory {
-  if (cp.edited.size === 0 || !rec.messages.some((m) => m.role === 'assistant' && m.tool_calls?.some((c) => cp.edited.has(c.function.name)))) return rec;
+function carryCalls(rec: Trajectory, source: Trajectory, cp: CompiledPlan): Trajectory {
+  if (cp.edited.size === 0) return rec;
+  // The A tool each call was made with (the engine has renamed it; merged tools share a B name).
+  const origin = new Map<string, string>();
+  for (const m of source.messages) if (m.role === 'assistant') for (const c of m.tool_calls ?? []) if (cp.edited.has(c.function.name)) origin.set(c.id, c.function.name);
+  if (origin.size === 0) return rec;
   const renamedResults = new Map<string, string>();
   let changed = false;
   const messages = rec.messages.map((m) => {
@@ -191,7 +200,9 @@ function carryCalls(rec: Trajectory, cp: CompiledPlan): Trajectory {
     if (m.role !== 'assistant' || !m.tool_calls) return m;
     let any = false;
     const calls = m.tool_calls.map((call): ToolCall => {
-      const split = cp.splits.get(call.function.name);
+      const from = origin.get(call.id);
+      if (from === undefined) return call;
+      const split = cp.splits.get(from);
       let target: CompiledMapping | undefined;
       let args = callArgs(call.function);
       if (args === NOT_JSON || args === null || typeof args !== 'object') return call;
@@ -202,8 +213,8 @@ function carryCalls(rec: Trajectory, cp: CompiledPlan): Trajectory {
         args = applyArgOps(Object.fromEntries(Object.entries(inner).filter(([k]) => k !== split.by)), target.ops);
         renamedResults.set(call.id, target.to);
       } else {
-        target = cp.byTarget.get(call.function.name);
-        if (!target || (Object.keys(target.valuesB).length === 0 && Object.keys(target.fillB).length === 0)) return call;
+        target = cp.byFrom.get(from)?.mapping;
+        if (!target) return call;
       }
       args = editValues(args, target, 'forward');
       any = true;
@@ -238,8 +249,8 @@ function callsRoundTrip(source: Trajectory, migrated: Trajectory, cp: CompiledPl
       continue;
     }
     if (s.role === 'tool' && o.role === 'tool' && s.name !== o.name) {
-      const t = o.name === undefined ? undefined : cp.byTarget.get(o.name)?.from;
-      if (t !== s.name && !(s.name !== undefined && cp.byTarget.get(o.name ?? '')?.from === mcpSource(a, s.name))) return `messages.${i}: tool result name "${o.name ?? ''}" does not map back to "${s.name ?? ''}"`;
+      const froms = o.name === undefined ? [] : (cp.byTarget.get(o.name) ?? []).map((c) => c.from);
+      if (!froms.some((f) => f === s.name || (s.name !== undefined && f === mcpSource(a, s.name)))) return `messages.${i}: tool result name "${o.name ?? ''}" does not map back to "${s.name ?? ''}"`;
     }
     if (s.role !== 'assistant' || o.role !== 'assistant') continue;
     const sc = s.tool_calls ?? [];
@@ -263,10 +274,10 @@ function mcpSource(a: Harness, name: string): string | undefined {
 }
 
 function callBack(call: ToolCall, cp: CompiledPlan, a: Harness, b: Harness, skillBack: Map<string, string>): { id: string; name: string; args: unknown } | null {
-  const target = cp.byTarget.get(call.function.name);
-  if (!target) return null;
   let args = callArgs(call.function);
   if (args === NOT_JSON) return null;
+  const target = mappingFor(cp, call.function.name, args);
+  if (!target) return null;
   args = applyArgOps(editValues(args, target, 'back'), target.inverse);
   if (target.split) args = { ...(args as Record<string, unknown>), [target.split.by]: target.split.value };
   if (b.skillLoader && a.skillLoader && call.function.name === b.skillLoader.tool) {

@@ -1,4 +1,5 @@
 import type { Harness } from '../harness/types.js';
+import { getPath } from '../util/path.js';
 import { dictionary, emptyPlan, invertPlan, type ArgOp, type IdMap, type RewritePlan } from '../transform/plan.js';
 import type { CallMapping, MigrationPlan, ToolEntry } from './types.js';
 
@@ -29,18 +30,21 @@ export interface CompiledPlan {
   rewrite: RewritePlan;
   /** The rewrite plan plus each split tool mapped to its first case: for the leak check, whose old names are A's. */
   leakPlan: RewritePlan;
-  /** A tool name → its entry (one-to-one, split, or removed). */
-  byFrom: Map<string, { entry: ToolEntry; index: number }>;
+  /** A tool name → its entry (one-to-one, split, or removed) and, for one-to-one, its compiled mapping. */
+  byFrom: Map<string, { entry: ToolEntry; index: number; mapping?: CompiledMapping }>;
   /** Split tools by A name: value → mapping (null: no case). */
   splits: Map<string, { by: string; cases: Map<string, CompiledMapping | null>; index: number }>;
-  /** B tool name → the mapping that produces its calls. */
-  byTarget: Map<string, CompiledMapping>;
+  /**
+   * B tool name → the mappings that produce its calls: one, or several when A's tools were merged
+   * into it (each then fills one parameter with its own value, which tells a B call's origin).
+   */
+  byTarget: Map<string, CompiledMapping[]>;
   skills: Map<string, { to: string | null; index: number }>;
   hooks: Map<string, { to: string | null; index: number }>;
   /** B id → A id, for mapping back. */
   skillsBack: Map<string, string>;
   hooksBack: Map<string, string>;
-  /** B tools whose calls get per-call edits after the engine (values, fills), and split A tools. */
+  /** A tools whose calls get per-call edits after the engine (values, fills, splits). */
   edited: Set<string>;
 }
 
@@ -51,9 +55,10 @@ export interface CompiledPlan {
 export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): CompiledPlan {
   const rewrite = emptyPlan();
   const leak = emptyPlan();
-  const byFrom = new Map<string, { entry: ToolEntry; index: number }>();
+  const byFrom = new Map<string, { entry: ToolEntry; index: number; mapping?: CompiledMapping }>();
   const splits: CompiledPlan['splits'] = new Map();
-  const byTarget = new Map<string, CompiledMapping>();
+  const byTarget = new Map<string, CompiledMapping[]>();
+  const target = (c: CompiledMapping) => byTarget.set(c.to, [...(byTarget.get(c.to) ?? []), c]);
   const bNames = new Set(b.tools.map((t) => t.name));
   const entries = [...plan.tools];
   for (const t of a.tools) {
@@ -64,7 +69,8 @@ export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): Compil
     byFrom.set(entry.from, { entry, index });
     if (entry.map) {
       const c = compileMapping(entry.from, entry.map, index);
-      byTarget.set(c.to, c);
+      byFrom.set(entry.from, { entry, index, mapping: c });
+      target(c);
       if (c.to !== entry.from) {
         rewrite.tools[entry.from] = c.to;
         leak.tools[entry.from] = c.to;
@@ -83,7 +89,7 @@ export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): Compil
         }
         const c = { ...compileMapping(entry.from, m, index), split: { by: entry.split.by, value } };
         cases.set(value, c);
-        byTarget.set(c.to, c);
+        target(c);
         first ??= c.to;
       }
       splits.set(entry.from, { by: entry.split.by, cases, index });
@@ -117,7 +123,7 @@ export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): Compil
     return out;
   };
   const edited = new Set<string>(splits.keys());
-  for (const [to, c] of byTarget) if (!c.split && (Object.keys(c.valuesB).length || Object.keys(c.fillB).length)) edited.add(to);
+  for (const [from, e] of byFrom) if (e.mapping && (Object.keys(e.mapping.valuesB).length || Object.keys(e.mapping.fillB).length)) edited.add(from);
   return { plan, rewrite, leakPlan: leak, byFrom, splits, byTarget, skills, hooks, skillsBack: back(skills), hooksBack: back(hooks), edited };
 }
 
@@ -157,4 +163,15 @@ function compileMapping(from: string, m: CallMapping, entry: number): CompiledMa
   const fillB: Record<string, unknown> = {};
   for (const [p, v] of Object.entries(m.fill)) fillB[full(p)] = v;
   return { from, to: m.to, entry, mapping: m, ops, inverse, wrapKey, valuesB, fillB };
+}
+
+/**
+ * The mapping that made a call of B tool `name`: the only one, or among tools merged into it the
+ * one whose filled values the call's arguments hold.
+ */
+export function mappingFor(cp: CompiledPlan, name: string, args: unknown): CompiledMapping | undefined {
+  const list = cp.byTarget.get(name);
+  if (!list || list.length === 0) return undefined;
+  if (list.length === 1) return list[0];
+  return list.find((c) => Object.entries(c.fillB).every(([p, v]) => JSON.stringify(getPath(args, p)) === JSON.stringify(v)));
 }

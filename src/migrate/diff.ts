@@ -7,7 +7,7 @@ import type { CallMapping, MigrationPlan } from './types.js';
 
 /** One change as a reviewer reads it: what kind, the names, short notes, and texts beside each other. */
 export interface DiffRow {
-  kind: 'same' | 'renamed' | 'changed' | 'split' | 'removed' | 'added' | 'edited' | 'moved';
+  kind: 'same' | 'renamed' | 'changed' | 'split' | 'merged' | 'removed' | 'added' | 'edited' | 'moved';
   from: string | null;
   to: string | null;
   score?: number;
@@ -39,7 +39,8 @@ export function buildDiff(plan: MigrationPlan, a: Harness, b: Harness): DiffView
     const da = aTool.get(e.from)?.description ?? '';
     const db = bTool.get(e.map.to)?.description ?? '';
     if (da !== db) notes.push('description reworded');
-    const kind = e.map.to !== e.from ? 'renamed' : notes.length ? 'changed' : 'same';
+    const merged = plan.tools.filter((x) => x.map?.to === e.map!.to).length > 1;
+    const kind = merged ? 'merged' : e.map.to !== e.from ? 'renamed' : notes.length ? 'changed' : 'same';
     return { kind, from: e.from, to: e.map.to, score: e.score, notes, ...(da !== db ? { text: wordDiff(da, db) } : {}) };
   });
   for (const t of plan.added.tools) tools.push({ kind: 'added', from: null, to: t, notes: [bTool.get(t)?.description ?? ''] });

@@ -55,6 +55,15 @@ function matchTools(as: readonly Tool[], bs: readonly Tool[]): { entries: ToolEn
     done.set(t.name, split);
     for (const c of Object.values(split.split!.cases)) if (c) taken.add(c.to);
   }
+  // Merges next: several tools of A became one of B, chosen by the value of a new enum parameter.
+  const aNames = new Set(as.map((t) => t.name));
+  for (const b of bs) {
+    if (taken.has(b.name) || aNames.has(b.name)) continue;
+    const merged = findMerge(b, as.filter((t) => !done.has(t.name) && !byName.has(t.name)));
+    if (!merged) continue;
+    for (const e of merged) done.set(e.from, e);
+    taken.add(b.name);
+  }
   const pairs: { a: Tool; b: Tool; s: Scored }[] = [];
   for (const a of as) {
     if (done.has(a.name)) continue;
@@ -311,6 +320,70 @@ function findSplit(a: Tool, bs: readonly Tool[]): ToolEntry | null {
     if (found >= 2) return { from: a.name, split: { by, cases }, score: round2(total / found), evidence: [`split by "${by}": its values name ${found} tools of B`, ...evidence] };
   }
   return null;
+}
+
+/**
+ * Tools merged into one: a string enum parameter of B's tool whose values each name one of A's
+ * tools (the value's and B's tool's words against the A tool's name, Dice ≥ 0.5) whose parameters
+ * are B's other ones (≥ 0.3). Each A tool maps to B's tool with the enum parameter filled with its
+ * value — the value that tells, on the way back, which A tool a call was.
+ */
+function findMerge(b: Tool, free: readonly Tool[]): ToolEntry[] | null {
+  const pb = props(b.parameters);
+  for (const by of Object.keys(pb)) {
+    if (!requiredOf(b.parameters).includes(by)) continue;
+    const values = optionValues(pb[by]!);
+    if (!values || values.length < 2) continue;
+    const rest: JsonSchema = { ...b.parameters, properties: Object.fromEntries(Object.entries(pb).filter(([k]) => k !== by)), required: requiredOf(b.parameters).filter((k) => k !== by) };
+    const context = `${b.description} ${String(pb[by]!.description ?? '')}`;
+    const pairs: { a: Tool; v: string; score: number; name: number; p: ParamResult; desc: number }[] = [];
+    for (const v of values) {
+      const own = nameWords(v);
+      const words = new Set([...own, ...nameWords(b.name)]);
+      for (const a of free) {
+        const aw = nameWords(a.name);
+        // The value itself must name the tool (a word of it in the tool's name), not only B's name.
+        if (![...own].some((w) => aw.has(w))) continue;
+        const name = dice(aw, words);
+        if (name < 0.5) continue;
+        const p = mapObject(a.parameters, rest);
+        if (p.score < 0.3) continue;
+        const desc = textSimilarity(a.description, context);
+        pairs.push({ a, v, score: 0.5 * name + 0.3 * p.score + 0.2 * desc, name, p, desc });
+      }
+    }
+    pairs.sort((x, y) => y.score - x.score || cmp(x.a.name, y.a.name) || cmp(x.v, y.v));
+    const usedA = new Set<string>();
+    const usedV = new Set<string>();
+    const out: ToolEntry[] = [];
+    for (const x of pairs) {
+      if (usedA.has(x.a.name) || usedV.has(x.v)) continue;
+      usedA.add(x.a.name);
+      usedV.add(x.v);
+      out.push({
+        from: x.a.name,
+        map: { to: b.name, params: x.p.params, values: x.p.values, fill: { [by]: x.v }, needs: x.p.needs },
+        score: round2(x.score),
+        evidence: [`merged into ${b.name} with ${by} = "${x.v}" (name ${round2(x.name)}, parameters ${round2(x.p.score)}, description ${round2(x.desc)})`, ...x.p.evidence],
+      });
+    }
+    if (out.length >= 1) return out;
+  }
+  return null;
+}
+
+/**
+ * The values a mode parameter takes: its enum (or oneOf of consts), else the options its
+ * description lists one per line (`- 'add' - …`, `1. get - …`), as MCP servers write them.
+ */
+function optionValues(s: JsonSchema): string[] | null {
+  const e = enumOf(s);
+  if (e) return e;
+  if (Array.isArray(s.oneOf) && s.oneOf.every((x) => x && typeof x === 'object' && typeof (x as { const?: unknown }).const === 'string')) return (s.oneOf as { const: string }[]).map((x) => x.const);
+  if (s.type !== 'string' || typeof s.description !== 'string') return null;
+  const out: string[] = [];
+  for (const m of s.description.matchAll(/^[ \t]*(?:[-*•]|\d+[.)])[ \t]*(['"`]?)([A-Za-z_][A-Za-z0-9_-]*)\1[ \t]*[-:–—]/gm)) if (!out.includes(m[2]!)) out.push(m[2]!);
+  return out.length >= 2 ? out : null;
 }
 
 // ---------------------------------------------------------------------------------------------

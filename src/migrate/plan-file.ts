@@ -145,7 +145,7 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
   }
   const aTools = new Map(a.tools.map((t) => [t.name, t]));
   const bTools = new Map(b.tools.map((t) => [t.name, t]));
-  const targets = new Map<string, string>();
+  const targets = new Map<string, { from: string; fill: Record<string, unknown>; where: (string | number)[] }[]>();
   const listed = new Set<string>();
   const tools: ToolEntry[] = v.tools.map((t, i) => {
     const at = ['tools', i];
@@ -156,11 +156,7 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
     const checkMapping = (m: CaseFile, where: (string | number)[], drop?: string): CallMapping => {
       const bTool = bTools.get(m.to);
       if (!bTool) err([...where, 'to'], `tool "${m.to}" is not in harness B (${b.name} ${b.version})`);
-      else {
-        const prior = targets.get(m.to);
-        if (prior !== undefined && prior !== t.from) err([...where, 'to'], `tool "${m.to}" is already the target of "${prior}" (one B tool per A tool)`);
-        targets.set(m.to, t.from);
-      }
+      else targets.set(m.to, [...(targets.get(m.to) ?? []), { from: t.from, fill: m.fill, where: [...where, 'to'] }]);
       const aRoot = aTool ? below(aTool.parameters, m.shape && 'unwrap' in m.shape ? m.shape.unwrap : null) : null;
       const bRoot = bTool ? below(bTool.parameters, m.shape && 'wrap' in m.shape ? m.shape.wrap : null) : null;
       if (aTool && m.shape && 'unwrap' in m.shape && aRoot === null) err([...where, 'shape', 'unwrap'], `tool "${t.from}" of A has no object parameter "${m.shape.unwrap}" to unwrap`);
@@ -185,6 +181,13 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
     } else if (t.to === undefined) err(at, `tool "${t.from}": give "to" (a tool of B, or null when it is removed) or "split"`);
     return entry;
   });
+  // Several A tools may become one B tool (a merge) when each fills one parameter with its own
+  // value: that value tells which A tool a B call maps back to.
+  for (const [to, list] of targets) {
+    if (list.length < 2) continue;
+    const keys = Object.keys(list[0]!.fill).filter((k) => list.every((e) => k in e.fill) && new Set(list.map((e) => JSON.stringify(e.fill[k]))).size === list.length);
+    if (keys.length === 0) err(list[1]!.where, `tool "${to}" is the target of ${list.map((e) => `"${e.from}"`).join(', ')}: merged tools must each fill one parameter with a value of its own`);
+  }
   const named = (list: typeof v.skills, key: 'skills' | 'hooks', ids: (h: Harness) => string[]) => {
     const inA = new Set(ids(a));
     const inB = new Set(ids(b));

@@ -6,7 +6,7 @@ import { checkLeaks } from '../trajectory/invariants.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { PREAMBLE_NAME, rewriteTrajectory } from '../trajectory/rewrite.js';
 import { applyArgOps } from '../transform/plan.js';
-import { callArgs, NOT_JSON } from '../util/call-args.js';
+import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
 import { textOf, type Message, type ToolCall, type Trajectory } from '../trajectory/types.js';
 import { mappingFor, type CompiledMapping, type CompiledPlan } from './compile.js';
@@ -218,7 +218,8 @@ function carryCalls(rec: Trajectory, source: Trajectory, cp: CompiledPlan): Traj
       }
       args = editValues(args, target, 'forward');
       any = true;
-      return { ...call, function: { ...call.function, name: target.to, arguments: JSON.stringify(args) } };
+      // The parsed arguments stay with the call: the checks after this read them without a parse.
+      return { ...call, function: withArgs({ ...call.function, name: target.to, arguments: JSON.stringify(args) }, args) };
     });
     if (!any) return m;
     changed = true;

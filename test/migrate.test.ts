@@ -252,6 +252,7 @@ describe('migrate apply on the library logs', () => {
     if (r.ok) return;
     expect(r.reject.kind).toBe('check_invalid_call');
     expect(r.reject.reason).toMatch(/pickup_branch/);
+    expect(r.reject.entry).toBe('tools[2] (from: place_hold)');
   });
 
   it('is byte-deterministic', async () => {

@@ -89,12 +89,12 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
   const bytes = changedBytes(source, migrated, a);
   if (bytes) return reject('check_bytes', bytes);
   const trip = callsRoundTrip(source, migrated, cp, a, b);
-  if (trip) return reject('check_round_trip', trip);
+  if (trip) return reject('check_round_trip', trip, callEntry(cp, migrated, trip));
   // What `hsa validate --harness B` says of the record — calls valid under B's schemas among it (on
   // a copy: the check may normalise it).
   const underB = checkTrajectory({ ...migrated, messages: [...migrated.messages] }, b, { file: opts.file, line: opts.line, systemPrompt: located ? 'locate' : 'match' });
   const badB = underB.find((p) => p.severity === 'error');
-  if (badB) return reject('check_invalid_call', `under B: ${badB.path}: ${badB.message}`);
+  if (badB) return reject('check_invalid_call', `under B: ${badB.path}: ${badB.message}`, callEntry(cp, migrated, badB.path));
   return { ok: true, record: migrated };
 }
 
@@ -102,6 +102,18 @@ const STATE_PLACE = /^(prompt\.[^:]+|tools\.[^.:\s]+\.(description|parameters)|s
 
 function reject(kind: MigrateRejectKind, reason: string, entry?: string): MigrateResult {
   return { ok: false, reject: { kind, reason, ...(entry !== undefined ? { entry } : {}) } };
+}
+
+/** The plan entry of the call a check names (`messages.4.tool_calls.0…`): the entry that made it. */
+function callEntry(cp: CompiledPlan, rec: Trajectory, where: string): string | undefined {
+  const m = /^messages\.(\d+)\.tool_calls\.(\d+)/.exec(where);
+  if (!m) return undefined;
+  const msg = rec.messages[Number(m[1])];
+  const call = msg?.role === 'assistant' ? msg.tool_calls?.[Number(m[2])] : undefined;
+  if (!call) return undefined;
+  const args = callArgs(call.function);
+  const c = mappingFor(cp, call.function.name, args === NOT_JSON ? undefined : args);
+  return c ? entryName(cp, 'tools', c.entry, c.from) : undefined;
 }
 
 /** The plan entry of the old name a leak names (a split tool's name, which text cannot be carried for). */

@@ -434,3 +434,14 @@ describe('tools merged into one (as an MCP server consolidates them)', () => {
     expect(() => parsePlan('plan.yaml', clash, a, b)).toThrow(/tool "issue_read" is the target of .*: merged tools must each fill one parameter with a value of its own/);
   });
 });
+
+describe('a located prompt\'s own text', () => {
+  it('is kept as written, so a record whose own text around the prompt names a renamed tool is rejected', async () => {
+    const cp = compilePlan(inferPlan(ghA, ghB), ghA, ghB);
+    const src = (await records(path.join(GH, 'logs-v1.jsonl'))).find((r) => r.id === 'gh-05')!;
+    const first = src.messages[0]!;
+    const rec: Trajectory = { ...src, messages: [{ ...first, content: `${String(first.content)}\nhotkeys: F2 runs \`sensors.read\`` }, ...src.messages.slice(1)] };
+    const r = migrateRecord(rec, cp, ghA, ghB, { file: 'x', line: 5, systemPrompt: 'locate' });
+    expect(r.ok ? null : [r.reject.kind, r.reject.reason, r.reject.entry]).toEqual(['check_leak', 'messages.0: the record\'s own text around the prompt mentions old name "sensors.read"', 'tools[0] (from: sensors_read)']);
+  });
+});

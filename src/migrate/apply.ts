@@ -2,7 +2,7 @@ import { parseFeedback } from '../harness/feedback.js';
 import { promptLayout, renderedSections, setPromptLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { checkTrajectory, type SystemPromptMode } from '../trajectory/check.js';
-import { checkLeaks } from '../trajectory/invariants.js';
+import { checkLeaks, leakFinder } from '../trajectory/invariants.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { PREAMBLE_NAME, rewriteTrajectory } from '../trajectory/rewrite.js';
 import { applyArgOps } from '../transform/plan.js';
@@ -75,6 +75,12 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
     setPromptLayout(first, { kind: 'slots', ids, outer: [layout.outer[0] ?? '', ...ids.slice(1).map(() => bSep), layout.outer[layout.outer.length - 1] ?? ''] });
     input = { ...source, messages: [first, ...source.messages.slice(1)] };
     located = true;
+    // The record's own text around the prompt is kept as written: it must not name what A renamed.
+    const finder = leakFinder(cp.leakPlan, a, b).text;
+    for (const own of [layout.outer[0] ?? '', layout.outer[layout.outer.length - 1] ?? '']) {
+      const old = [...finder.mentions(own, 'record')][0];
+      if (old !== undefined) return reject('check_leak', `messages.0: the record's own text around the prompt mentions old name "${old}"`, leakEntry(cp, `old name "${old}"`, a));
+    }
   }
 
   const rewritten = rewriteTrajectory(input, cp.rewrite, a, b);
@@ -85,7 +91,7 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
   // templates) is the operator's text, not the migration's: a name of A there is B's own (the
   // engine reports those places by their state path, once per state).
   const leaks = checkLeaks(migrated, cp.leakPlan, a, b).filter((x) => !STATE_PLACE.test(x));
-  if (leaks.length) return reject('check_leak', leaks[0]!, leakEntry(cp, leaks[0]!));
+  if (leaks.length) return reject('check_leak', leaks[0]!, leakEntry(cp, leaks[0]!, a));
   const bytes = changedBytes(source, migrated, a);
   if (bytes) return reject('check_bytes', bytes);
   const trip = callsRoundTrip(source, migrated, cp, a, b);
@@ -117,9 +123,11 @@ function callEntry(cp: CompiledPlan, rec: Trajectory, where: string): string | u
 }
 
 /** The plan entry of the old name a leak names (a split tool's name, which text cannot be carried for). */
-function leakEntry(cp: CompiledPlan, leak: string): string | undefined {
-  const name = /old (?:tool |skill |hook |parameter )?name "([^"]+)"/.exec(leak)?.[1] ?? /old parameter "([^"]+)"/.exec(leak)?.[1];
+function leakEntry(cp: CompiledPlan, leak: string, a?: Harness): string | undefined {
+  let name = /old (?:tool |skill |hook |parameter )?name "([^"]+)"/.exec(leak)?.[1] ?? /old parameter "([^"]+)"/.exec(leak)?.[1];
   if (name === undefined) return undefined;
+  // A tool named in text as its MCP server spells it (`sensors.read`).
+  if (a && !cp.byFrom.has(name)) name = a.tools.find((x) => x.sourceName === name)?.name ?? name;
   const t = cp.byFrom.get(name);
   if (t) return entryName(cp, 'tools', t.index, name);
   const s = cp.skills.get(name);

@@ -18,6 +18,7 @@ import type { EmitOptions } from './emit.js';
 import type { ShardFlags } from '../scale/shard.js';
 
 import { addEvalCommands } from './eval-commands.js';
+import { addMigrateCommands } from './migrate-commands.js';
 
 // Each command's module (and the engine under it) is imported inside its action, so `hsa --version`,
 // `--help` and every command load only what they run (every module at once cost ~0.6 s of CPU per
@@ -209,6 +210,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     });
 
   addEvalCommands(program, io, setCode);
+  addMigrateCommands(program, io, setCode);
 
   const words = program.command('words').description('word packs: vocabulary for renames, distractors and rewording (docs/words.md)');
   words

@@ -183,7 +183,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
           }
           let tokens: number;
           try {
-            tokens = opts.counter.count(record.messages as unknown[], tools, stage === 'opd');
+            tokens = opts.counter.count((format.countedMessages?.(record) ?? record.messages) as unknown[], tools, stage === 'opd');
           } catch (e) {
             throw new HsaError('HSA_BAD_RECORD', `${full}:${line}: record ${String(record.id)} does not render through the chat template (${(e as Error).message})`, 1);
           }

@@ -60,6 +60,11 @@ export interface ExportFormat {
   description: string;
   /** The source stages it reads; the first is the default. */
   stages: readonly Stage[];
+  /**
+   * The messages as the trainer renders them, when the format rewrites them (verl-sft writes
+   * arguments as transformers' `tojson` does): `--max-tokens` and the token statistics count these.
+   */
+  countedMessages?(record: Record<string, unknown>): unknown[];
   open(ctx: ExportContext): ExportSession;
 }
 

@@ -122,6 +122,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
     name: opts.name ?? 'hsa',
     toolClass: opts.toolClass ?? DEFAULT_TOOL_CLASS,
     mergeTurns: opts.mergeTurns === true,
+    counter: opts.counter,
     jsonl(file) {
       ensureDir(file);
       const s = new JsonlSink(out, file);

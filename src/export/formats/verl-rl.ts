@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { stringify } from 'yaml';
 import { UsageError } from '../../errors.js';
 import type { TokenCounter } from '../../tokenize/tokenizer.js';
 import { canonicalJson } from '../../util/canonical-json.js';
@@ -160,7 +159,8 @@ export default defineFormat({
         if (json) ctx.done(await json.close());
         for (const f of SHIPPED) await ctx.whole(`${PACKAGE}/${f}`, await readFile(new URL(f, INTEGRATION), 'utf8'));
         await ctx.whole(`${PACKAGE}/__init__.py`, '"""hsa\'s verl agent loop and environment bridge, copied by `hsa export --to verl-rl` from integrations/verl."""\n');
-        await ctx.whole('agent_loop.yaml', stringify([{ name: AGENT_NAME, _target_: `${PACKAGE}.agent_loop.HsaAgentLoop` }], { lineWidth: 0 }));
+        // JSON, which YAML (OmegaConf) reads as it is.
+        await ctx.whole('agent_loop.yaml', `${JSON.stringify([{ name: AGENT_NAME, _target_: `${PACKAGE}.agent_loop.HsaAgentLoop` }], null, 2)}\n`);
         const settings = verlSettings(measure);
         await ctx.whole('verl_overrides.txt', `${settings.map(([k, v]) => `${k}=${v}`).join('\n')}\n`);
         return {
@@ -237,7 +237,7 @@ const THINK_EMPTY = '<think>\n\n</think>\n\n';
  * A row's prompt in the student's tokens (the chat template with the row's tools and the
  * generation prompt) and its reference episode as hsa's agent loop runs it: each reference turn's
  * calls as one generated message (an empty think block, the calls in the hermes format the
- * template teaches, `<|im_end|>`), the recorded results rendered as the loop appends them (with
+ * template teaches, `<|im_end|>`; a reply recorded with its reasoning keeps it instead), the recorded results rendered as the loop appends them (with
  * the next generation prompt), the reply, the next user turn.
  */
 function measureRow(counter: TokenCounter, prompt: unknown[], tools: Tool[], env: Env, groundTruth: unknown): { prompt: number; response: number; parallel: number; result: number } | Skip {
@@ -270,7 +270,8 @@ function measureRow(counter: TokenCounter, prompt: unknown[], tools: Tool[], env
       });
       response += counter.count(results, undefined, true);
     }
-    response += counter.countText(`${THINK_EMPTY}${String(turn.reply ?? '')}<|im_end|>`);
+    const reply = String(turn.reply ?? '');
+    response += counter.countText(`${reply.includes('</think>') ? '' : THINK_EMPTY}${reply}<|im_end|>`);
     const next = turns[i + 1];
     if (next) response += counter.count([{ role: 'user', content: String(next.user ?? '') }], undefined, true);
   });

@@ -78,6 +78,7 @@ class ChatTokenizer:
         self.bridge = bridge
         self.special_tokens = {k: config[k] for k in ("bos_token", "eos_token", "pad_token", "unk_token") if isinstance(config.get(k), str)}
         self.pad_token = config.get("pad_token")
+        self.eos_token = config.get("eos_token")
         self.pad_token_id = self.convert_tokens_to_ids(self.pad_token) if self.pad_token else None
 
     def convert_tokens_to_ids(self, token):

@@ -119,12 +119,62 @@ class ReferencePolicy:
         return Generated(self.tokenizer.encode(text))
 
 
+async def roll_all(config, tokenizer, rows, concurrency):
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(row):
+        async with gate:
+            return await roll(config, tokenizer, row)
+
+    return await asyncio.gather(*(one(r) for r in rows))
+
+
+async def roll(config, tokenizer, row):
+    extra = row["extra_info"] or {}
+    out = {"id": extra.get("id")}
+    if config.data.filter_overlong_prompts:
+        n = len(tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=True))
+        out["filtered"] = n > config.data.max_prompt_length
+        if out["filtered"]:
+            return out
+    truth = json.loads(row["reward_model"]["ground_truth"])
+    policy = ReferencePolicy(tokenizer, truth)
+    kwargs = {**row, "raw_prompt": row["prompt"], "index": extra.get("index", 0), "tools_kwargs": extra.get("tools_kwargs") or {}, "interaction_kwargs": extra.get("interaction_kwargs") or {}}
+    try:
+        result = await verl_loop.run_agent_loop(config, policy, tokenizer, None, {"temperature": 1.0}, **kwargs)
+    except Exception as e:
+        out.update(ok=False, error=f"{type(e).__name__}: {e}")
+        return out
+    env = json.loads(extra["env"])
+    # The prompt verl built is the row rendered with its own tools (the ids of that text; the
+    # tokenizer caches it, so this costs no second encoding).
+    prompt_text = tokenizer.apply_chat_template(row["prompt"], tools=env["tools"], add_generation_prompt=True, tokenize=False)
+    prompt_is_rendering = tokenizer.encode(prompt_text) == list(result.prompt_ids)
+    response_text = tokenizer.decode(result.response_ids)
+    called = {c["name"] for t in truth["turns"] for c in t["calls"]}
+    out.update(
+        ok=True,
+        reward=result.reward_score,
+        finished=result.extra_fields.get("hsa_finished"),
+        stop=result.extra_fields.get("hsa_stop"),
+        components=result.extra_fields.get("hsa_reward_components"),
+        prompt_tokens=len(result.prompt_ids),
+        response_tokens=len(result.response_ids),
+        truncated_results="(truncated)" in response_text,
+        script_left=len(policy.script),
+        tools_in_prompt=prompt_is_rendering and all(json.dumps(t, ensure_ascii=False) in prompt_text for t in env["tools"]),
+        results_in_response=all(r["result"] in response_text for r in env["tool_replay"] if r["name"] in called),
+    )
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--export", required=True)
     ap.add_argument("--rows", required=True)
     ap.add_argument("--tokenizer-config", required=True)
     ap.add_argument("--env-url", required=True)
+    ap.add_argument("--concurrency", type=int, default=16)
     a = ap.parse_args()
     sys.path.insert(0, os.path.abspath(a.export))
     config = config_with(os.path.join(a.export, "verl_overrides.txt"))
@@ -137,41 +187,9 @@ def main():
     bridge = Bridge()
     try:
         tokenizer = ChatTokenizer(a.tokenizer_config, bridge)
-        max_prompt = config.data.max_prompt_length
-        for row in rows:
-            extra = row["extra_info"] or {}
-            out = {"id": extra.get("id")}
-            if config.data.filter_overlong_prompts:
-                n = len(tokenizer.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=True))
-                out["filtered"] = n > max_prompt
-                if out["filtered"]:
-                    print(json.dumps(out), flush=True)
-                    continue
-            truth = json.loads(row["reward_model"]["ground_truth"])
-            policy = ReferencePolicy(tokenizer, truth)
-            kwargs = {**{k: v for k, v in row.items()}, "raw_prompt": row["prompt"], "index": extra.get("index", 0), "tools_kwargs": extra.get("tools_kwargs") or {}, "interaction_kwargs": extra.get("interaction_kwargs") or {}}
-            try:
-                result = asyncio.run(verl_loop.run_agent_loop(config, policy, tokenizer, None, {"temperature": 1.0}, **kwargs))
-            except Exception as e:
-                out.update(ok=False, error=f"{type(e).__name__}: {e}")
-                print(json.dumps(out, ensure_ascii=False), flush=True)
-                continue
-            prompt_text = tokenizer.decode(result.prompt_ids)
-            response_text = tokenizer.decode(result.response_ids)
-            env = json.loads(extra["env"])
-            out.update(
-                ok=True,
-                reward=result.reward_score,
-                finished=result.extra_fields.get("hsa_finished"),
-                stop=result.extra_fields.get("hsa_stop"),
-                components=result.extra_fields.get("hsa_reward_components"),
-                prompt_tokens=len(result.prompt_ids),
-                response_tokens=len(result.response_ids),
-                truncated_results="(truncated)" in response_text,
-                script_left=len(policy.script),
-                tools_in_prompt=all(json.dumps(t, ensure_ascii=False) in prompt_text for t in env["tools"]),
-                results_in_response=all(r["result"] in response_text for r in env["tool_replay"] if any(r["name"] == c["name"] for t in truth["turns"] for c in t["calls"])),
-            )
+        # verl rolls a batch out concurrently (agent_loop.py L476-486: one task per row, gathered).
+        results = asyncio.run(roll_all(config, tokenizer, rows, a.concurrency))
+        for out in results:
             print(json.dumps(out, ensure_ascii=False), flush=True)
     finally:
         bridge.close()

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -76,8 +76,8 @@ async function rowsFile(exp: string): Promise<string> {
   return file;
 }
 
-function runVerl(rows: string, cls: string, textOf: string[] = []): RowResult[] {
-  const r = spawnSync(PYTHON, [CHECK, '--rows', rows, '--tokenizer-config', TOKENIZER_CONFIG, '--custom-cls', cls, '--text-of', textOf.join(',')], {
+function runVerl(rows: string, cls: string, textOf: string[] = [], tokenizerConfig = TOKENIZER_CONFIG): RowResult[] {
+  const r = spawnSync(PYTHON, [CHECK, '--rows', rows, '--tokenizer-config', tokenizerConfig, '--custom-cls', cls, '--text-of', textOf.join(',')], {
     cwd: REPO,
     encoding: 'utf8',
     env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
@@ -103,7 +103,7 @@ function expectTrainerSeesHsaCounts(out: string, exp: string, results: RowResult
   expect(mismatches.slice(0, 5)).toEqual([]);
   const tally = new TokenTally();
   for (const r of results) tally.add(r.tokens!);
-  const manifest = JSON.parse(String(spawnSync('cat', [path.join(exp, 'export-manifest.json')]).stdout)) as { tokens: { sft: unknown } };
+  const manifest = JSON.parse(readFileSync(path.join(exp, 'export-manifest.json'), 'utf8')) as { tokens: { sft: unknown } };
   expect(manifest.tokens.sft).toEqual(summarise(tally.histogram()));
   // Every assistant turn is trained (the loss mask is not empty).
   expect(results.filter((r) => !r.trained).map((r) => r.id)).toEqual([]);
@@ -145,6 +145,18 @@ describe('verl SFT reads the export as it is', () => {
     for (const r of parallel) expect(r.error, r.id).toMatch(/^ValueError: The truth value of an array with more than one element is ambiguous/);
     // The others: the per-message pieces differ from the whole rendering (the last turn's think block).
     for (const r of results.filter((x) => !parallel.includes(x))) expect(r.error, r.id).toMatch(/^AssertionError: MultiTurnSFTDataset apply_chat_template to each turn separately/);
+  }, 300_000);
+});
+
+describe('HsaMultiTurnSFTDataset with a template of another family', () => {
+  it('raises for every row, naming it, instead of training on misaligned pieces', async () => {
+    const { exp } = await augmentAndExport('test/fixtures/verl/hsa.yaml', 'fixture');
+    const config = JSON.parse(readFileSync(TOKENIZER_CONFIG, 'utf8')) as Record<string, unknown>;
+    const other = path.join(tmp, 'plain-template.json');
+    writeFileSync(other, JSON.stringify({ ...config, chat_template: "{% for m in messages %}{{ m['role'] }}: {{ m['content'] }}\n{% endfor %}" }));
+    const results = runVerl(await rowsFile(exp), HSA_CLASS, [], other);
+    expect(results.length).toBeGreaterThan(0);
+    for (const r of results) expect(r.error, r.id).toBe(`ValueError: row ${r.id}: the chat template's rendering does not start with <|im_start|>`);
   }, 300_000);
 });
 

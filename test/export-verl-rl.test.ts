@@ -83,7 +83,7 @@ async function exportOnce(config: string, name: string): Promise<{ exp: string; 
   return { exp, rows, env, verl };
 }
 
-function rollOut(exp: string, rows: string, env: EnvServer): Rollout[] {
+function rollOut(exp: string, rows: string, env: { url: string }): Rollout[] {
   const r = spawnSync(PYTHON, [CHECK, '--export', exp, '--rows', rows, '--tokenizer-config', TOKENIZER_CONFIG, '--env-url', env.url], {
     cwd: REPO,
     encoding: 'utf8',
@@ -127,6 +127,16 @@ describe('verl RL: one run over the whole export', () => {
     expect(verl.measured.tool_result_chars_max).toBeGreaterThan(3000);
     expect(verl.settings['actor_rollout_ref.rollout.multi_turn.max_parallel_calls']).toBe(3);
     expectEveryRowPlaysThrough(rollOut(exp, rows, env), verl);
+  }, 600_000);
+
+  it('a server that holds other rows is an error naming the row, never another row\'s episode', async () => {
+    const demo = await exported('fixtures/live-commerce/hsa.yaml', 'demo');
+    const fixture = await exported('test/fixtures/verl/hsa.yaml', 'fixture');
+    const few = path.join(tmp, 'demo-few.json');
+    writeFileSync(few, JSON.stringify((JSON.parse(readFileSync(demo.rows, 'utf8')) as unknown[]).slice(0, 3)));
+    const results = rollOut(demo.exp, few, fixture.env);
+    expect(results).toHaveLength(3);
+    for (const r of results) expect(r.error, r.id).toMatch(new RegExp(`^RuntimeError: hsa env at .*: cannot start the episode of row \\{'id': '${r.id.replace(/[~]/g, '.')}'\\}.*serve the RL rows this export was made from`));
   }, 600_000);
 
   it("under verl's defaults the same rows are cut: the check can fail", async () => {

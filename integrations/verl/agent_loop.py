@@ -31,8 +31,8 @@ result longer is cut the way verl cuts it). ``hsa export --to verl-rl`` measures
 writes values none of the rows' reference episodes reach.
 
 Tools get what verl passes a tool: the episode is keyed by verl's request id, the row named by
-``create_kwargs`` (``extra_info.tools_kwargs``, ``{"index", "id"}``); the interaction's
-``interaction_kwargs`` name the same row.
+``extra_info.interaction_kwargs`` (``{"name": "hsa", "index", "id"}``; the id is used: an index
+also exists in other sets of rows).
 """
 
 from __future__ import annotations
@@ -48,9 +48,9 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopOutp
 from verl.experimental.agent_loop.tool_parser import ToolParser
 
 try:
-    from .hsa_env import OrsClient, _task_spec
+    from .hsa_env import EnvError, OrsClient, _task_spec
 except ImportError:  # loaded as a top-level module (PYTHONPATH set to this folder)
-    from hsa_env import OrsClient, _task_spec  # type: ignore
+    from hsa_env import EnvError, OrsClient, _task_spec  # type: ignore
 
 logger = logging.getLogger(__file__)
 
@@ -94,7 +94,15 @@ class HsaAgentLoop(AgentLoopBase):
         messages = [dict(m) for m in kwargs["raw_prompt"]]
         request_id = uuid4().hex
         # The row's episode: named as the interaction (and the tools) would be told (index, else id).
-        await asyncio.to_thread(self.client.create, request_id, _task_spec(dict(extra_info.get("interaction_kwargs") or extra_info)))
+        # The row by its id (unique across a run's rows, unlike an index, which another set of rows
+        # also has), else its index.
+        named = dict(extra_info.get("interaction_kwargs") or extra_info)
+        spec = {"id": str(named["id"])} if named.get("id") is not None else _task_spec(named)
+        try:
+            await asyncio.to_thread(self.client.create, request_id, spec)
+        except EnvError as e:
+            # A row the server does not have: it serves other rows than the ones verl trains on.
+            raise RuntimeError(f"hsa env at {self.client.url}: cannot start the episode of row {spec} ({e}); serve the RL rows this export was made from (hsa env serve --rows 'OUT/rl/*.jsonl')") from e
         metrics: dict = {}
         prompt_ids = await self.apply_chat_template(messages, tools=tools)
         prompt_len = len(prompt_ids)
@@ -115,7 +123,14 @@ class HsaAgentLoop(AgentLoopBase):
                     message["tool_calls"] = [
                         {"id": f"call_{turns}_{i}", "type": "function", "function": {"name": c.name, "arguments": c.arguments}} for i, c in enumerate(calls[: self.max_parallel_calls])
                     ]
-                answer = await asyncio.to_thread(self.client.call, request_id, "hsa.message", {"message": message})
+                try:
+                    answer = await asyncio.to_thread(self.client.call, request_id, "hsa.message", {"message": message})
+                except EnvError as e:
+                    # The environment refused the step (an expired session, say): the episode ends
+                    # here and is scored as far as it got, rather than failing verl's whole batch.
+                    logger.warning("hsa env refused a step of %s: %s", request_id, e)
+                    stop = f"env_error {e.status}"
+                    break
                 added = answer["metadata"]["messages"]
                 if answer["finished"]:
                     finished = True
@@ -136,7 +151,11 @@ class HsaAgentLoop(AgentLoopBase):
                 prompt_ids = prompt_ids + ids
                 response_mask += [0] * len(ids)
             if not finished:
-                reward = float((await asyncio.to_thread(self.client.reward, request_id))["reward"])
+                try:
+                    reward = float((await asyncio.to_thread(self.client.reward, request_id))["reward"])
+                except EnvError as e:
+                    logger.warning("hsa env: no reward for %s: %s", request_id, e)
+                    reward = 0.0
         finally:
             try:
                 await asyncio.to_thread(self.client.delete, request_id)

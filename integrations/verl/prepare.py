@@ -1,7 +1,13 @@
 """Make hsa RL rows ready for verl's tool agent loop (standard library only).
 
     python3 -m integrations.verl.prepare --rows out/rl/part-00000.jsonl ... \\
-        --out rl-verl.jsonl --tool-config hsa_tools.yaml --interaction-config hsa_interaction.yaml
+        --out rl-verl.json --tool-config hsa_tools.yaml --interaction-config hsa_interaction.yaml
+
+``--out`` is JSON lines named ``*.json``: verl's RLHFDataset reads ``.parquet`` and ``.json`` files
+only (verl/utils/dataset/rl_dataset.py, ``_read_files_and_tokenize``; ``.jsonl`` raises), and the
+standard library cannot write parquet. ``hsa export --to verl-rl`` writes both, with hsa's own
+agent loop, which shows each row its own tools — prefer it; this script serves verl's stock
+``ToolAgentLoop``, which shows every row the one tool list of the config.
 
 Each row gets ``agent_name: tool_agent``, ``extra_info.tools_kwargs`` (every tool of the row with
 ``create_kwargs: {"index": <extra_info.index>}``, so ``HsaEnvTool`` knows which episode to start)
@@ -50,11 +56,13 @@ def prepare_row(row: dict) -> tuple:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--rows", nargs="+", required=True, help="hsa RL parts (.jsonl or .jsonl.gz)")
-    ap.add_argument("--out", required=True, help="rows for verl (JSONL)")
+    ap.add_argument("--out", required=True, help="rows for verl: JSON lines, named *.json (what verl's RL dataset reads)")
     ap.add_argument("--tool-config", required=True, help="verl tool config to write")
     ap.add_argument("--interaction-config", help="verl interaction config to write")
     ap.add_argument("--env-url", default="http://127.0.0.1:8808", help="where `hsa env serve` listens")
     a = ap.parse_args(argv)
+    if not a.out.endswith(".json"):
+        raise SystemExit(f"--out {a.out}: name it *.json — verl's RL dataset reads .parquet and .json files only (JSON lines in a .json file are read by datasets' json loader)")
     schemas = {}
     count = 0
     with open(a.out, "w", encoding="utf-8") as out:

@@ -183,7 +183,7 @@ class BridgeTest(unittest.TestCase):
     def test_prepare_writes_tool_and_interaction_configs(self):
         with tempfile.TemporaryDirectory() as d:
             parts = sorted(glob.glob(os.path.join(ROWS_DIR, "*.jsonl")))[:1]
-            out, tools, inter = (os.path.join(d, n) for n in ("rows.jsonl", "tools.yaml", "interaction.yaml"))
+            out, tools, inter = (os.path.join(d, n) for n in ("rows.json", "tools.yaml", "interaction.yaml"))
             self.assertEqual(prepare.main(["--rows", *parts, "--out", out, "--tool-config", tools, "--interaction-config", inter, "--env-url", URL]), 0)
             with open(tools, encoding="utf-8") as f:
                 cfg = json.load(f)
@@ -197,6 +197,10 @@ class BridgeTest(unittest.TestCase):
             self.assertTrue(all(v == {"create_kwargs": {"index": idx}} for v in first["extra_info"]["tools_kwargs"].values()))
             with open(inter, encoding="utf-8") as f:
                 self.assertEqual(json.load(f)["interaction"][0]["class_name"], "integrations.verl.hsa_env.HsaInteraction")
+            # verl's RLHFDataset refuses any other extension (rl_dataset.py, _read_files_and_tokenize).
+            with self.assertRaises(SystemExit) as e:
+                prepare.main(["--rows", *parts, "--out", os.path.join(d, "rows.jsonl"), "--tool-config", tools])
+            self.assertIn("*.json", str(e.exception))
 
 
 if __name__ == "__main__":

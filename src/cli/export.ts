@@ -30,8 +30,8 @@ export async function exportCommand(source: string, flags: ExportFlags, io: Io):
   if (flags.mergeTurns && flags.to !== 'llamafactory') throw new UsageError(`--merge-turns: only the llamafactory format needs it (its turns must alternate); ${flags.to} keeps every turn as it is`);
   const base = { source, to: flags.to, out: flags.out, ...(flags.stage ? { stage: flags.stage } : {}), ...(flags.force ? { force: true } : {}) };
   // Refuse a bad format, stage, source or out folder before loading a tokenizer (~1 s).
-  await planExport(base);
-  const counter = flags.tokenizer !== undefined || flags.maxTokens !== undefined ? await loadTokenCounter(flags.tokenizer ?? 'qwen3') : undefined;
+  const { format } = await planExport(base);
+  const counter = flags.tokenizer !== undefined || flags.maxTokens !== undefined || format.needsTokenizer ? await loadTokenCounter(flags.tokenizer ?? 'qwen3') : undefined;
   const summary = await runExport({
     ...base,
     ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),

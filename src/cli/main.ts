@@ -239,7 +239,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--tokenizer <name|dir>', 'qwen3 (built in, default) or a folder with tokenizer.json + tokenizer_config.json')
     .option('--enable-thinking <bool>', 'verl-sft: write an enable_thinking column (true or false)')
     .option('--name <name>', 'dataset name (dataset_info.json entry; default hsa)')
-    .option('--tool-class <python.path>', 'verl-rl: class_name of each tool in the tool config YAML')
+    .option('--tool-class <python.path>', 'verl-rl: unused since verl-rl runs hsa\'s agent loop, which answers every call from hsa env serve (kept so old commands run)')
     .option('--merge-turns', 'llamafactory: join consecutive user turns with a blank line and write later system messages as user turns, so such records alternate instead of being skipped')
     .option('--force', 'replace what --out holds')
     .option('--json', 'print a machine-readable summary on stdout')

@@ -1,6 +1,6 @@
 import { getPath } from '../util/path.js';
 import { rowRuntime, type CallRecord, type Episode } from './episode.js';
-import type { TokenCounter, TokenizerName } from './tokens.js';
+import { splitReasoning, type TokenCounter, type TokenizerName } from './tokens.js';
 
 /**
  * The HSA-RL reward, one specification for the environment server, `hsa reward` and evaluation
@@ -131,7 +131,9 @@ function skillOf(c: CallRecord, argument: string): string | undefined {
 export async function scoreEpisode(ep: Episode, cfg: RewardConfig, counter: TokenCounter, judge?: ReplyJudge): Promise<RewardResult> {
   const row = ep.row;
   const planned = Math.max(row.userTurns.length, ep.turns.length);
-  const referenceOf = (t: number) => row.truth.turns[t]?.reply ?? (t === planned - 1 ? row.truth.referenceReply : '');
+  // A reference reply recorded with inline reasoning (`<think>…</think>` in the source content) is
+  // compared by its visible text, as the policy's reply is: the reasoning is not part of the reply.
+  const referenceOf = (t: number) => splitReasoning(row.truth.turns[t]?.reply ?? (t === planned - 1 ? row.truth.referenceReply : '')).text;
 
   // Skill selection.
   const loader = row.skillLoader;

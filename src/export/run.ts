@@ -122,6 +122,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
     name: opts.name ?? 'hsa',
     toolClass: opts.toolClass ?? DEFAULT_TOOL_CLASS,
     mergeTurns: opts.mergeTurns === true,
+    counter: opts.counter,
     jsonl(file) {
       ensureDir(file);
       const s = new JsonlSink(out, file);
@@ -183,7 +184,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
           }
           let tokens: number;
           try {
-            tokens = opts.counter.count(record.messages as unknown[], tools, stage === 'opd');
+            tokens = opts.counter.count((format.countedMessages?.(record) ?? record.messages) as unknown[], tools, stage === 'opd');
           } catch (e) {
             throw new HsaError('HSA_BAD_RECORD', `${full}:${line}: record ${String(record.id)} does not render through the chat template (${(e as Error).message})`, 1);
           }

@@ -1,4 +1,5 @@
 import type { Stage } from '../config/augment-config.js';
+import type { TokenCounter } from '../tokenize/tokenizer.js';
 import type { ExportedFile, JsonlSink, ParquetSink, SchemaElement } from './sinks.js';
 
 /** Where a source record came from (its output part and line). */
@@ -30,6 +31,8 @@ export interface ExportContext {
    * system message after the first (hook feedback, a later instruction) is a user turn.
    */
   mergeTurns: boolean;
+  /** The token counter (`--tokenizer`; loaded by default for formats that set `needsTokenizer`). */
+  counter: TokenCounter | undefined;
   /** A JSONL file under the export folder (folders made as needed). */
   jsonl(file: string): JsonlSink;
   /** A parquet file with an explicit schema (rows buffered per row group: 256 unless given). */
@@ -60,6 +63,13 @@ export interface ExportFormat {
   description: string;
   /** The source stages it reads; the first is the default. */
   stages: readonly Stage[];
+  /**
+   * The messages as the trainer renders them, when the format rewrites them (verl-sft writes
+   * arguments as transformers' `tojson` does): `--max-tokens` and the token statistics count these.
+   */
+  countedMessages?(record: Record<string, unknown>): unknown[];
+  /** The format measures in the student's tokens (verl-rl): `hsa export` loads `qwen3` unless `--tokenizer` names another. */
+  needsTokenizer?: boolean;
   open(ctx: ExportContext): ExportSession;
 }
 

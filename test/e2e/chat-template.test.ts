@@ -2,7 +2,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Template } from '@huggingface/jinja';
-import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { runHsaAsync } from '../helpers/hsa.js';
@@ -99,12 +98,13 @@ describe('records render through the Qwen3 chat template', () => {
         );
       }
     }
-    // verl-rl: each prompt with its group's tools, as verl's agent loop renders it.
-    const rlManifest = JSON.parse(readFileSync(path.join(rl, 'export-manifest.json'), 'utf8')) as { groups: { tool_config: string; files: string[] }[] };
-    for (const g of rlManifest.groups) {
-      const tools = (parseYaml(readFileSync(path.join(rl, g.tool_config), 'utf8')) as { tools: { tool_schema: unknown }[] }).tools.map((t) => t.tool_schema);
-      n += renderAll(readJsonl(path.join(rl, g.files[1]!)).map((row) => ({ where: `verl-rl ${g.files[1]} ${String((row.extra_info as { id: string }).id)}`, messages: withoutNulls(row.prompt) as unknown[], tools, prompt: true })));
-    }
+    // verl-rl: each prompt with its own tools (extra_info.env), as hsa's agent loop renders it.
+    n += renderAll(
+      readJsonl(path.join(rl, 'train.json')).map((row) => {
+        const extra = row.extra_info as { id: string; env: string };
+        return { where: `verl-rl train.json ${extra.id}`, messages: withoutNulls(row.prompt) as unknown[], tools: (JSON.parse(extra.env) as { tools: unknown[] }).tools, prompt: true };
+      }),
+    );
     expect(n).toBeGreaterThan(manifest.stages.sft!.records * 2 + manifest.stages.opd!.records);
   }, 120_000);
 

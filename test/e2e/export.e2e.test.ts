@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { runHsaAsync, STACK_LINE } from '../helpers/hsa.js';
@@ -96,52 +95,43 @@ describe('hsa export --to verl-sft', () => {
 });
 
 describe('hsa export --to verl-rl', () => {
-  it('writes a tool YAML and a file set per group of rows with the same tools; every row keeps its own tools', async () => {
-    const { out, r, manifest } = await exportTo(fixtureOut, 'verl-rl');
-    // The nested-schema warning, with counts, on a harness whose tool has a list of objects.
-    expect(r.stderr).toMatch(/verl-rl: \d+ tool parameter\(s\) in \d+ of \d+ group\(s\) have nested items\/properties/);
-    expect(manifest.nested_parameters).toBeGreaterThan(0);
+  it('writes one file set for the whole export; every row carries its own tools, its agent loop and its interaction kwargs', async () => {
+    const { out, manifest } = await exportTo(fixtureOut, 'verl-rl');
     const src = sourceRecords(fixtureOut, 'rl');
     const byId = new Map(src.map((s) => [String((s.record.extra_info as { id: string }).id), s.record]));
-    let rows = 0;
+    const parquet = await duckRows(path.join(out, 'train.parquet'));
+    const json = readJsonl(path.join(out, 'train.json'));
+    expect(parquet.length).toBe(src.length);
+    expect(json.length).toBe(parquet.length);
     const names = new Map<string, Set<string>>();
-    for (const g of manifest.groups as { group: string; tool_config: string; files: string[]; tools: string[] }[]) {
-      const yaml = parseYaml(readFileSync(path.join(out, g.tool_config), 'utf8')) as { tools: { class_name: string; config: unknown; tool_schema: { type: string; function: { name: string; parameters: Record<string, unknown> } } }[] };
-      const yamlNames = yaml.tools.map((t) => t.tool_schema.function.name);
-      expect(yamlNames).toEqual(g.tools);
-      const parquet = await duckRows(path.join(out, g.files[0]!));
-      const json = readJsonl(path.join(out, g.files[1]!));
-      expect(json.length).toBe(parquet.length);
-      parquet.forEach((row, i) => {
-        const extra = row.extra_info as Record<string, unknown>;
-        const source = byId.get(String(extra.id))!;
-        expect(source, String(extra.id)).toBeDefined();
-        // Every selected name is in the group's YAML, and the YAML's tools are exactly the row's own.
-        for (const n of extra.tool_selection as string[]) expect(yamlNames).toContain(n);
-        const env = JSON.parse((source.extra_info as { env: string }).env) as { tools: { function: { name: string; parameters: Record<string, unknown> } }[] };
-        const fill = (t: { function: { parameters: Record<string, unknown> } }) => ({ ...t.function.parameters, properties: t.function.parameters.properties ?? {}, required: t.function.parameters.required ?? [] });
-        expect(yaml.tools.map((t) => t.tool_schema.function.parameters)).toEqual(env.tools.map(fill));
-        expect(extra.tool_selection).toEqual(env.tools.map((t) => t.function.name));
-        for (const t of env.tools) {
-          if (!names.has(t.function.name)) names.set(t.function.name, new Set());
-          names.get(t.function.name)!.add(JSON.stringify(t.function.parameters));
-        }
-        // The rest of the row is the source row (variant as text: "src" or the index).
-        expect(withoutNulls(row.prompt)).toEqual(source.prompt);
-        expect(row.reward_model).toEqual(source.reward_model);
-        expect(row.data_source).toBe(source.data_source);
-        expect(row.agent_name).toBe('tool_agent');
-        const { tool_selection, ...rest } = extra;
-        void tool_selection;
-        const se = source.extra_info as Record<string, unknown>;
-        expect(rest).toEqual({ ...se, variant: String(se.variant) });
-        expect(withoutNulls(json[i])).toEqual(withoutNulls(row));
-        rows++;
-      });
-    }
-    expect(rows).toBe(src.length);
-    // One tool name with different schemas in different states ended up in different groups.
+    parquet.forEach((row, i) => {
+      const extra = row.extra_info as Record<string, unknown>;
+      const source = byId.get(String(extra.id))!;
+      expect(source, String(extra.id)).toBeDefined();
+      const se = source.extra_info as Record<string, unknown>;
+      const env = JSON.parse(String(se.env)) as { tools: { function: { name: string; parameters: Record<string, unknown> } }[] };
+      expect(extra.tool_selection).toEqual(env.tools.map((t) => t.function.name));
+      for (const t of env.tools) {
+        if (!names.has(t.function.name)) names.set(t.function.name, new Set());
+        names.get(t.function.name)!.add(JSON.stringify(t.function.parameters));
+      }
+      // The rest of the row is the source row (variant as text: "src" or the index).
+      expect(withoutNulls(row.prompt)).toEqual(source.prompt);
+      expect(row.reward_model).toEqual(source.reward_model);
+      expect(row.data_source).toBe(source.data_source);
+      expect(row.agent_name).toBe('hsa_agent');
+      const { tool_selection, interaction_kwargs, ...rest } = extra;
+      void tool_selection;
+      expect(interaction_kwargs).toEqual({ name: 'hsa', index: se.index, id: se.id });
+      expect(rest).toEqual({ ...se, variant: String(se.variant) });
+      expect(withoutNulls(json[i])).toEqual(withoutNulls(row));
+    });
+    // One tool name with different schemas in different states: all in the one file, each row with its own.
     expect(Math.max(...[...names.values()].map((s) => s.size))).toBeGreaterThan(1);
+    const verl = manifest.verl as { settings: Record<string, unknown>; measured: Record<string, unknown> };
+    const overrides = readFileSync(path.join(out, 'verl_overrides.txt'), 'utf8').trim().split('\n');
+    expect([...overrides].sort()).toEqual(Object.entries(verl.settings).map(([k, v]) => `${k}=${String(v)}`).sort());
+    expect(verl.settings['data.max_prompt_length']).toBe(verl.measured.prompt_tokens_max);
   }, 60_000);
 });
 

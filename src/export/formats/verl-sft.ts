@@ -1,34 +1,42 @@
 import { canonicalJson } from '../../util/canonical-json.js';
-import { isSkip, messagesColumn, parquetMessages, stringColumn, toolsList } from '../messages.js';
+import { readFile } from 'node:fs/promises';
+import { argumentsText, isSkip, messagesColumn, parquetMessages, stringColumn, toolsList, type SourceMessage } from '../messages.js';
+import { pythonJsonText } from '../python-json.js';
 import type { SchemaElement } from '../sinks.js';
 import { defineFormat, PerPartFile, type ExportContext } from '../types.js';
 
 /**
- * Loads the parquet through verl's `MultiTurnSFTDataset` and turns the `tools` JSON text back into
- * the list `apply_chat_template` expects (verl hands the column to the tokenizer unchanged, and
- * transformers accepts only dicts there).
+ * The dataset class verl loads the parquet with (`data.custom_cls`), shipped in
+ * integrations/verl/sft_dataset.py and copied beside the parquet files: it decodes the `tools`
+ * column, turns the numpy arrays pandas hands verl back into lists, and gives verl each message's
+ * tokens as they stand in the whole conversation's rendering, so verl's sanity check holds.
  */
-const DATASET_SHIM = `# Written by \`hsa export --to verl-sft\`. Load with:
-#   data.custom_cls.path=<this file> data.custom_cls.name=HsaMultiTurnSFTDataset
-# The parquet keeps \`tools\` as JSON text (a struct column would null-pad differently shaped
-# tool schemas); this subclass decodes it before verl renders the chat template.
-import json
+const DATASET_FILE = new URL('../../../../integrations/verl/sft_dataset.py', import.meta.url);
 
-from verl.utils.dataset.multiturn_sft_dataset import MultiTurnSFTDataset
+/**
+ * Tool-call arguments as JSON text in the form transformers' `tojson` writes the parsed object
+ * (Python's `json.dumps`: `{"a": 1}`), so the template — which writes a string argument as it is —
+ * renders what it renders for the object; text that is not JSON stays as it is.
+ */
+function trainerArguments(args: unknown): string {
+  const text = argumentsText(args);
+  return pythonJsonText(text) ?? text;
+}
 
-
-class HsaMultiTurnSFTDataset(MultiTurnSFTDataset):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if self.tools is not None:
-            self.tools = [json.loads(t) if isinstance(t, str) else t for t in self.tools]
-`;
+/** Messages with the arguments verl's template will write (what `--max-tokens` counts). */
+function trainerMessages(messages: unknown): unknown {
+  if (!Array.isArray(messages)) return messages;
+  return messages.map((m: SourceMessage) =>
+    m && Array.isArray(m.tool_calls) ? { ...m, tool_calls: m.tool_calls.map((c) => (c && c.function ? { ...c, function: { ...c.function, arguments: trainerArguments(c.function.arguments) } } : c)) } : m,
+  );
+}
 
 /** verl multi-turn SFT: one parquet file per source part. */
 export default defineFormat({
   id: 'verl-sft',
-  description: "parquet for verl's MultiTurnSFTDataset: messages (arguments as JSON text), tools (JSON text), enable_thinking (with --enable-thinking)",
+  description: "parquet for verl's multi-turn SFT (with the shipped HsaMultiTurnSFTDataset): messages (arguments as the JSON text transformers renders), tools (JSON text), enable_thinking (with --enable-thinking)",
   stages: ['sft', 'opd'],
+  countedMessages: (record) => trainerMessages(record.messages) as unknown[],
   open(ctx: ExportContext) {
     const schema: SchemaElement[] = [
       { name: 'root', num_children: ctx.enableThinking === undefined ? 4 : 5 },
@@ -41,7 +49,7 @@ export default defineFormat({
     const files = new PerPartFile(ctx, (file) => ctx.parquet(file, schema), (part) => `${ctx.stage}/${part}.parquet`);
     return {
       add(record) {
-        const messages = parquetMessages(record.messages);
+        const messages = parquetMessages(trainerMessages(record.messages));
         if (isSkip(messages)) return messages;
         const tools = toolsList(record.tools);
         if (isSkip(tools)) return tools;
@@ -56,7 +64,7 @@ export default defineFormat({
       },
       endPart: (index) => files.end(index),
       async finish() {
-        await ctx.whole('verl_sft_dataset.py', DATASET_SHIM);
+        await ctx.whole('verl_sft_dataset.py', await readFile(DATASET_FILE, 'utf8'));
         return {};
       },
     };

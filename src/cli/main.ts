@@ -238,7 +238,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--enable-thinking <bool>', 'verl-sft: write an enable_thinking column (true or false)')
     .option('--name <name>', 'dataset name (dataset_info.json entry; default hsa)')
     .option('--tool-class <python.path>', 'verl-rl: class_name of each tool in the tool config YAML')
-    .option('--merge-turns', 'llamafactory: join consecutive user turns with a blank line and write later system messages as user turns, so such records alternate instead of being skipped')
+    .option('--merge-turns', 'llamafactory, swift: join consecutive user turns with a blank line and write later system messages as user turns (recorded per row in hsa_joined), so such records are written instead of skipped')
     .option('--force', 'replace what --out holds')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no summary on stderr')

@@ -228,9 +228,9 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   program
     .command('export')
-    .description('write an hsa output folder in a trainer\'s format: verl-sft, verl-rl, llamafactory, swift (deterministic; nothing written on a bad input)')
+    .description('write an hsa output folder in a trainer\'s format: verl-sft, verl-rl, llamafactory, swift, trl (deterministic; nothing written on a bad input)')
     .argument('<out>', 'the hsa output folder (with manifest.json)')
-    .requiredOption('--to <format>', 'verl-sft | verl-rl | llamafactory | swift')
+    .requiredOption('--to <format>', 'verl-sft | verl-rl | llamafactory | swift | trl')
     .requiredOption('--out <dir>', 'folder to write (must be empty, or --force)')
     .option('--stage <stage>', 'source stage: sft (default) or opd for verl-sft/swift; rl for verl-rl')
     .option('--max-tokens <n>', 'SFT/OPD records whose rendered chat template is longer go to rejects.jsonl', parsePositive)

@@ -57,11 +57,17 @@ export function fromSharegpt(row: { conversations: { from: string; value: string
   return { messages: out, tools };
 }
 
-/** An ms-swift agent row read back: tool_call messages join the assistant turn before them. */
+/**
+ * An ms-swift agent row read back: tool_call messages join the assistant turn before them, whose
+ * text carries one added line break before its calls (docs/export.md).
+ */
 export function fromSwift(row: { messages: { role: string; content: string }[]; tools: string }): { messages: Msg[]; tools: unknown[] } {
   const out: Msg[] = [];
-  for (const m of row.messages) {
-    if (m.role === 'tool_call') {
+  for (const [i, m] of row.messages.entries()) {
+    if (m.role === 'assistant' && row.messages[i + 1]?.role === 'tool_call') {
+      if (!m.content.endsWith('\n')) throw new Error(`messages[${i}]: text before calls without its line break`);
+      out.push({ role: 'assistant', content: m.content.slice(0, -1) });
+    } else if (m.role === 'tool_call') {
       const call = JSON.parse(m.content) as { name: string; arguments: unknown };
       const last = out[out.length - 1];
       if (last && last.role === 'assistant') (last.tool_calls ??= []).push(call);

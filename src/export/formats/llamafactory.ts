@@ -18,7 +18,8 @@ interface Turn {
 export const TURN_JOIN = '\n\n';
 
 /**
- * How to take a joined turn apart again (`--merge-turns`): the turn's index in the written list,
+ * How to take a joined turn apart again (`--merge-turns`; also a later system message written
+ * alone as a user turn): the turn's index in the written list,
  * the roles of the source messages it holds, in order, and each one's length in Unicode code
  * points (Python's `len`); the parts are separated by `TURN_JOIN`. Written on the row as
  * `hsa_joined` (trainers ignore the column), so a joined record maps back to its source exactly.
@@ -82,6 +83,8 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
       joined++;
     } else {
       roles[turns.length] = role;
+      // A later system message alone in its turn is recorded too: its role is not the turn's.
+      if (role !== 'user') joins.push({ at: turns.length, roles: [role], lengths: [codePoints(value)] });
       turns.push({ from: 'human', value });
     }
   };

@@ -1,7 +1,7 @@
 import { argumentsValue, isSkip, toolsList, type SourceMessage } from '../messages.js';
 import { defineFormat, PerPartFile, type ExportContext, type Skip } from '../types.js';
 import { QWEN3_TEMPLATE_SHA256 } from '../../tokenize/qwen3-template.js';
-import { pyJson, recordJoin, TURN_JOIN, type JoinedTurn } from './llamafactory.js';
+import { codePoints, pyJson, recordJoin, TURN_JOIN, type JoinedTurn } from './llamafactory.js';
 
 /**
  * Added after an assistant's text when calls follow it: ms-swift writes the text and its
@@ -24,7 +24,8 @@ interface Merged {
  * - a system message after the first: ms-swift's encoder pairs query/response messages and
  *   asserts the query role is user or tool; with its default `strict=False` the row is deleted;
  * - consecutive user messages: ms-swift concatenates them with no separator ("…ids.how much…");
- * - consecutive assistant replies without calls between them: concatenated the same way.
+ * - consecutive assistant replies without calls between them: concatenated the same way;
+ * - a user (or system) message right after tool results: paired as the response, the assert fails.
  */
 function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: Merged | null): Record<string, unknown> | Skip {
   const messages = record.messages as SourceMessage[];
@@ -60,6 +61,7 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
       if (prevOut && prevOut.role !== 'tool_call' && prevOut.role !== 'tool_response') return { kind: 'tool result not after a call', detail: `messages[${i}]: ms-swift folds a tool result that follows a ${prevOut.role} message into that message` };
       out.push({ role: 'tool_response', content: text });
     } else if (m.role === 'user' || (m.role === 'system' && i > 0)) {
+      if (prevOut?.role === 'tool_response') return { kind: 'user turn after tool results', detail: `messages[${i}]: ms-swift pairs tool results with the next message as the model's response and asserts it is the assistant's; the row would be deleted` };
       if (m.role === 'system' && !ctx.mergeTurns) {
         return { kind: 'system message not first', detail: `messages[${i}]: ms-swift's encoder asserts on a system message after the first and, with its default strict=False, deletes the row (--merge-turns writes it as a user turn)` };
       }
@@ -71,6 +73,8 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
         joined++;
       } else {
         roles[out.length] = m.role;
+        // A later system message alone in its turn is recorded too: its role is not the turn's.
+        if (m.role !== 'user') joins.push({ at: out.length, roles: [m.role], lengths: [codePoints(text)] });
         out.push({ role: 'user', content: text });
       }
     } else if (m.role === 'assistant') {

@@ -52,6 +52,12 @@ export default defineFormat({
   open(ctx: ExportContext) {
     const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `${ctx.stage}/${part}.jsonl`);
     return {
+      countTokens(record, counter) {
+        // The row as written: its argument text (Python's number forms, `1e-05`) is what TRL renders.
+        const row = trlRow(record);
+        if (isSkip(row)) return null;
+        return counter.count(row.messages as unknown[], JSON.parse(row.tools as string) as unknown[], false);
+      },
       add(record) {
         const row = trlRow(record);
         if (isSkip(row)) return row;

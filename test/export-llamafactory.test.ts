@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lfQwen3Elements } from '../src/export/formats/llamafactory.js';
 import { toolsList } from '../src/export/messages.js';
 import { loadTokenCounter, type TokenCounter } from '../src/tokenize/tokenizer.js';
 import { ODD_SHAPES, runConsumer, sftFolder, summary, unjoin, type Joined } from './consumers/consumer.js';
@@ -81,6 +82,8 @@ describe('LLaMA-Factory loads hsa export --to llamafactory as it is', () => {
         expect(emulated.length).toBe(manifest.counts.written);
         expect(manifest.counts.read).toBe(manifest.counts.written + manifest.counts.skipped);
         expect(manifest.counts.skipped).toBe(rejects.length);
+        // Row by row: the strings hsa counted are the ones LLaMA-Factory encodes, one by one.
+        rows.forEach((row, i) => expect(lfQwen3Elements(row), row.id).toEqual(emulated[i]!.pairs!.flat(2)));
         const cutoff = manifest.tokens.sft.max as number;
         const lengths = emulated.map((e) => lfLength(e, cutoff));
         expect(manifest.tokens.sft).toEqual(summary(lengths.map((l) => l.total)));

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { swiftQwen3Text } from '../src/export/formats/swift.js';
 import { loadTokenCounter, type TokenCounter } from '../src/tokenize/tokenizer.js';
 import { ODD_SHAPES, runConsumer, sftFolder, summary, unjoin, type Joined } from './consumers/consumer.js';
 import { filesUnder, fromSwift, renderedView, sourceRecords } from './helpers/export-map.js';
@@ -62,6 +63,8 @@ describe('ms-swift loads hsa export --to swift as it is', () => {
         expect(manifest.counts.read).toBe(manifest.counts.written + manifest.counts.skipped);
         for (const r of rejects) expect(String(r.reason)).not.toBe('');
         // Token statistics are those of the text ms-swift encodes (its added tokens cut it where its contexts meet).
+        // Row by row: the text hsa counted is the text ms-swift builds.
+        rows.forEach((row, i) => expect(swiftQwen3Text(row as never), String(row.id)).toBe(emulated[i]!.text));
         const counts = emulated.map((e) => counter.countText(e.text!));
         expect(manifest.tokens.sft).toEqual(summary(counts));
         expect(manifest.tokens_counted_as).toMatch(/^ms-swift template qwen3/);

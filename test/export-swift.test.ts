@@ -7,7 +7,7 @@ import { ODD_SHAPES, runConsumer, sftFolder, summary, unjoin, type Joined } from
 import { filesUnder, fromSwift, renderedView, sourceRecords } from './helpers/export-map.js';
 import { runHsaAsync } from './helpers/hsa.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
-import { readJsonl } from './helpers/tree.js';
+import { readJsonl, treeHashes } from './helpers/tree.js';
 
 /**
  * ms-swift reads `hsa export --to swift` as it is: its loading and encoding path, re-implemented
@@ -93,6 +93,20 @@ describe('ms-swift loads hsa export --to swift as it is', () => {
       }, 120_000);
     }
   }
+
+  it('gives byte-identical folders for the same source and options, --merge-turns included', async () => {
+    for (const format of ['swift', 'llamafactory']) {
+      const [a, b] = await Promise.all(
+        [odd, `${odd}/../${path.basename(odd)}/`].map(async (source) => {
+          const out = path.join(tempDir('hsa-swift-det-'), 'x');
+          const r = await runHsaAsync(['export', source, '--to', format, '--out', out, '--merge-turns', '--tokenizer', 'qwen3']);
+          expect(r.code, r.stderr).toBe(0);
+          return treeHashes(out);
+        }),
+      );
+      expect(b, format).toEqual(a);
+    }
+  }, 120_000);
 
   it('puts a record over --max-tokens in rejects with the count ms-swift would see', async () => {
     const all = await exportSwift(odd, ['--merge-turns']);

@@ -29,6 +29,7 @@ the caller counts them and applies cutoff_len.
 """
 import json
 import os
+import re
 import sys
 
 THOUGHT = ('<think>\n', '\n</think>\n\n')
@@ -66,16 +67,23 @@ def tool_text(tools_json):
 
 
 def function_text(content):
-    import re
+    # FunctionFormatter.apply: with a <tool_call>...</tool_call> in the value, the text around it is
+    # kept and the calls are read from inside it; without, the thought (if any) and the JSON.
     m = re.search(r'<tool_call>(.*?)</tool_call>', content, re.DOTALL)
+    before = ''
     if m is not None:
-        raise NotImplementedError('content with <tool_call> text: not emulated')
+        before = content.replace(m.group(0), '')
+        content = m.group(1)
+    else:
+        t = re.search(re.escape(THOUGHT[0]) + '(.*?)' + re.escape(THOUGHT[1]), content, re.DOTALL)
+        if t is not None:
+            raise NotImplementedError('a thought before the calls: not written by hsa')
     calls = json.loads(content)
     if not isinstance(calls, list):
         calls = [calls]
     calls = [(c['name'], json.dumps(c['arguments'], ensure_ascii=False)) for c in calls]
     texts = [json.dumps({'name': n, 'arguments': json.loads(a)}, ensure_ascii=False) for n, a in calls]
-    return '\n'.join(f'<tool_call>\n{t}\n</tool_call>' for t in texts)
+    return before + '\n'.join(f'<tool_call>\n{t}\n</tool_call>' for t in texts)
 
 
 def convert(example, attr):

@@ -46,8 +46,10 @@ export function fromSharegpt(row: { conversations: { from: string; value: string
     if (t.from === 'human') out.push({ role: 'user', content: t.value });
     else if (t.from === 'gpt') out.push({ role: 'assistant', content: t.value });
     else if (t.from === 'function_call') {
-      const v = JSON.parse(t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
-      out.push({ role: 'assistant', content: '', tool_calls: (Array.isArray(v) ? v : [v]).map((c) => ({ name: c.name, arguments: c.arguments })) });
+      // Text before the calls: "text\n<tool_call>CALLS JSON</tool_call>" (docs/export.md).
+      const m = /^([\s\S]*)\n<tool_call>([\s\S]*)<\/tool_call>$/.exec(t.value);
+      const v = JSON.parse(m ? m[2]! : t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
+      out.push({ role: 'assistant', content: m ? m[1]! : '', tool_calls: (Array.isArray(v) ? v : [v]).map((c) => ({ name: c.name, arguments: c.arguments })) });
     } else if (t.from === 'observation') {
       // Parallel results are joined inside one <tool_response> block (the Qwen layout).
       for (const part of t.value.split('\n</tool_response>\n<tool_response>\n')) out.push({ role: 'tool', content: part });

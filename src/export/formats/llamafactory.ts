@@ -14,6 +14,13 @@ interface Turn {
   value: string;
 }
 
+/**
+ * A function_call turn with text: `text + TEXT_BEFORE_CALLS + "<tool_call>" + calls JSON +
+ * "</tool_call>"` (the line break is the one Qwen3's template writes between text and calls).
+ */
+export const TEXT_BEFORE_CALLS = '\n';
+const TAGS = ['<tool_call>', '</tool_call>', '<think>', '</think>'];
+
 /** Between two user turns joined by `--merge-turns`. */
 export const TURN_JOIN = '\n\n';
 
@@ -103,14 +110,19 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
     } else if (m.role === 'user') {
       human(text, 'user');
     } else if (m.role === 'assistant' && m.tool_calls?.length) {
-      if (text !== '') return { kind: 'assistant text alongside tool calls', detail: `messages[${i}]: a function_call turn has no place for the text before the calls` };
+      // The text goes before the calls: LLaMA-Factory's FunctionFormatter keeps what surrounds a
+      // `<tool_call>…</tool_call>` in the value and formats the calls inside it, so the turn renders
+      // as Qwen3's template writes text with calls ("text\n<tool_call>\n…"). Text holding those
+      // tags, or think tags, would be read as calls or a thought.
+      if (TAGS.some((t) => text.includes(t))) return { kind: 'assistant text alongside tool calls', detail: `messages[${i}]: the text before the calls contains ${TAGS.find((t) => text.includes(t))}, which LLaMA-Factory would read as markup` };
       const calls = [];
       for (const c of m.tool_calls) {
         const args = argumentsValue(c.function.arguments);
         if (args === undefined) return { kind: 'arguments not JSON', detail: `messages[${i}]: arguments of ${c.function.name} are not JSON` };
         calls.push({ name: c.function.name, arguments: args });
       }
-      turns.push({ from: 'function_call', value: JSON.stringify(calls.length === 1 ? calls[0] : calls) });
+      const json = JSON.stringify(calls.length === 1 ? calls[0] : calls);
+      turns.push({ from: 'function_call', value: text === '' ? json : `${text}${TEXT_BEFORE_CALLS}<tool_call>${json}</tool_call>` });
     } else if (m.role === 'assistant') {
       turns.push({ from: 'gpt', value: text });
     } else if (m.role === 'tool') {
@@ -280,9 +292,12 @@ export function lfQwen3Elements(row: { conversations: Turn[]; system: string; to
       if (!t.value.includes('<think>') && !t.value.includes('</think>')) out.push(LF_EMPTY_THOUGHT);
       if (t.from === 'gpt') out.push(slot('{{content}}<|im_end|>\n', t.value));
       else {
-        const v = JSON.parse(t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
+        // FunctionFormatter.apply: calls inside the first <tool_call>…</tool_call> (the text around it kept), else the whole value.
+        const m = /<tool_call>([\s\S]*?)<\/tool_call>/.exec(t.value);
+        const before = m ? t.value.split(m[0]).join('') : '';
+        const v = JSON.parse(m ? m[1]! : t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
         const calls = (Array.isArray(v) ? v : [v]).map((c) => `<tool_call>\n${pyJson({ name: c.name, arguments: c.arguments })}\n</tool_call>`);
-        out.push(slot('{{content}}<|im_end|>\n', calls.join('\n')));
+        out.push(slot('{{content}}<|im_end|>\n', before + calls.join('\n')));
       }
     }
   });

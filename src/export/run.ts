@@ -201,8 +201,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
         if (skip) {
           skipped++;
           reject(record, at, skip);
-          // Statistics describe the records written (a skipped record's count was not the trainer's).
-        } else if (counted !== null) tally!.add(counted);
+        } else if (counted !== null) tally!.add(counted); // statistics describe the records written
       }
       await session.endPart(index);
     }

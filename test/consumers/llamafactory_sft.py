@@ -77,7 +77,8 @@ def function_text(content):
     else:
         t = re.search(re.escape(THOUGHT[0]) + '(.*?)' + re.escape(THOUGHT[1]), content, re.DOTALL)
         if t is not None:
-            raise NotImplementedError('a thought before the calls: not written by hsa')
+            before = t.group(0)
+            content = content.replace(t.group(0), '')
     calls = json.loads(content)
     if not isinstance(calls, list):
         calls = [calls]

@@ -21,6 +21,23 @@ interface Turn {
 export const TEXT_BEFORE_CALLS = '\n';
 const TAGS = ['<tool_call>', '</tool_call>', '<think>', '</think>'];
 
+/**
+ * An assistant message's reasoning as the text before its content, in the qwen3 templates' thought
+ * form (`<think>\n` + reasoning + `\n</think>\n\n`, the reasoning as written): LLaMA-Factory's
+ * ReasoningTemplate then adds no empty thought and its FunctionFormatter keeps it before the calls;
+ * ms-swift adds no non-thinking prefix to a response that starts with `<think>`. Read back: a
+ * leading thought is the reasoning. Reasoning or text holding think tags could not be read back.
+ */
+export function thoughtOf(m: SourceMessage, i: number): string | Skip {
+  if (m.reasoning_content === undefined || m.reasoning_content === null || m.reasoning_content === '') return '';
+  if (typeof m.reasoning_content !== 'string') return { kind: 'reasoning content', detail: `messages[${i}].reasoning_content: not a string` };
+  const text = typeof m.content === 'string' ? m.content : '';
+  for (const t of ['<think>', '</think>']) {
+    if (m.reasoning_content.includes(t) || text.includes(t)) return { kind: 'reasoning content', detail: `messages[${i}]: ${t} inside the reasoning or the text; written as a thought it could not be read back` };
+  }
+  return `<think>\n${m.reasoning_content}\n</think>\n\n`;
+}
+
 /** Between two user turns joined by `--merge-turns`. */
 export const TURN_JOIN = '\n\n';
 
@@ -99,7 +116,8 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
     const m = messages[i]!;
     const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : null;
     if (text === null) return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
-    if (m.reasoning_content) return { kind: 'reasoning content', detail: `messages[${i}]: sharegpt has no reasoning field` };
+    const thought = m.role === 'assistant' ? thoughtOf(m, i) : '';
+    if (isSkip(thought)) return thought;
     if (m.name !== undefined) dropped++;
     if (m.role === 'system' && i !== 0 && ctx.mergeTurns) {
       human(text, 'system');
@@ -122,9 +140,9 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
         calls.push({ name: c.function.name, arguments: args });
       }
       const json = JSON.stringify(calls.length === 1 ? calls[0] : calls);
-      turns.push({ from: 'function_call', value: text === '' ? json : `${text}${TEXT_BEFORE_CALLS}<tool_call>${json}</tool_call>` });
+      turns.push({ from: 'function_call', value: thought + (text === '' ? json : `${text}${TEXT_BEFORE_CALLS}<tool_call>${json}</tool_call>`) });
     } else if (m.role === 'assistant') {
-      turns.push({ from: 'gpt', value: text });
+      turns.push({ from: 'gpt', value: thought + text });
     } else if (m.role === 'tool') {
       const results = [text];
       while (messages[i + 1]?.role === 'tool') {
@@ -294,8 +312,9 @@ export function lfQwen3Elements(row: { conversations: Turn[]; system: string; to
       else {
         // FunctionFormatter.apply: calls inside the first <tool_call>…</tool_call> (the text around it kept), else the whole value.
         const m = /<tool_call>([\s\S]*?)<\/tool_call>/.exec(t.value);
-        const before = m ? t.value.split(m[0]).join('') : '';
-        const v = JSON.parse(m ? m[1]! : t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
+        const thought = m ? null : /<think>\n([\s\S]*?)\n<\/think>\n\n/.exec(t.value);
+        const before = m ? t.value.split(m[0]).join('') : thought ? thought[0] : '';
+        const v = JSON.parse(m ? m[1]! : thought ? t.value.split(thought[0]).join('') : t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
         const calls = (Array.isArray(v) ? v : [v]).map((c) => `<tool_call>\n${pyJson({ name: c.name, arguments: c.arguments })}\n</tool_call>`);
         out.push(slot('{{content}}<|im_end|>\n', before + calls.join('\n')));
       }

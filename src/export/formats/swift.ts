@@ -1,7 +1,7 @@
 import { argumentsValue, isSkip, toolsList, type SourceMessage } from '../messages.js';
 import { defineFormat, PerPartFile, type ExportContext, type Skip } from '../types.js';
 import { QWEN3_TEMPLATE_SHA256 } from '../../tokenize/qwen3-template.js';
-import { codePoints, pyJson, recordJoin, TURN_JOIN, type JoinedTurn } from './llamafactory.js';
+import { codePoints, pyJson, recordJoin, thoughtOf, TURN_JOIN, type JoinedTurn } from './llamafactory.js';
 
 /**
  * Added after an assistant's text when calls follow it: ms-swift writes the text and its
@@ -42,7 +42,8 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
   for (const [i, m] of messages.entries()) {
     const text = typeof m.content === 'string' ? m.content : m.content == null ? '' : null;
     if (text === null) return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
-    if (m.reasoning_content) return { kind: 'reasoning content', detail: `messages[${i}]: the agent format has no reasoning field` };
+    const thought = m.role === 'assistant' ? thoughtOf(m, i) : '';
+    if (isSkip(thought)) return thought;
     if (m.name !== undefined) dropped.push('messages[].name');
     const prevOut = out[out.length - 1];
     if (m.role === 'assistant' && m.tool_calls?.length) {
@@ -50,7 +51,9 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
       // assistant reply without calls directly before calls with no text would merge with them.
       const prev = messages[i - 1];
       if (text === '' && prev?.role === 'assistant' && !prev.tool_calls?.length) return { kind: 'ambiguous assistant turns', detail: `messages[${i}]: tool calls right after an assistant reply would read back as one message` };
-      if (text !== '') out.push({ role: 'assistant', content: text + TEXT_BEFORE_CALLS });
+      // A thought alone before the calls gets no line break (Qwen3's template writes none after it).
+      if (text !== '') out.push({ role: 'assistant', content: thought + text + TEXT_BEFORE_CALLS });
+      else if (thought !== '') out.push({ role: 'assistant', content: thought });
       for (const c of m.tool_calls) {
         const args = argumentsValue(c.function.arguments);
         if (args === undefined) return { kind: 'arguments not JSON', detail: `messages[${i}]: arguments of ${c.function.name} are not JSON` };
@@ -79,7 +82,7 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
       }
     } else if (m.role === 'assistant') {
       if (prevOut?.role === 'assistant') return { kind: 'consecutive assistant turns', detail: `messages[${i}]: ms-swift concatenates consecutive assistant messages with no separator` };
-      out.push({ role: 'assistant', content: text });
+      out.push({ role: 'assistant', content: thought + text });
     } else if (m.role === 'system') {
       out.push({ role: 'system', content: text });
     } else {

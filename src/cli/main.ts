@@ -230,9 +230,9 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   program
     .command('export')
-    .description('write an hsa output folder in a trainer\'s format: verl-sft, verl-rl, llamafactory, swift (deterministic; nothing written on a bad input)')
+    .description('write an hsa output folder in a trainer\'s format: verl-sft, verl-rl, llamafactory, swift, trl (deterministic; nothing written on a bad input)')
     .argument('<out>', 'the hsa output folder (with manifest.json)')
-    .requiredOption('--to <format>', 'verl-sft | verl-rl | llamafactory | swift')
+    .requiredOption('--to <format>', 'verl-sft | verl-rl | llamafactory | swift | trl')
     .requiredOption('--out <dir>', 'folder to write (must be empty, or --force)')
     .option('--stage <stage>', 'source stage: sft (default) or opd for verl-sft/swift; rl for verl-rl')
     .option('--max-tokens <n>', 'SFT/OPD records whose rendered chat template is longer go to rejects.jsonl', parsePositive)
@@ -240,7 +240,7 @@ function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--enable-thinking <bool>', 'verl-sft: write an enable_thinking column (true or false)')
     .option('--name <name>', 'dataset name (dataset_info.json entry; default hsa)')
     .option('--tool-class <python.path>', 'verl-rl: unused since verl-rl runs hsa\'s agent loop, which answers every call from hsa env serve (kept so old commands run)')
-    .option('--merge-turns', 'llamafactory: join consecutive user turns with a blank line and write later system messages as user turns, so such records alternate instead of being skipped')
+    .option('--merge-turns', 'llamafactory, swift: join consecutive user turns with a blank line and write later system messages as user turns (recorded per row in hsa_joined), so such records are written instead of skipped')
     .option('--force', 'replace what --out holds')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no summary on stderr')

@@ -30,7 +30,7 @@ export interface ExportOptions {
   enableThinking?: boolean;
   name?: string;
   toolClass?: string;
-  /** `--merge-turns` (llamafactory only; see ExportContext). */
+  /** `--merge-turns` (llamafactory and swift; see ExportContext). */
   mergeTurns?: boolean;
   force?: boolean;
   warn?: (line: string) => void;
@@ -175,6 +175,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
         } catch (e) {
           throw new HsaError('HSA_BAD_RECORD', `${full}:${line}: not valid JSON (${(e as Error).message})`, 1);
         }
+        let counted: number | null = null;
         if (opts.counter && stage !== 'rl') {
           const tools = toolsList(record.tools);
           if (isSkip(tools)) {
@@ -182,24 +183,26 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
             reject(record, at, tools);
             continue;
           }
-          let tokens: number;
+          let tokens: number | null;
           try {
-            tokens = opts.counter.count((format.countedMessages?.(record) ?? record.messages) as unknown[], tools, stage === 'opd');
+            // The trainer's own encoding where the format knows it differs (null: the format skips the record).
+            const own = session.countTokens?.(record, opts.counter);
+            tokens = own !== undefined ? own : opts.counter.count((format.countedMessages?.(record) ?? record.messages) as unknown[], tools, stage === 'opd');
           } catch (e) {
             throw new HsaError('HSA_BAD_RECORD', `${full}:${line}: record ${String(record.id)} does not render through the chat template (${(e as Error).message})`, 1);
           }
-          if (opts.maxTokens !== undefined && tokens > opts.maxTokens) {
+          if (tokens !== null && opts.maxTokens !== undefined && tokens > opts.maxTokens) {
             tooLong++;
             reject(record, at, { kind: 'too_long', detail: tooLongReason(tokens, opts.maxTokens) }, { tokens, max_tokens: opts.maxTokens });
             continue;
           }
-          tally!.add(tokens);
+          counted = tokens;
         }
         const skip = session.add(record, at);
         if (skip) {
           skipped++;
           reject(record, at, skip);
-        }
+        } else if (counted !== null) tally!.add(counted); // statistics describe the records written
       }
       await session.endPart(index);
     }
@@ -216,7 +219,7 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
       options: {
         name: ctx.name,
         ...(format.id === 'verl-rl' ? { tool_class: ctx.toolClass } : {}),
-        ...(format.id === 'llamafactory' ? { merge_turns: ctx.mergeTurns } : {}),
+        ...(format.id === 'llamafactory' || format.id === 'swift' ? { merge_turns: ctx.mergeTurns } : {}),
         enable_thinking: opts.enableThinking ?? null,
         max_tokens: opts.maxTokens ?? null,
         tokenizer: opts.counter?.info ?? null,

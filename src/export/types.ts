@@ -27,7 +27,7 @@ export interface ExportContext {
   /** `--tool-class`: the Python class verl instantiates for each tool (verl-rl). */
   toolClass: string;
   /**
-   * `--merge-turns` (llamafactory): consecutive user turns are joined with a blank line, and a
+   * `--merge-turns` (llamafactory, swift): consecutive user turns are joined with a blank line, and a
    * system message after the first (hook feedback, a later instruction) is a user turn.
    */
   mergeTurns: boolean;
@@ -49,6 +49,12 @@ export interface ExportContext {
 
 /** One export in progress: fed the source records in order, one part after another. */
 export interface ExportSession {
+  /**
+   * `--max-tokens`/`--tokenizer`: the record's length as this trainer encodes it, where its own
+   * template differs from the tokenizer's chat template; `null` when `add` will skip the record
+   * (it is then not counted); absent or `undefined`: the chat template's count.
+   */
+  countTokens?(record: Record<string, unknown>, counter: TokenCounter): number | null | undefined;
   /** Convert and write one record; a `Skip` when the target cannot represent it. */
   add(record: Record<string, unknown>, at: SourceAt): Skip | undefined;
   /** After each source part (formats that write a file per part close it here). */

@@ -223,16 +223,16 @@ describe('hsa export --to llamafactory --merge-turns', () => {
     for (const f of filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl')) for (const r of readJsonl(path.join(out, f))) if (plainRows.has(String(r.id))) expect(JSON.stringify(r)).toBe(plainRows.get(String(r.id)));
   }, 60_000);
 
-  it('is refused for the other formats, which keep every turn', async () => {
-    const r = await runHsaAsync(['export', demoOut, '--to', 'swift', '--out', path.join(tempDir('hsa-export-'), 'x'), '--merge-turns']);
+  it('is refused for the formats that keep every turn (verl-sft, trl)', async () => {
+    const r = await runHsaAsync(['export', demoOut, '--to', 'verl-sft', '--out', path.join(tempDir('hsa-export-'), 'x'), '--merge-turns']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--merge-turns: only the llamafactory format needs it');
+    expect(r.stderr).toContain('--merge-turns: only llamafactory and swift need it');
   });
 });
 
 describe('hsa export: determinism and bad inputs', () => {
   it('gives byte-identical folders for two exports, however the source path is spelled', async () => {
-    for (const format of ['verl-sft', 'verl-rl', 'llamafactory', 'swift']) {
+    for (const format of ['verl-sft', 'verl-rl', 'llamafactory', 'swift', 'trl']) {
       const a = await exportTo(fixtureOut, format);
       const b = await exportTo(`${fixtureOut}/../${path.basename(fixtureOut)}/`, format);
       expect(treeHashes(b.out), format).toEqual(treeHashes(a.out));
@@ -243,7 +243,7 @@ describe('hsa export: determinism and bad inputs', () => {
     const src = tempDir('hsa-export-gz-');
     const r = await runHsaAsync(['augment', '--config', FIXTURE, '--out', src, '--force', '-q', '--gzip', '--tools-format', 'json-string', '--arguments', 'string']);
     expect(r.code, r.stderr).toBe(0);
-    for (const format of ['swift', 'llamafactory']) {
+    for (const format of ['swift', 'llamafactory', 'trl']) {
       const [a, b] = await Promise.all([exportTo(fixtureOut, format), exportTo(src, format)]);
       const data = (out: string) => Object.fromEntries(Object.entries(treeHashes(out)).filter(([f]) => f !== 'export-manifest.json'));
       expect(data(b.out), format).toEqual(data(a.out));
@@ -280,7 +280,7 @@ describe('hsa export: determinism and bad inputs', () => {
     writeFileSync(path.join(noTokenizer, 'tokenizer_config.json'), '{"chat_template":"{{ messages }}"}');
     const cases: [string[], RegExp][] = [
       [['export', notOut, '--to', 'verl-sft', '--out', path.join(root, 'o1')], /not an hsa output folder \(no manifest\.json/],
-      [['export', fixtureOut, '--to', 'axolotl', '--out', path.join(root, 'o2')], /unknown format "axolotl" \(formats: verl-sft, verl-rl, llamafactory, swift\)/],
+      [['export', fixtureOut, '--to', 'axolotl', '--out', path.join(root, 'o2')], /unknown format "axolotl" \(formats: verl-sft, verl-rl, llamafactory, swift, trl\)/],
       [['export', fixtureOut, '--to', 'swift', '--out', path.join(root, 'o3'), '--max-tokens', '100', '--tokenizer', noTokenizer], /tokenizer\.json: cannot read/],
       [['export', fixtureOut, '--to', 'llamafactory', '--stage', 'opd', '--out', path.join(root, 'o4')], /llamafactory exports sft records/],
       [['augment', '--config', FIXTURE, '--out', path.join(root, 'o5'), '--tokenizer', noTokenizer], /tokenizer\.json: cannot read/],

@@ -10,6 +10,8 @@ import { DuckDBInstance } from '@duckdb/node-api';
 export interface Msg {
   role: string;
   content: string;
+  /** An assistant's reasoning (`reasoning_content`), when it has any. */
+  reasoning?: string;
   tool_calls?: { name: string; arguments: unknown }[];
 }
 
@@ -20,6 +22,7 @@ export function renderedView(messages: readonly Record<string, unknown>[]): Msg[
     return {
       role: String(m.role),
       content: typeof m.content === 'string' ? m.content : '',
+      ...(typeof m.reasoning_content === 'string' && m.reasoning_content !== '' ? { reasoning: m.reasoning_content } : {}),
       ...(calls && calls.length ? { tool_calls: calls.map((c) => ({ name: c.function.name, arguments: parseArgs(c.function.arguments) })) } : {}),
     };
   });
@@ -34,8 +37,15 @@ export function asChat(view: Msg[]): Record<string, unknown>[] {
   return view.map((m) => ({
     role: m.role,
     content: m.content,
+    ...(m.reasoning !== undefined ? { reasoning_content: m.reasoning } : {}),
     ...(m.tool_calls ? { tool_calls: m.tool_calls.map((c) => ({ type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
   }));
+}
+
+/** A leading thought (`<think>\n…\n</think>\n\n`, docs/export.md) read back as the reasoning. */
+function splitThought(value: string): { reasoning?: string; rest: string } {
+  const m = /^<think>\n([\s\S]*?)\n<\/think>\n\n/.exec(value);
+  return m ? { reasoning: m[1]!, rest: value.slice(m[0].length) } : { rest: value };
 }
 
 /** A LLaMA-Factory sharegpt row read back: system, then human/gpt/function_call/observation. */
@@ -44,10 +54,15 @@ export function fromSharegpt(row: { conversations: { from: string; value: string
   if (row.system) out.push({ role: 'system', content: row.system });
   for (const t of row.conversations) {
     if (t.from === 'human') out.push({ role: 'user', content: t.value });
-    else if (t.from === 'gpt') out.push({ role: 'assistant', content: t.value });
-    else if (t.from === 'function_call') {
-      const v = JSON.parse(t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
-      out.push({ role: 'assistant', content: '', tool_calls: (Array.isArray(v) ? v : [v]).map((c) => ({ name: c.name, arguments: c.arguments })) });
+    else if (t.from === 'gpt') {
+      const { reasoning, rest } = splitThought(t.value);
+      out.push({ role: 'assistant', content: rest, ...(reasoning !== undefined ? { reasoning } : {}) });
+    } else if (t.from === 'function_call') {
+      // Text before the calls: "text\n<tool_call>CALLS JSON</tool_call>" (docs/export.md), after the thought if any.
+      const { reasoning, rest } = splitThought(t.value);
+      const m = /^([\s\S]*)\n<tool_call>([\s\S]*)<\/tool_call>$/.exec(rest);
+      const v = JSON.parse(m ? m[2]! : rest) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
+      out.push({ role: 'assistant', content: m ? m[1]! : '', ...(reasoning !== undefined ? { reasoning } : {}), tool_calls: (Array.isArray(v) ? v : [v]).map((c) => ({ name: c.name, arguments: c.arguments })) });
     } else if (t.from === 'observation') {
       // Parallel results are joined inside one <tool_response> block (the Qwen layout).
       for (const part of t.value.split('\n</tool_response>\n<tool_response>\n')) out.push({ role: 'tool', content: part });
@@ -57,11 +72,22 @@ export function fromSharegpt(row: { conversations: { from: string; value: string
   return { messages: out, tools };
 }
 
-/** An ms-swift agent row read back: tool_call messages join the assistant turn before them. */
+/**
+ * An ms-swift agent row read back: tool_call messages join the assistant turn before them, whose
+ * text carries one added line break before its calls (docs/export.md).
+ */
 export function fromSwift(row: { messages: { role: string; content: string }[]; tools: string }): { messages: Msg[]; tools: unknown[] } {
   const out: Msg[] = [];
-  for (const m of row.messages) {
-    if (m.role === 'tool_call') {
+  for (const [i, m] of row.messages.entries()) {
+    if (m.role === 'assistant') {
+      const { reasoning, rest } = splitThought(m.content);
+      let content = rest;
+      if (row.messages[i + 1]?.role === 'tool_call' && rest !== '') {
+        if (!rest.endsWith('\n')) throw new Error(`messages[${i}]: text before calls without its line break`);
+        content = rest.slice(0, -1);
+      }
+      out.push({ role: 'assistant', content, ...(reasoning !== undefined ? { reasoning } : {}) });
+    } else if (m.role === 'tool_call') {
       const call = JSON.parse(m.content) as { name: string; arguments: unknown };
       const last = out[out.length - 1];
       if (last && last.role === 'assistant') (last.tool_calls ??= []).push(call);

@@ -1,5 +1,6 @@
 import llamafactory from './llamafactory.js';
 import swift from './swift.js';
+import trl from './trl.js';
 import verlRl from './verl-rl.js';
 import verlSft from './verl-sft.js';
 import type { ExportFormat } from '../types.js';
@@ -10,6 +11,7 @@ export const formats = {
   'verl-rl': verlRl,
   llamafactory,
   swift,
+  trl,
 } satisfies Record<string, ExportFormat>;
 
 export type FormatId = keyof typeof formats;

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { builtinWords } from '../../transforms/index.js';
 import { HsaError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
+import { withPinnedSections } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
+import type { SystemPromptMode } from '../trajectory/check.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
 import { StatePool } from '../trajectory/augment.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
@@ -36,6 +38,8 @@ export class StateRebuilder {
     private readonly pool: StatePool | undefined,
     /** Differences between this harness and the run's (files and sha256), as warnings. */
     readonly warnings: string[],
+    /** How the run took a logged system message (`--system-prompt`): a source is read back the same way. */
+    readonly systemPrompt: SystemPromptMode,
   ) {}
 
   /** Load the harness and resolve the run's transforms; a transform whose version changed is an error. */
@@ -68,8 +72,11 @@ export class StateRebuilder {
     }
     const seed = String(manifest.seed ?? cfg.seed ?? '0');
     const poolSize = typeof cfg.state_pool === 'number' ? cfg.state_pool : 0;
-    const pool = poolSize > 0 ? new StatePool(loaded.harness, transforms, seed, words, poolSize) : undefined;
-    return new StateRebuilder(loaded.harness, transforms, seed, words, pool, warnings);
+    const systemPrompt: SystemPromptMode = cfg.system_prompt === 'locate' || cfg.system_prompt === 'replace' ? cfg.system_prompt : 'match';
+    // As the run made its states (src/output/run.ts): a located run pins every section in its slot.
+    const harness = systemPrompt === 'locate' ? withPinnedSections(loaded.harness) : loaded.harness;
+    const pool = poolSize > 0 ? new StatePool(harness, transforms, seed, words, poolSize) : undefined;
+    return new StateRebuilder(harness, transforms, seed, words, pool, warnings, systemPrompt);
   }
 
   /**

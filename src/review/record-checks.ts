@@ -223,8 +223,12 @@ export function metaLeaks(rec: Trajectory, tables: RenameTables, hookPrefix = 'h
       if (old.params.size === 0 && old.skills.size === 0) return;
       const args = callArgs(c.function);
       if (args === NOT_JSON) return;
+      // An old parameter name is a leak as a key only in a call of a tool that renamed it (the tool
+      // declares its new name): a key the source's call carried undeclared is the source's data,
+      // left as written by augment's rewrite and its leak check alike.
+      const declared = facts.declared.get(c.function.name);
       walk(args, (key, value) => {
-        if (key !== undefined && old.params.has(key)) out.push({ path: `${at}.arguments`, message: `old parameter "${key}"` });
+        if (key !== undefined && old.params.has(key) && declared?.has(tables.params[key]!) === true) out.push({ path: `${at}.arguments`, message: `old parameter "${key}"` });
         if (typeof value === 'string' && old.skills.has(value)) out.push({ path: `${at}.arguments`, message: `loads old skill name "${value}"` });
       });
     });
@@ -236,6 +240,8 @@ export function metaLeaks(rec: Trajectory, tables: RenameTables, hookPrefix = 'h
 interface ToolFacts {
   tools: ReadonlySet<string>;
   params: ReadonlySet<string>;
+  /** Per tool name: the property names its schema declares. */
+  declared: ReadonlyMap<string, ReadonlySet<string>>;
   leaks: Map<string, readonly RecordProblem[]>;
 }
 
@@ -299,7 +305,9 @@ export class LeakScanCache {
   toolFacts(tools: readonly OpenAiTool[]): ToolFacts {
     let f = this.facts.get(tools);
     if (!f) {
-      f = { tools: new Set(tools.map((t) => t.function.name)), params: new Set(tools.flatMap((t) => schemaPropertyNames(t.function.parameters ?? {}))), leaks: new Map() };
+      const declared = new Map<string, ReadonlySet<string>>();
+      for (const t of tools) if (!declared.has(t.function.name)) declared.set(t.function.name, new Set(schemaPropertyNames(t.function.parameters ?? {})));
+      f = { tools: new Set(tools.map((t) => t.function.name)), params: new Set(tools.flatMap((t) => schemaPropertyNames(t.function.parameters ?? {}))), declared, leaks: new Map() };
       this.facts.set(tools, f);
     }
     return f;

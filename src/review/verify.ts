@@ -2,7 +2,8 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
-import { mcpNames } from '../trajectory/check.js';
+import { promptLayout, setPromptLayout, type PromptLayout } from '../harness/render.js';
+import { checkTrajectory, mcpNames } from '../trajectory/check.js';
 import { checkLeaks, checkRoundTrip } from '../trajectory/invariants.js';
 import { renameCalls } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
@@ -229,6 +230,12 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   const provenance = stage === 'rl' ? { variant: meta.variant, harness: { state_slot: undefined as unknown } } : (meta as { variant?: unknown; harness?: { state_slot?: unknown; state_hash?: unknown } });
   const source = sources && sourceId ? await sources.get(sourceId) : undefined;
   if (sources && sourceId && !source) out.push({ path: stage === 'rl' ? 'extra_info.source_id' : 'meta.source_id', message: `source "${sourceId}" is not in --sources` });
+  // The source read as augment read it (the system message matched, located or replaced under the
+  // run's --system-prompt): its prompt layout — the record's own text around the harness sections —
+  // is the variant's too, so both are rendered as augment rendered them (and a state sampled for
+  // the record is sampled from it as augment sampled it).
+  const layout = source && rec.messages[0]?.role === 'system' ? sourceLayout(source, rebuilder) : undefined;
+  if (layout) setPromptLayout(rec.messages[0]!, layout);
   // RL rows name their state by hash only; SFT/OPD meta carries the pool slot.
   const variant = stage === 'rl' ? undefined : rebuilder.variantFor(provenance, source?.record);
   if (!variant) {
@@ -249,8 +256,21 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
     // As augment reads it: calls logged under a name OpenAI refuses (`lab.get_result`, `Get Weather`)
     // follow the harness's OpenAI-safe name.
     renameCalls(src, mcpNames(rebuilder.harness));
+    if (layout && src.messages[0]) setPromptLayout(src.messages[0], layout);
     const back = checkRoundTrip(src, { ...rec, ...(source.record.context ? { context: source.record.context } : {}) }, variant.plan, rebuilder.harness, variant.state);
     out.push(...back.map((m) => ({ path: 'messages', message: `round trip: ${m}` })));
   }
   return out.map(fix);
+}
+
+/**
+ * The prompt layout augment found in a source's system message (src/trajectory/check.ts), or none
+ * when the message is the rendered harness itself. `replace` puts the rendered harness in the
+ * source's place, as augment did.
+ */
+function sourceLayout(source: { record: Trajectory; file: string; line: number }, rebuilder: StateRebuilder): PromptLayout | undefined {
+  const first = source.record.messages[0];
+  if (first?.role !== 'system') return undefined;
+  checkTrajectory(source.record, rebuilder.harness, { file: source.file, line: source.line, systemPrompt: rebuilder.systemPrompt });
+  return promptLayout(source.record.messages[0]);
 }

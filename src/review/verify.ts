@@ -3,7 +3,8 @@ import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
 import { promptLayout, setPromptLayout, type PromptLayout } from '../harness/render.js';
-import { checkTrajectory, mcpNames } from '../trajectory/check.js';
+import type { Harness } from '../harness/types.js';
+import { checkTrajectory, mcpNames, type SystemPromptMode } from '../trajectory/check.js';
 import { checkLeaks, checkRoundTrip } from '../trajectory/invariants.js';
 import { renameCalls } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
@@ -72,8 +73,10 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
     else more++;
   };
   const manifestFile = path.join(opts.out, 'manifest.json');
-  const rebuilder = opts.harness ? await StateRebuilder.create(manifest, opts.harness) : undefined;
   const sources = opts.sources?.length ? await SourceIndex.create(opts.sources) : undefined;
+  // An inline run's harnesses are its sources' own: with --sources they are rebuilt like a folder's.
+  const inline = !opts.harness && sources !== undefined && StateRebuilder.isInlineRun(manifest);
+  const rebuilder = opts.harness ? await StateRebuilder.create(manifest, opts.harness) : inline ? await StateRebuilder.createInline(manifest) : undefined;
   const warnings = [...(rebuilder?.warnings ?? [])];
   if (sources && !rebuilder) warnings.push('--sources without --harness: the round trip needs the harness; only the record checks ran');
 
@@ -234,11 +237,12 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   // run's --system-prompt): its prompt layout — the record's own text around the harness sections —
   // is the variant's too, so both are rendered as augment rendered them (and a state sampled for
   // the record is sampled from it as augment sampled it).
-  const layout = source && rec.messages[0]?.role === 'system' ? sourceLayout(source, rebuilder) : undefined;
+  const harness = rebuilder.harnessOf(source?.record);
+  const layout = source && harness && rec.messages[0]?.role === 'system' ? sourceLayout(source, harness, rebuilder.systemPrompt) : undefined;
   if (layout) setPromptLayout(rec.messages[0]!, layout);
   // RL rows name their state by hash only; SFT/OPD meta carries the pool slot.
   const variant = stage === 'rl' ? undefined : rebuilder.variantFor(provenance, source?.record);
-  if (!variant) {
+  if (!variant || !harness) {
     if (stage !== 'rl') rebuilder.unrebuilt++;
     out.push(...metaLeaks(rec, renameTables(applied), hookPrefix, cache));
     return out.map(fix);
@@ -249,15 +253,15 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   }
   // Output records carry no context; the source's fills the prompt's slots (else the whole prompt is scanned).
   const withContext = source?.record.context ? { ...rec, context: source.record.context } : rec;
-  out.push(...checkLeaks(withContext, variant.plan, rebuilder.harness, variant.state).map(splitPath));
+  out.push(...checkLeaks(withContext, variant.plan, harness, variant.state).map(splitPath));
   const exact = variant.applied.every((a) => a.class !== 'behavioural') && meta.teacher === undefined;
   if (stage === 'sft' && source && exact) {
     const src: Trajectory = { id: source.record.id, messages: structuredClone(trainerMessages(source.record.messages, 'string')) as unknown as Trajectory['messages'] };
     // As augment reads it: calls logged under a name OpenAI refuses (`lab.get_result`, `Get Weather`)
     // follow the harness's OpenAI-safe name.
-    renameCalls(src, mcpNames(rebuilder.harness));
+    renameCalls(src, mcpNames(harness));
     if (layout && src.messages[0]) setPromptLayout(src.messages[0], layout);
-    const back = checkRoundTrip(src, { ...rec, ...(source.record.context ? { context: source.record.context } : {}) }, variant.plan, rebuilder.harness, variant.state);
+    const back = checkRoundTrip(src, { ...rec, ...(source.record.context ? { context: source.record.context } : {}) }, variant.plan, harness, variant.state);
     out.push(...back.map((m) => ({ path: 'messages', message: `round trip: ${m}` })));
   }
   return out.map(fix);
@@ -268,9 +272,9 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
  * when the message is the rendered harness itself. `replace` puts the rendered harness in the
  * source's place, as augment did.
  */
-function sourceLayout(source: { record: Trajectory; file: string; line: number }, rebuilder: StateRebuilder): PromptLayout | undefined {
+function sourceLayout(source: { record: Trajectory; file: string; line: number }, harness: Harness, systemPrompt: SystemPromptMode): PromptLayout | undefined {
   const first = source.record.messages[0];
   if (first?.role !== 'system') return undefined;
-  checkTrajectory(source.record, rebuilder.harness, { file: source.file, line: source.line, systemPrompt: rebuilder.systemPrompt });
+  checkTrajectory(source.record, harness, { file: source.file, line: source.line, systemPrompt });
   return promptLayout(source.record.messages[0]);
 }

@@ -287,7 +287,7 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
  * also reshaped (wrapped, nested) still renamed its parameters: its rename ops count as well, so
  * the prose that mentions them (skill bodies, descriptions) follows.
  */
-function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
+export function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
   const { params, reshaped } = netParamRenames(plan);
   const out = dictionary<Record<string, string>>();
   for (const tool of Object.keys(params)) {

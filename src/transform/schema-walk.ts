@@ -219,3 +219,67 @@ function hasInnerNames(schema: object): boolean {
   for (const k in schema) if (k === 'properties' || k === 'required' || k === 'items' || k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === '$ref') return true;
   return false;
 }
+
+/**
+ * Keys of a call's arguments left under a name renamed away: at each object of `args`, walked
+ * beside `schema` (through `$ref`, `anyOf`/`oneOf`/`allOf` branches and array items), a key `k`
+ * whose new name `renamed(k)` the schema declares there, and `k` itself not. A key the schema does
+ * not declare at its place — data the source's call carried — is never one: a rename by path
+ * leaves it as written, and so does this check (one verdict for augment's and verify's checks).
+ */
+export function keysLeftUnrenamed(args: unknown, schema: unknown, renamed: (key: string) => string | undefined): string[] {
+  const out: string[] = [];
+  if (schema === null || typeof schema !== 'object') return out;
+  const root = schema;
+  const visit = (v: unknown, at: readonly object[], depth: number): void => {
+    if (depth > 64 || at.length === 0) return;
+    const branches = expandBranches(at, root);
+    if (Array.isArray(v)) {
+      const items: object[] = [];
+      for (const b of branches) {
+        const it = (b as Record<string, unknown>).items;
+        if (it !== null && typeof it === 'object' && !Array.isArray(it)) items.push(it);
+      }
+      for (const x of v) visit(x, items, depth + 1);
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    const declared = new Map<string, object[]>();
+    for (const b of branches) {
+      const props = (b as Record<string, unknown>).properties;
+      if (props === null || typeof props !== 'object') continue;
+      for (const [k, sub] of Object.entries(props)) {
+        const list = declared.get(k) ?? [];
+        if (sub !== null && typeof sub === 'object') list.push(sub);
+        declared.set(k, list);
+      }
+    }
+    for (const [k, x] of Object.entries(v)) {
+      const to = renamed(k);
+      if (to !== undefined && to !== k && declared.has(to) && !declared.has(k)) out.push(k);
+      const subs = declared.get(k);
+      if (subs) visit(x, subs, depth + 1);
+    }
+  };
+  visit(args, [schema], 0);
+  return out;
+}
+
+/** The schemas that hold at one place: each given one, what its `$ref` points at, and its `anyOf`/`oneOf`/`allOf` branches, recursively (each once). */
+function expandBranches(at: readonly object[], root: object): object[] {
+  const out: object[] = [];
+  const seen = new Set<object>();
+  const add = (s: unknown): void => {
+    if (s === null || typeof s !== 'object' || Array.isArray(s) || seen.has(s)) return;
+    seen.add(s);
+    out.push(s);
+    const o = s as Record<string, unknown>;
+    if (typeof o.$ref === 'string') add(resolveLocalRef(root, o.$ref));
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      const list = o[key];
+      if (Array.isArray(list)) for (const b of list) add(b);
+    }
+  };
+  for (const s of at) add(s);
+  return out;
+}

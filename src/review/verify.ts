@@ -2,9 +2,11 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
-import { promptLayout, setPromptLayout, type PromptLayout } from '../harness/render.js';
+import { promptLayout, setPromptLayout, setUserTextLayout, userTextLayout, type PromptLayout, type UserTextLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
-import { checkTrajectory, mcpNames, type SystemPromptMode } from '../trajectory/check.js';
+import { checkTrajectory, firstUserTurn, mcpNames, type SystemPromptMode } from '../trajectory/check.js';
+import { textRewriterFor } from '../trajectory/rewrite.js';
+import type { RewritePlan } from '../transform/plan.js';
 import { checkLeaks, checkRoundTrip } from '../trajectory/invariants.js';
 import { renameCalls } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
@@ -251,6 +253,9 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
     out.push({ path: 'meta.harness.state_hash', message: `the rebuilt state hashes to ${variant.stateHash.slice(0, 12)}…, the record says ${String(stateHash).slice(0, 12)}… (harness, transforms or seed differ from the run's)` });
     return out.map(fix);
   }
+  // Harness text in the first user turn (prompt.user_sections): where augment found it in the
+  // source, and what the plan makes of it in the record.
+  const userLayout = source ? carryUserTexts(source.record, rec, variant.plan, harness) : undefined;
   // Output records carry no context; the source's fills the prompt's slots (else the whole prompt is scanned).
   const withContext = source?.record.context ? { ...rec, context: source.record.context } : rec;
   out.push(...checkLeaks(withContext, variant.plan, harness, variant.state).map(splitPath));
@@ -261,6 +266,7 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
     // follow the harness's OpenAI-safe name.
     renameCalls(src, mcpNames(harness));
     if (layout && src.messages[0]) setPromptLayout(src.messages[0], layout);
+    if (userLayout) setUserTextLayout(src.messages[firstUserTurn(src, harness)]!, userLayout);
     const back = checkRoundTrip(src, { ...rec, ...(source.record.context ? { context: source.record.context } : {}) }, variant.plan, harness, variant.state);
     out.push(...back.map((m) => ({ path: 'messages', message: `round trip: ${m}` })));
   }
@@ -277,4 +283,21 @@ function sourceLayout(source: { record: Trajectory; file: string; line: number }
   if (first?.role !== 'system') return undefined;
   checkTrajectory(source.record, harness, { file: source.file, line: source.line, systemPrompt });
   return promptLayout(source.record.messages[0]);
+}
+
+/**
+ * The layout of harness text augment found in a source's first user turn (prompt.user_sections),
+ * carried to the record's first user turn with the texts as the plan rewrites them (kept only
+ * where the record's turn is exactly that); the source's layout is returned for its copies.
+ */
+function carryUserTexts(source: Trajectory, rec: Trajectory, plan: RewritePlan, harness: Harness): UserTextLayout | undefined {
+  if (!harness.userTexts) return undefined;
+  const i = firstUserTurn(source, harness);
+  const m = source.messages[i];
+  const layout = m && typeof m.content === 'string' ? userTextLayout(m, m.content) : undefined;
+  const j = firstUserTurn(rec, harness);
+  if (!layout || j < 0) return layout;
+  const text = textRewriterFor(plan, harness);
+  setUserTextLayout(rec.messages[j]!, { ids: layout.ids, texts: layout.texts.map((t) => text.rewrite(t, 'record')), outer: layout.outer });
+  return layout;
 }

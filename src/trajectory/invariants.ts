@@ -8,7 +8,7 @@ import { TextRewriter } from '../transform/identifiers.js';
 import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { bodyRewriterFor, declares, leafRenamesByTool, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
 import { keysLeftUnrenamed } from '../transform/schema-walk.js';
-import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
+import { catalogText, renderRecordPrompt, renderTools, userTextLayout, type RenderedPrompt } from '../harness/render.js';
 import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
@@ -162,6 +162,11 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       if (textOf(m.content) !== rendered?.preamble) scan(i, textOf(m.content));
     } else if (m.role === 'system' || m.role === 'developer') scan(i, textOf(m.content));
     else if (m.role === 'user' && m.name?.startsWith(prefix)) scan(i, textOf(m.content));
+    else if (m.role === 'user' && typeof m.content === 'string' && to.userTexts !== undefined) {
+      // Harness text in the first user turn (prompt.user_sections) is read like the prompt; the user's words around it are data.
+      const layout = userTextLayout(m, m.content);
+      if (layout) for (const t of layout.texts) scan(i, t);
+    }
     else if (m.role === 'assistant') {
       scan(i, textOf(m.content));
       for (const c of m.tool_calls ?? []) {

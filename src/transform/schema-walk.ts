@@ -111,18 +111,57 @@ function renameDeclared(schema: unknown, names: Record<string, string>): unknown
   if (schema === null || typeof schema !== 'object' || !hasInnerNames(schema)) return schema;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
-    if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;
-    else if (k === 'properties' && v && typeof v === 'object' && !Array.isArray(v)) {
+    if (k === 'properties' && v && typeof v === 'object' && !Array.isArray(v)) {
       const props = keyedObject();
       for (const [name, sub] of Object.entries(v as Record<string, unknown>)) props[own(names, name) ?? name] = renameDeclared(sub, names);
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) out[k] = v.map((n) => (typeof n === 'string' ? (own(names, n) ?? n) : n));
-    else if (k === '$defs' || k === 'definitions') {
+    else if ((k === '$defs' || k === 'definitions') && v && typeof v === 'object' && !Array.isArray(v)) {
       const defs = keyedObject();
-      if (v && typeof v === 'object') for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
+      for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
       out[k] = defs;
-    } else out[k] = v !== null && typeof v === 'object' ? renameDeclared(v, names) : v;
+    } else if ((k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) || ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v))) {
+      // Only where walkProperties walks (so where a rename by path reaches the calls); values
+      // (enum, const, default, examples) and other keywords are kept as written.
+      out[k] = renameDeclared(v, names);
+    } else out[k] = v;
   }
+  return out;
+}
+
+const unwalkedBySchema = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * Property names declared where no argument path reaches (inside `additionalProperties`, a tuple's
+ * `items` list): a rename by path could not follow them into the calls, and the leak checks read
+ * them, so they keep their names. Once per schema object; empty for nearly every schema.
+ */
+export function unwalkedPropertyNames(schema: object): ReadonlySet<string> {
+  let out = unwalkedBySchema.get(schema);
+  if (out) return out;
+  const names = new Set<string>();
+  const collect = (v: unknown, off: boolean): void => {
+    if (Array.isArray(v)) return v.forEach((x) => collect(x, off));
+    if (v === null || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (o.properties && typeof o.properties === 'object') {
+      for (const [k, sub] of Object.entries(o.properties)) {
+        if (off) names.add(k);
+        collect(sub, off);
+      }
+    }
+    if (Array.isArray(o.items)) collect(o.items, true);
+    else collect(o.items, off);
+    for (const key of ['anyOf', 'oneOf', 'allOf']) collect(o[key], off);
+    collect(o.additionalProperties, true);
+    for (const key of ['$defs', 'definitions']) {
+      const defs = o[key];
+      if (defs && typeof defs === 'object' && !Array.isArray(defs)) for (const d of Object.values(defs)) collect(d, off);
+    }
+  };
+  collect(schema, false);
+  out = names.size === 0 ? NONE : names;
+  unwalkedBySchema.set(schema, out);
   return out;
 }
 

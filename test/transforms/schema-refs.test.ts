@@ -13,7 +13,7 @@ import { rewriteTrajectory } from '../../src/trajectory/rewrite.js';
 import type { Trajectory } from '../../src/trajectory/types.js';
 import { emptyPlan } from '../../src/transform/plan.js';
 import { createRng } from '../../src/transform/rng.js';
-import { keysLeftUnrenamed, recursivePropertyNames, renameSchemaProperties, walkProperties } from '../../src/transform/schema-walk.js';
+import { keysLeftUnrenamed, recursivePropertyNames, renameSchemaProperties, unwalkedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
 import { schemaPropertyNames, stateIdentifiers } from '../../src/transform/state.js';
 import paramRename from '../../transforms/tools/param-rename.js';
 import { builtinWords } from '../../transforms/index.js';
@@ -64,6 +64,12 @@ describe('schema walks through references', () => {
   it('recursivePropertyNames: the names of a model that reaches itself (and what it reaches); none without a cycle', () => {
     expect([...recursivePropertyNames(TREE)].sort()).toEqual(['code', 'onward']);
     expect(recursivePropertyNames(BOOKING).size).toBe(0);
+  });
+
+  it('unwalkedPropertyNames: names declared where no argument path reaches (a map of objects, a tuple) keep their names', () => {
+    const schema = { properties: { tags: { additionalProperties: { properties: { label: { type: 'string' } }, type: 'object' }, type: 'object' }, pair: { items: [{ properties: { left: {} } }], type: 'array' }, label: { type: 'string' } }, type: 'object' };
+    expect([...unwalkedPropertyNames(schema)].sort()).toEqual(['label', 'left']);
+    expect(unwalkedPropertyNames(BOOKING).size).toBe(0);
   });
 
   it('renameSchemaProperties renames a name in every model that declares it; references keep pointing at the one shared model', () => {

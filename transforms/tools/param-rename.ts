@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { nameWords, namingContext, proposeName, renameable, type NamingRules } from '../../src/transform/naming.js';
-import { recursivePropertyNames, renameSchemaProperties, sharedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
+import { recursivePropertyNames, renameSchemaProperties, sharedPropertyNames, unwalkedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 import { dict } from '../../src/util/dict.js';
@@ -53,12 +53,14 @@ export default defineTransform({
     // Every property path per tool (in tool order), with its leaf name.
     const perTool: (readonly Property[])[] = [];
     const names = new Set<string>();
-    // Names a `$ref` reuses under another path (see sharedPropertyNames), and the names of
-    // recursive models (see recursivePropertyNames), keep their names.
+    // Names a `$ref` reuses under another path (see sharedPropertyNames), the names of recursive
+    // models (recursivePropertyNames) and names no argument path reaches (unwalkedPropertyNames)
+    // keep their names.
     const shared = new Set<string>();
     for (const t of state.tools) {
       for (const n of sharedPropertyNames(t.parameters)) shared.add(n);
       for (const n of recursivePropertyNames(t.parameters)) shared.add(n);
+      for (const n of unwalkedPropertyNames(t.parameters)) shared.add(n);
       const list = propertiesOf(t.parameters);
       for (let i = 0; i < list.length; i++) names.add(list[i]!.leaf);
       perTool.push(list);

@@ -50,7 +50,7 @@ function readHarness(dir) {
     else if (v?.tools) v = v.tools;
     for (const t of Array.isArray(v) ? v : [v]) tools.push(t.function ? t.function.name : t.name);
   }
-  return { tools, loader: doc.skills?.loader ?? null, unordered: doc.prompt?.unordered ?? [] };
+  return { tools, loader: doc.skills?.loader ?? null, unordered: doc.prompt?.unordered ?? [], unorderedSkills: doc.skills?.unordered_lists ?? [] };
 }
 
 // ---- names ----
@@ -341,9 +341,12 @@ function main() {
 
       // (c)/(d) skill bodies: only plan renames and restyles; list order kept
       const srcBodies = [];
+      const srcSkills = []; // the skill each body is of (skills.unordered_lists may reorder its bullet lists)
       if (harness?.loader) {
         const answers = answersOf(src.messages, harness.loader.tool);
-        src.messages.forEach((m, i) => { if (answers.has(i)) srcBodies.push(contentText(m.content)); });
+        const loaded = new Map();
+        for (const m of src.messages) for (const c of m.tool_calls ?? []) if (c.function.name === harness.loader.tool) { try { loaded.set(c.id, parseArgsOf(c.function.arguments)?.[harness.loader.argument]); } catch { /* not JSON */ } }
+        src.messages.forEach((m, i) => { if (answers.has(i)) { srcBodies.push(contentText(m.content)); srcSkills.push(loaded.get(m.tool_call_id)); } });
       }
       const varBodies = texts.filter((x) => x[2]).map((x) => x[1]);
       if (srcBodies.length !== varBodies.length) fail('c_skill_body', id, `${varBodies.length} skill bodies, source has ${srcBodies.length}`);
@@ -360,6 +363,8 @@ function main() {
           if (n >= 0) used.add(n);
           return n >= 0;
         });
+        // Declared free to reorder: the skill in skills.unordered_lists, or a list marked <!-- hsa:unordered --> in its body.
+        if (permuted && (harness.unorderedSkills.includes(srcSkills[k]) || /<!--\s*hsa:unordered\s*-->/.test(sb))) return;
         if (permuted) fail('d_reordered_skill_list', id, `skill body ${k} has its lines in another order (first at line ${j})`);
         else fail('c_skill_body', id, `skill body ${k} line ${j}: source ${JSON.stringify(a[j]?.slice(0, 80))} vs ${JSON.stringify(b[j]?.slice(0, 80))}`);
       });

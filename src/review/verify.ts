@@ -2,14 +2,14 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
-import { promptLayout, setPromptLayout, setUserTextLayout, userTextLayout, type PromptLayout, type UserTextLayout } from '../harness/render.js';
+import { promptLayout, renderPrompt, setPromptLayout, setUserTextLayout, userTextLayout, type PromptLayout, type UserTextLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { checkTrajectory, firstUserTurn, mcpNames, type SystemPromptMode } from '../trajectory/check.js';
 import { textRewriterFor } from '../trajectory/rewrite.js';
 import type { RewritePlan } from '../transform/plan.js';
 import { checkLeaks, checkRoundTrip } from '../trajectory/invariants.js';
 import { renameCalls } from '../trajectory/read.js';
-import type { Trajectory } from '../trajectory/types.js';
+import { textOf, type Trajectory } from '../trajectory/types.js';
 import { IdIndex } from '../util/id-index.js';
 import { BUCKETS, readManifest, recordId, unlistedFiles, type ListedPart, type Manifest, type ReviewBucket } from './folder.js';
 import { newTally, readPartLines } from './part-reader.js';
@@ -281,6 +281,9 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
 function sourceLayout(source: { record: Trajectory; file: string; line: number }, harness: Harness, systemPrompt: SystemPromptMode): PromptLayout | undefined {
   const first = source.record.messages[0];
   if (first?.role !== 'system') return undefined;
+  // A source whose system message is the rendered harness, without harness text in its user turn,
+  // has no layout: the per-record check is spared (it validates every call again).
+  if (harness.userTexts === undefined && systemPrompt === 'match' && textOf(first.content) === renderPromptOrUndefined(harness, source.record)) return undefined;
   checkTrajectory(source.record, harness, { file: source.file, line: source.line, systemPrompt });
   return promptLayout(source.record.messages[0]);
 }
@@ -300,4 +303,13 @@ function carryUserTexts(source: Trajectory, rec: Trajectory, plan: RewritePlan, 
   const text = textRewriterFor(plan, harness);
   setUserTextLayout(rec.messages[j]!, { ids: layout.ids, texts: layout.texts.map((t) => text.rewrite(t, 'record')), outer: layout.outer });
   return layout;
+}
+
+/** The harness's system prompt for a record's context, or undefined when its context cannot fill it. */
+function renderPromptOrUndefined(harness: Harness, rec: Trajectory): string | undefined {
+  try {
+    return renderPrompt(harness, rec.context ?? {}).system;
+  } catch {
+    return undefined;
+  }
 }

@@ -74,8 +74,19 @@ function pydanticSchema(rng: Rng, name: string): Json {
     defs.Node = { properties: { label: { title: 'Label', type: 'string' }, children: { items: ref('Node'), title: 'Children', type: 'array' } }, required: ['label'], title: 'Node', type: 'object' };
     root.properties.tree = ref('Node');
   }
+  if (rng.chance(0.2)) {
+    // Any JSON value, as FastMCP-style servers write one: a recursive union through additionalProperties.
+    defs.JsonValue = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }, { items: ref('JsonValue'), type: 'array' }, { additionalProperties: ref('JsonValue'), type: 'object' }] };
+    root.properties.payload = ref('JsonValue');
+  }
+  // The whole parameter object as a referenced model (a root `$ref`, with the root's type beside
+  // it: a harness folder refuses parameters without `type: object` at the root).
+  if (rng.chance(0.15)) return { [defsKey]: { ...defs, Args: root }, $ref: `#/${defsKey}/Args`, type: 'object' };
   return Object.keys(defs).length > 0 ? { [defsKey]: defs, ...root } : root;
 }
+
+/** The object schema a tool's parameters stand for (through a root `$ref`). */
+const argsObject = (schema: Json): Json => (typeof schema.$ref === 'string' ? resolve(schema, schema.$ref) : schema);
 
 function resolve(root: Json, ref: string): Json {
   let t: unknown = root;
@@ -88,8 +99,9 @@ function valueOf(rng: Rng, schema: Json, root: Json, depth: number): unknown {
   if (typeof schema.$ref === 'string') return valueOf(rng, resolve(root, schema.$ref), root, depth + 1);
   if (Array.isArray(schema.anyOf)) {
     const branches = schema.anyOf as Json[];
-    const nonNull = branches.find((b) => b.type !== 'null')!;
-    return depth > 3 || rng.chance(0.3) ? null : valueOf(rng, nonNull, root, depth);
+    const nonNull = branches.filter((b) => b.type !== 'null');
+    if (!branches.some((b) => b.type === 'null')) return valueOf(rng, depth > 2 ? nonNull[0]! : rng.pick(nonNull), root, depth + 1);
+    return depth > 3 || rng.chance(0.3) ? null : valueOf(rng, rng.pick(nonNull), root, depth);
   }
   if (Array.isArray(schema.enum)) return rng.pick(schema.enum as unknown[]);
   switch (schema.type) {
@@ -105,6 +117,11 @@ function valueOf(rng: Rng, schema: Json, root: Json, depth: number): unknown {
       return Array.from({ length: depth > 2 ? 0 : 1 + rng.int(2) }, () => valueOf(rng, schema.items as Json, root, depth + 1));
     default: {
       const out: Json = {};
+      // A map of values (additionalProperties): data keys, some spelled like parameters.
+      if (schema.additionalProperties && typeof schema.additionalProperties === 'object') {
+        if (depth < 3) out[rng.pick(PARAMS)] = valueOf(rng, schema.additionalProperties as Json, root, depth + 1);
+        return out;
+      }
       const required = new Set((schema.required as string[] | undefined) ?? []);
       for (const [k, sub] of Object.entries((schema.properties as Json | undefined) ?? {})) if (required.has(k) || (depth < 4 && rng.chance(0.6))) out[k] = valueOf(rng, sub as Json, root, depth + 1);
       return out;
@@ -127,7 +144,7 @@ function randomCall(rng: Rng, tools: RandomTool[], id: string): { id: string; ty
   const schema = t.function.parameters;
   const args = valueOf(rng, schema, schema, 0) as Json;
   if (rng.chance(0.35)) {
-    const declared = Object.keys(schema.properties as Json);
+    const declared = Object.keys(argsObject(schema).properties as Json);
     const undeclared = PARAMS.filter((p) => !declared.includes(p));
     args[rng.pick(undeclared)] = 'carried by the log';
   }
@@ -161,7 +178,7 @@ async function folderCase(rng: Rng, name: string, locate: boolean, extra: string
   const h = path.join(dir, 'harness');
   const tools = randomTools(rng);
   const [t0, t1] = [tools[0]!.function.name, tools[1]!.function.name];
-  const param = Object.keys(tools[0]!.function.parameters.properties as Json)[0]!;
+  const param = Object.keys(argsObject(tools[0]!.function.parameters).properties as Json)[0]!;
   mkdirSync(path.join(h, 'prompt'), { recursive: true });
   mkdirSync(path.join(h, 'tools'), { recursive: true });
   writeFileSync(path.join(h, 'harness.yaml'), `name: verdict-${name}\nversion: "1.0.0"\nprompt:\n  dir: prompt\n  order: [role, rules]\n`);

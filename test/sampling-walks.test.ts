@@ -8,7 +8,11 @@ import { propertyNames } from '../src/trajectory/rewrite.js';
 import type { Harness } from '../src/harness/types.js';
 import { baseHarness } from './helpers/state.js';
 
-/** Property names as the first version listed them: entries of `properties`, then the nested keywords in this order. */
+/**
+ * Property names as the first version listed them: entries of `properties`, then the nested
+ * keywords in this order — except that `$defs` and `definitions` are maps of models, whose schemas
+ * are read (issue #23: the first version read the map itself as a schema and missed every model).
+ */
 function referenceNames(schema: unknown): string[] {
   const out: string[] = [];
   const walk = (s: unknown) => {
@@ -21,7 +25,12 @@ function referenceNames(schema: unknown): string[] {
         walk(v);
       }
     }
-    for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', '$defs', 'definitions']) if (key in o) walk(o[key]);
+    for (const key of ['items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', '$defs', 'definitions']) {
+      if (!(key in o)) continue;
+      const v = o[key];
+      if ((key === '$defs' || key === 'definitions') && v !== null && typeof v === 'object' && !Array.isArray(v)) Object.values(v).forEach(walk);
+      else walk(v);
+    }
   };
   walk(schema);
   return out;

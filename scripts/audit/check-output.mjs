@@ -50,7 +50,7 @@ function readHarness(dir) {
     else if (v?.tools) v = v.tools;
     for (const t of Array.isArray(v) ? v : [v]) tools.push(t.function ? t.function.name : t.name);
   }
-  return { tools, loader: doc.skills?.loader ?? null, unordered: doc.prompt?.unordered ?? [] };
+  return { tools, loader: doc.skills?.loader ?? null, unordered: doc.prompt?.unordered ?? [], unorderedSkills: doc.skills?.unordered_lists ?? [] };
 }
 
 // ---- names ----
@@ -127,6 +127,46 @@ function propertyNames(schema, out = new Set()) {
   if (!schema || typeof schema !== 'object') return out;
   if (schema.properties && typeof schema.properties === 'object') for (const k of Object.keys(schema.properties)) out.add(k);
   for (const [k, v] of Object.entries(schema)) if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') propertyNames(k === 'properties' ? Object.values(v ?? {}) : v, out);
+  return out;
+}
+// A local `$ref` (`#/$defs/FlightInfo`) resolved inside the schema it stands in, or undefined.
+function resolveRef(root, ref) {
+  if (ref === '#') return root;
+  if (typeof ref !== 'string' || !ref.startsWith('#/')) return undefined;
+  let t = root;
+  for (const seg of ref.slice(2).split('/')) t = t && typeof t === 'object' ? t[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
+  return t;
+}
+function danglingRefs(schema, root = schema, out = []) {
+  if (Array.isArray(schema)) { for (const s of schema) danglingRefs(s, root, out); return out; }
+  if (!schema || typeof schema !== 'object') return out;
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === '$ref' && typeof v === 'string' && v.startsWith('#') && resolveRef(root, v) === undefined) out.push(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') danglingRefs(v, root, out);
+  }
+  return out;
+}
+// Argument keys under a renamed-away name at a place where the tool's schema declares the new
+// name (through $ref, anyOf/oneOf/allOf, array items). A key the schema does not declare there is
+// the log's own data and never counts.
+function staleKeys(args, schema, renamed, root = schema, out = [], depth = 0) {
+  if (depth > 64 || !schema || typeof schema !== 'object') return out;
+  const branches = [];
+  const add = (s, seen) => {
+    if (!s || typeof s !== 'object' || Array.isArray(s) || seen.has(s)) return;
+    seen.add(s); branches.push(s);
+    if (typeof s.$ref === 'string') add(resolveRef(root, s.$ref), seen);
+    for (const k of ['anyOf', 'oneOf', 'allOf']) if (Array.isArray(s[k])) for (const b of s[k]) add(b, seen);
+  };
+  add(schema, new Set());
+  if (Array.isArray(args)) { for (const b of branches) if (b.items && typeof b.items === 'object' && !Array.isArray(b.items)) for (const x of args) staleKeys(x, b.items, renamed, root, out, depth + 1); return out; }
+  if (!args || typeof args !== 'object') return out;
+  const props = new Map();
+  for (const b of branches) if (b.properties && typeof b.properties === 'object') for (const [k, v] of Object.entries(b.properties)) (props.get(k) ?? props.set(k, []).get(k)).push(v);
+  for (const [k, x] of Object.entries(args)) {
+    if (renamed[k] !== undefined && props.has(renamed[k]) && !props.has(k)) out.push(k);
+    for (const sub of props.get(k) ?? []) staleKeys(x, sub, renamed, root, out, depth + 1);
+  }
   return out;
 }
 function descriptions(schema, out = []) {
@@ -247,6 +287,9 @@ function main() {
         calls.push({ name: c.function.name, args });
         const tool = toolByName.get(c.function.name);
         if (!tool) { fail('a_invalid_call', id, `${c.function.name}: not in the record's tools`); continue; }
+        // An old parameter name left as a key where the schema now declares its new name.
+        const stale = Object.fromEntries(Object.entries(t.params).filter(([a]) => olds.includes(a)));
+        for (const k of staleKeys(args, tool.parameters ?? {}, stale)) fail('b_leak', id, `${c.function.name} call still has argument key "${k}"`);
         const v = validator(tool.parameters ?? { type: 'object' });
         if (v === null) fail('a_invalid_call', id, `${c.function.name}: schema does not compile`);
         else if (!v(args)) fail('a_invalid_call', id, `${c.function.name}: ${ajv.errorsText(v.errors)}`);
@@ -264,6 +307,8 @@ function main() {
       });
       for (const x of r.tools ?? []) {
         const f = x.function ?? x;
+        // (g) every local reference of a tool's schema points at something (a rename kept its target).
+        for (const ref of danglingRefs(f.parameters ?? {})) fail('g_dangling_ref', id, `tool ${f.name}: $ref ${ref} points at nothing`);
         texts.push([`tools.${f.name}.description`, [f.description ?? '', ...descriptions(f.parameters)].join('\n'), false]);
         // A tool that keeps its name is no leak when only a parameter of that name was renamed (a
         // `tags` tool beside another tool's `tags` parameter): as for parameters below, an old name
@@ -296,9 +341,12 @@ function main() {
 
       // (c)/(d) skill bodies: only plan renames and restyles; list order kept
       const srcBodies = [];
+      const srcSkills = []; // the skill each body is of (skills.unordered_lists may reorder its bullet lists)
       if (harness?.loader) {
         const answers = answersOf(src.messages, harness.loader.tool);
-        src.messages.forEach((m, i) => { if (answers.has(i)) srcBodies.push(contentText(m.content)); });
+        const loaded = new Map();
+        for (const m of src.messages) for (const c of m.tool_calls ?? []) if (c.function.name === harness.loader.tool) { try { loaded.set(c.id, parseArgsOf(c.function.arguments)?.[harness.loader.argument]); } catch { /* not JSON */ } }
+        src.messages.forEach((m, i) => { if (answers.has(i)) { srcBodies.push(contentText(m.content)); srcSkills.push(loaded.get(m.tool_call_id)); } });
       }
       const varBodies = texts.filter((x) => x[2]).map((x) => x[1]);
       if (srcBodies.length !== varBodies.length) fail('c_skill_body', id, `${varBodies.length} skill bodies, source has ${srcBodies.length}`);
@@ -315,6 +363,8 @@ function main() {
           if (n >= 0) used.add(n);
           return n >= 0;
         });
+        // Declared free to reorder: the skill in skills.unordered_lists, or a list marked <!-- hsa:unordered --> in its body.
+        if (permuted && (harness.unorderedSkills.includes(srcSkills[k]) || /<!--\s*hsa:unordered\s*-->/.test(sb))) return;
         if (permuted) fail('d_reordered_skill_list', id, `skill body ${k} has its lines in another order (first at line ${j})`);
         else fail('c_skill_body', id, `skill body ${k} line ${j}: source ${JSON.stringify(a[j]?.slice(0, 80))} vs ${JSON.stringify(b[j]?.slice(0, 80))}`);
       });

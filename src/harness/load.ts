@@ -303,6 +303,18 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   if (sectionTexts.has(catalogId)) {
     err(origins.sections[catalogId]!.file, '', `section id "${catalogId}" is reserved for the generated skill catalog (prompt.catalog.id)`);
   }
+  // Prompt files the log carries inside its first user turn (prompt.user_sections), not in the system prompt.
+  const userTexts: { id: string; text: string }[] = [];
+  (cfg.prompt?.user_sections ?? []).forEach((id, i) => {
+    const line = mainDoc.lineOf(['prompt', 'user_sections', i]);
+    if (cfg.prompt?.order?.includes(id)) err(harnessFile, `prompt.user_sections.${i}`, `section "${id}" is in prompt.order too: a section is in the system prompt or in the first user turn, not both`, line);
+    else if (userTexts.some((u) => u.id === id)) err(harnessFile, `prompt.user_sections.${i}`, `section "${id}" is listed twice`, line);
+    else if (!sectionTexts.has(id) || sectionTexts.get(id) === '') err(harnessFile, `prompt.user_sections.${i}`, `no section "${id}" (no ${promptDir ?? 'prompt'}/${id}.md with text, and no inline section)`, line);
+    else {
+      userTexts.push({ id, text: sectionTexts.get(id)! });
+      sectionTexts.delete(id);
+    }
+  });
   const order: string[] = [];
   const declared = cfg.prompt?.order;
   if (declared) {
@@ -345,6 +357,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     version: cfg.version,
     ...(cfg.description !== undefined ? { description: cfg.description } : {}),
     sections,
+    ...(userTexts.length > 0 ? { userTexts } : {}),
     pinned: cfg.prompt?.pinned ?? [],
     unordered: cfg.prompt?.unordered ?? [],
     separator: cfg.prompt?.separator ?? '\n\n',

@@ -73,6 +73,7 @@ export const harnessFileSchema = z.strictObject({
       order: z.array(z.string().min(1)).optional(),
       pinned: z.array(z.string().min(1)).optional(),
       unordered: z.array(z.string().min(1)).optional(),
+      user_sections: z.array(z.string().min(1)).optional(),
       separator: z.string().optional(),
       sections: z.array(inlineSection).optional(),
       catalog: z

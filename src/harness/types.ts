@@ -101,6 +101,12 @@ export interface Harness {
   description?: string;
   /** Sections in prompt order, the skill catalog among them. */
   sections: Section[];
+  /**
+   * Harness text a log carries inside its first user turn (`prompt.user_sections`: a coding agent's
+   * tool instructions in the task message), in order; not part of the system prompt. Renames follow
+   * it there; the rest of that turn stays the user's words. Absent: user turns are data only.
+   */
+  userTexts?: { id: string; text: string }[];
   pinned: string[];
   unordered: string[];
   separator: string;

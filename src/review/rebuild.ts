@@ -2,9 +2,13 @@ import { open } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { builtinWords } from '../../transforms/index.js';
+import { INLINE_HARNESS } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
+import { deriveInlineHarness, InlineHarnesses } from '../ingest/inline-harness.js';
 import { loadHarness } from '../harness/load.js';
+import { withPinnedSections } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
+import type { SystemPromptMode } from '../trajectory/check.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
 import { StatePool } from '../trajectory/augment.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
@@ -28,7 +32,11 @@ export class StateRebuilder {
   /** Records whose state could not be rebuilt (sampled for the record, and no --sources): judged by their meta instead. */
   unrebuilt = 0;
 
+  /** An inline run's harnesses (each record's own tools and system message), each with its pool as the run seeded it. */
+  private inline: InlineHarnesses<StatePool | undefined> | undefined;
+
   private constructor(
+    /** The run's harness (a placeholder for an inline run: see harnessOf). */
     readonly harness: Harness,
     private readonly transforms: ResolvedTransform[],
     private readonly seed: string,
@@ -36,10 +44,29 @@ export class StateRebuilder {
     private readonly pool: StatePool | undefined,
     /** Differences between this harness and the run's (files and sha256), as warnings. */
     readonly warnings: string[],
+    /** How the run took a logged system message (`--system-prompt`): a source is read back the same way. */
+    readonly systemPrompt: SystemPromptMode,
   ) {}
 
-  /** Load the harness and resolve the run's transforms; a transform whose version changed is an error. */
-  static async create(manifest: Manifest, harnessPath: string): Promise<StateRebuilder> {
+  /** Whether the run derived each record's harness from the record (`augment` without --harness). */
+  static isInlineRun(manifest: Manifest): boolean {
+    return manifest.config?.harness === INLINE_HARNESS;
+  }
+
+  /**
+   * For an inline run: each record's harness is derived from its source (given with --sources) as
+   * augment derived it, with the state pool augment seeded by (run seed, harness hash).
+   */
+  static async createInline(manifest: Manifest): Promise<StateRebuilder> {
+    const { transforms, words, seed, poolSize } = await StateRebuilder.runSettings(manifest);
+    const placeholder = deriveInlineHarness({ id: '', messages: [] }, { file: '', line: 0 }).harness!;
+    const r = new StateRebuilder(placeholder, transforms, seed, words, undefined, [], 'match');
+    r.inline = new InlineHarnesses((h, hash) => (poolSize > 0 ? new StatePool(h, transforms, `${seed}:${hash}`, words, poolSize) : undefined));
+    return r;
+  }
+
+  /** The run's transforms, words, seed and pool size from its manifest; a transform whose version changed is an error. */
+  private static async runSettings(manifest: Manifest): Promise<{ transforms: ResolvedTransform[]; words: WordLists; seed: string; poolSize: number }> {
     const cfg = manifest.config ?? {};
     const plugins = Array.isArray(cfg.plugins) ? (cfg.plugins as string[]) : [];
     const registry = await loadRegistry(plugins);
@@ -54,6 +81,26 @@ export class StateRebuilder {
     const teacherMode = (cfg.teacher as { mode?: string } | undefined)?.mode ?? 'rewrite';
     const transforms = resolveTransforms(registry, Object.fromEntries(listed.map((t) => [t.id, t.options ?? {}])), teacherMode === 'rewrite' ? 'rewrite' : 'teacher');
     const words = mergeWordLists(builtinWords, (cfg.words ?? undefined) as Partial<WordLists> | undefined);
+    const seed = String(manifest.seed ?? cfg.seed ?? '0');
+    const poolSize = typeof cfg.state_pool === 'number' ? cfg.state_pool : 0;
+    return { transforms, words, seed, poolSize };
+  }
+
+  /**
+   * The harness a record was augmented under: the run's, or (inline run) the one its source's own
+   * tools and system message make — the source's tool list becomes that harness's rendered list, as
+   * augment made it. Undefined for an inline run without the source, or a source that makes none.
+   */
+  harnessOf(source: Trajectory | undefined): Harness | undefined {
+    if (!this.inline) return this.harness;
+    if (!source) return undefined;
+    return this.inline.for(source, { file: '', line: 0 }).inline.harness ?? undefined;
+  }
+
+  /** Load the harness and resolve the run's transforms; a transform whose version changed is an error. */
+  static async create(manifest: Manifest, harnessPath: string): Promise<StateRebuilder> {
+    const cfg = manifest.config ?? {};
+    const { transforms, words, seed, poolSize } = await StateRebuilder.runSettings(manifest);
     const loaded = await loadHarness(harnessPath);
     if (!loaded.harness || hasErrors(loaded.problems)) {
       const lines = sortProblems(loaded.problems.filter((p) => p.severity === 'error')).map(formatProblem);
@@ -66,10 +113,11 @@ export class StateRebuilder {
       if (!now.has(file)) warnings.push(`${path.join(harnessPath, file)}: the run's harness had this file; this one does not`);
       else if (now.get(file) !== sha) warnings.push(`${path.join(harnessPath, file)}: differs from the run's harness (sha256)`);
     }
-    const seed = String(manifest.seed ?? cfg.seed ?? '0');
-    const poolSize = typeof cfg.state_pool === 'number' ? cfg.state_pool : 0;
-    const pool = poolSize > 0 ? new StatePool(loaded.harness, transforms, seed, words, poolSize) : undefined;
-    return new StateRebuilder(loaded.harness, transforms, seed, words, pool, warnings);
+    const systemPrompt: SystemPromptMode = cfg.system_prompt === 'locate' || cfg.system_prompt === 'replace' ? cfg.system_prompt : 'match';
+    // As the run made its states (src/output/run.ts): a located run pins every section in its slot.
+    const harness = systemPrompt === 'locate' ? withPinnedSections(loaded.harness) : loaded.harness;
+    const pool = poolSize > 0 ? new StatePool(harness, transforms, seed, words, poolSize) : undefined;
+    return new StateRebuilder(harness, transforms, seed, words, pool, warnings, systemPrompt);
   }
 
   /**
@@ -78,11 +126,20 @@ export class StateRebuilder {
    * source that is not given.
    */
   variantFor(meta: { variant?: unknown; harness?: { state_slot?: unknown } }, source: Trajectory | undefined): Variant | undefined {
-    if (meta.variant === 'src') return { state: this.harness, plan: emptyPlan(), applied: [], stateHash: '' };
+    let harness = this.harness;
+    let pool = this.pool;
+    if (this.inline) {
+      if (!source) return undefined;
+      const own = this.inline.for(source, { file: '', line: 0 });
+      if (!own.inline.harness) return undefined;
+      harness = own.inline.harness;
+      pool = own.extra;
+    }
+    if (meta.variant === 'src') return { state: harness, plan: emptyPlan(), applied: [], stateHash: '' };
     const slot = meta.harness?.state_slot;
-    if (typeof slot === 'number' && this.pool) return this.pool.get(slot);
+    if (typeof slot === 'number' && pool) return pool.get(slot);
     if (!source || typeof meta.variant !== 'number') return undefined;
-    return sampleVariant(this.harness, source, this.transforms, this.seed, meta.variant, this.words);
+    return sampleVariant(harness, source, this.transforms, this.seed, meta.variant, this.words);
   }
 }
 

@@ -2,6 +2,7 @@ import type { OpenAiTool } from '../harness/types.js';
 import { eligibleIdentifiers, TextRewriter } from '../transform/identifiers.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
+import { keysLeftUnrenamed } from '../transform/schema-walk.js';
 import { schemaPropertyNames } from '../transform/state.js';
 import { checkCalls } from '../trajectory/invariants.js';
 import type { Message, Trajectory } from '../trajectory/types.js';
@@ -223,10 +224,18 @@ export function metaLeaks(rec: Trajectory, tables: RenameTables, hookPrefix = 'h
       if (old.params.size === 0 && old.skills.size === 0) return;
       const args = callArgs(c.function);
       if (args === NOT_JSON) return;
-      walk(args, (key, value) => {
-        if (key !== undefined && old.params.has(key)) out.push({ path: `${at}.arguments`, message: `old parameter "${key}"` });
-        if (typeof value === 'string' && old.skills.has(value)) out.push({ path: `${at}.arguments`, message: `loads old skill name "${value}"` });
-      });
+      // An old parameter name is a leak as a key where the tool's schema declares its new name
+      // (keysLeftUnrenamed, augment's leak check too): a key the source's call carried where its
+      // schema does not declare it is the source's data, left as written.
+      if (old.params.size > 0) {
+        const schema = facts.schemas.get(c.function.name);
+        for (const key of keysLeftUnrenamed(args, schema, (k) => (old.params.has(k) ? tables.params[k] : undefined))) out.push({ path: `${at}.arguments`, message: `old parameter "${key}"` });
+      }
+      if (old.skills.size > 0) {
+        walk(args, (_key, value) => {
+          if (typeof value === 'string' && old.skills.has(value)) out.push({ path: `${at}.arguments`, message: `loads old skill name "${value}"` });
+        });
+      }
     });
   });
   return out;
@@ -236,6 +245,8 @@ export function metaLeaks(rec: Trajectory, tables: RenameTables, hookPrefix = 'h
 interface ToolFacts {
   tools: ReadonlySet<string>;
   params: ReadonlySet<string>;
+  /** Per tool name: its parameters' schema (the first tool of the name). */
+  schemas: ReadonlyMap<string, unknown>;
   leaks: Map<string, readonly RecordProblem[]>;
 }
 
@@ -299,7 +310,9 @@ export class LeakScanCache {
   toolFacts(tools: readonly OpenAiTool[]): ToolFacts {
     let f = this.facts.get(tools);
     if (!f) {
-      f = { tools: new Set(tools.map((t) => t.function.name)), params: new Set(tools.flatMap((t) => schemaPropertyNames(t.function.parameters ?? {}))), leaks: new Map() };
+      const schemas = new Map<string, unknown>();
+      for (const t of tools) if (!schemas.has(t.function.name)) schemas.set(t.function.name, t.function.parameters ?? {});
+      f = { tools: new Set(tools.map((t) => t.function.name)), params: new Set(tools.flatMap((t) => schemaPropertyNames(t.function.parameters ?? {}))), schemas, leaks: new Map() };
       this.facts.set(tools, f);
     }
     return f;

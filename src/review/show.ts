@@ -179,7 +179,9 @@ export async function buildShow(opts: ShowOptions): Promise<ShowView> {
       /* shown without */
     }
   }
-  const rebuilder = opts.harness ? await StateRebuilder.create(await readManifest(opts.out), opts.harness) : undefined;
+  // As verify does: an inline run's states are rebuilt from the source's own tools and system message.
+  const manifest = opts.harness || sources ? await readManifest(opts.out) : undefined;
+  const rebuilder = opts.harness ? await StateRebuilder.create(manifest!, opts.harness) : sources && manifest && StateRebuilder.isInlineRun(manifest) ? await StateRebuilder.createInline(manifest) : undefined;
   const problems = await recordChecks(stage, record, rebuilder, sources, 'hook:');
   const group = (pred: (p: RecordProblem) => boolean) => problems.filter(pred).map((p) => `${p.path}: ${p.message}`);
   const leaks = group((p) => /old |mentions old/.test(p.message));

@@ -2,10 +2,14 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
-import { mcpNames } from '../trajectory/check.js';
+import { promptLayout, renderPrompt, setPromptLayout, setUserTextLayout, userTextLayout, type PromptLayout, type UserTextLayout } from '../harness/render.js';
+import type { Harness } from '../harness/types.js';
+import { checkTrajectory, firstUserTurn, mcpNames, type SystemPromptMode } from '../trajectory/check.js';
+import { textRewriterFor } from '../trajectory/rewrite.js';
+import type { RewritePlan } from '../transform/plan.js';
 import { checkLeaks, checkRoundTrip } from '../trajectory/invariants.js';
 import { renameCalls } from '../trajectory/read.js';
-import type { Trajectory } from '../trajectory/types.js';
+import { textOf, type Trajectory } from '../trajectory/types.js';
 import { IdIndex } from '../util/id-index.js';
 import { BUCKETS, readManifest, recordId, unlistedFiles, type ListedPart, type Manifest, type ReviewBucket } from './folder.js';
 import { newTally, readPartLines } from './part-reader.js';
@@ -71,8 +75,10 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
     else more++;
   };
   const manifestFile = path.join(opts.out, 'manifest.json');
-  const rebuilder = opts.harness ? await StateRebuilder.create(manifest, opts.harness) : undefined;
   const sources = opts.sources?.length ? await SourceIndex.create(opts.sources) : undefined;
+  // An inline run's harnesses are its sources' own: with --sources they are rebuilt like a folder's.
+  const inline = !opts.harness && sources !== undefined && StateRebuilder.isInlineRun(manifest);
+  const rebuilder = opts.harness ? await StateRebuilder.create(manifest, opts.harness) : inline ? await StateRebuilder.createInline(manifest) : undefined;
   const warnings = [...(rebuilder?.warnings ?? [])];
   if (sources && !rebuilder) warnings.push('--sources without --harness: the round trip needs the harness; only the record checks ran');
 
@@ -229,9 +235,16 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   const provenance = stage === 'rl' ? { variant: meta.variant, harness: { state_slot: undefined as unknown } } : (meta as { variant?: unknown; harness?: { state_slot?: unknown; state_hash?: unknown } });
   const source = sources && sourceId ? await sources.get(sourceId) : undefined;
   if (sources && sourceId && !source) out.push({ path: stage === 'rl' ? 'extra_info.source_id' : 'meta.source_id', message: `source "${sourceId}" is not in --sources` });
+  // The source read as augment read it (the system message matched, located or replaced under the
+  // run's --system-prompt): its prompt layout — the record's own text around the harness sections —
+  // is the variant's too, so both are rendered as augment rendered them (and a state sampled for
+  // the record is sampled from it as augment sampled it).
+  const harness = rebuilder.harnessOf(source?.record);
+  const layout = source && harness && rec.messages[0]?.role === 'system' ? sourceLayout(source, harness, rebuilder.systemPrompt) : undefined;
+  if (layout) setPromptLayout(rec.messages[0]!, layout);
   // RL rows name their state by hash only; SFT/OPD meta carries the pool slot.
   const variant = stage === 'rl' ? undefined : rebuilder.variantFor(provenance, source?.record);
-  if (!variant) {
+  if (!variant || !harness) {
     if (stage !== 'rl') rebuilder.unrebuilt++;
     out.push(...metaLeaks(rec, renameTables(applied), hookPrefix, cache));
     return out.map(fix);
@@ -240,17 +253,63 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
     out.push({ path: 'meta.harness.state_hash', message: `the rebuilt state hashes to ${variant.stateHash.slice(0, 12)}…, the record says ${String(stateHash).slice(0, 12)}… (harness, transforms or seed differ from the run's)` });
     return out.map(fix);
   }
+  // Harness text in the first user turn (prompt.user_sections): where augment found it in the
+  // source, and what the plan makes of it in the record.
+  const userLayout = source ? carryUserTexts(source.record, rec, variant.plan, harness) : undefined;
   // Output records carry no context; the source's fills the prompt's slots (else the whole prompt is scanned).
   const withContext = source?.record.context ? { ...rec, context: source.record.context } : rec;
-  out.push(...checkLeaks(withContext, variant.plan, rebuilder.harness, variant.state).map(splitPath));
+  out.push(...checkLeaks(withContext, variant.plan, harness, variant.state).map(splitPath));
   const exact = variant.applied.every((a) => a.class !== 'behavioural') && meta.teacher === undefined;
   if (stage === 'sft' && source && exact) {
     const src: Trajectory = { id: source.record.id, messages: structuredClone(trainerMessages(source.record.messages, 'string')) as unknown as Trajectory['messages'] };
     // As augment reads it: calls logged under a name OpenAI refuses (`lab.get_result`, `Get Weather`)
     // follow the harness's OpenAI-safe name.
-    renameCalls(src, mcpNames(rebuilder.harness));
-    const back = checkRoundTrip(src, { ...rec, ...(source.record.context ? { context: source.record.context } : {}) }, variant.plan, rebuilder.harness, variant.state);
+    renameCalls(src, mcpNames(harness));
+    if (layout && src.messages[0]) setPromptLayout(src.messages[0], layout);
+    if (userLayout) setUserTextLayout(src.messages[firstUserTurn(src, harness)]!, userLayout);
+    const back = checkRoundTrip(src, { ...rec, ...(source.record.context ? { context: source.record.context } : {}) }, variant.plan, harness, variant.state);
     out.push(...back.map((m) => ({ path: 'messages', message: `round trip: ${m}` })));
   }
   return out.map(fix);
+}
+
+/**
+ * The prompt layout augment found in a source's system message (src/trajectory/check.ts), or none
+ * when the message is the rendered harness itself. `replace` puts the rendered harness in the
+ * source's place, as augment did.
+ */
+function sourceLayout(source: { record: Trajectory; file: string; line: number }, harness: Harness, systemPrompt: SystemPromptMode): PromptLayout | undefined {
+  const first = source.record.messages[0];
+  if (first?.role !== 'system') return undefined;
+  // A source whose system message is the rendered harness, without harness text in its user turn,
+  // has no layout: the per-record check is spared (it validates every call again).
+  if (harness.userTexts === undefined && systemPrompt === 'match' && textOf(first.content) === renderPromptOrUndefined(harness, source.record)) return undefined;
+  checkTrajectory(source.record, harness, { file: source.file, line: source.line, systemPrompt });
+  return promptLayout(source.record.messages[0]);
+}
+
+/**
+ * The layout of harness text augment found in a source's first user turn (prompt.user_sections),
+ * carried to the record's first user turn with the texts as the plan rewrites them (kept only
+ * where the record's turn is exactly that); the source's layout is returned for its copies.
+ */
+function carryUserTexts(source: Trajectory, rec: Trajectory, plan: RewritePlan, harness: Harness): UserTextLayout | undefined {
+  if (!harness.userTexts) return undefined;
+  const i = firstUserTurn(source, harness);
+  const m = source.messages[i];
+  const layout = m && typeof m.content === 'string' ? userTextLayout(m, m.content) : undefined;
+  const j = firstUserTurn(rec, harness);
+  if (!layout || j < 0) return layout;
+  const text = textRewriterFor(plan, harness);
+  setUserTextLayout(rec.messages[j]!, { ids: layout.ids, texts: layout.texts.map((t) => text.rewrite(t, 'record')), outer: layout.outer });
+  return layout;
+}
+
+/** The harness's system prompt for a record's context, or undefined when its context cannot fill it. */
+function renderPromptOrUndefined(harness: Harness, rec: Trajectory): string | undefined {
+  try {
+    return renderPrompt(harness, rec.context ?? {}).system;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,4 @@
-import { renderPrompt, renderedSections, renderTools, setPromptLayout } from '../harness/render.js';
+import { locateUserTexts, renderPrompt, renderedSections, renderTools, setPromptLayout, setUserTextLayout } from '../harness/render.js';
 import { normaliseTool } from '../harness/tools.js';
 import type { Harness, JsonSchema, OpenAiTool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
@@ -126,7 +126,31 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
     }
     if (expected !== undefined) checkSystemMessage(rec, h, expected, at, add);
   }
+  if (h.userTexts && h.userTexts.length > 0) checkUserTexts(rec, h, add);
   return problems;
+}
+
+/**
+ * A harness whose first user turn carries harness text (`prompt.user_sections`): each text is found,
+ * in order, in the record's first user message, and the layout kept on it (the text around them is
+ * the user's). A record without them is not one of this harness's.
+ */
+function checkUserTexts(rec: Trajectory, h: Harness, add: (path: string, message: string, severity?: Problem['severity']) => void): void {
+  const i = firstUserTurn(rec, h);
+  if (i < 0) return add('messages', `no user message: prompt.user_sections of harness ${h.name} are found in the first user turn`);
+  const m = rec.messages[i]!;
+  if (typeof m.content !== 'string') return add(`messages.${i}.content`, 'prompt.user_sections: the first user turn must be a string to hold the harness text (it is a list of parts)');
+  const found = locateUserTexts(h, m.content);
+  if ('missing' in found) {
+    const text = h.userTexts!.find((u) => u.id === found.missing)!.text;
+    return add(`messages.${i}.content`, `first user turn: section "${found.missing}" of prompt.user_sections is not in it${found.after ? ` after section "${found.after}"` : ''}: ${shortDiff(text, m.content)}`);
+  }
+  setUserTextLayout(m, found);
+}
+
+/** The index of a record's first user turn (not hook feedback, not a preamble), or -1. */
+export function firstUserTurn(rec: { messages: readonly { role: string; name?: string }[] }, h: Harness): number {
+  return rec.messages.findIndex((m) => m.role === 'user' && m.name !== 'harness:preamble' && !m.name?.startsWith(h.hookMessages.namePrefix));
 }
 
 /**

@@ -6,8 +6,9 @@ import { schemaErrors } from '../util/json-schema.js';
 import { toolSpellings } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
-import { bodyRewriterFor, declares, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
-import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
+import { bodyRewriterFor, declares, leafRenamesByTool, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
+import { keysLeftUnrenamed } from '../transform/schema-walk.js';
+import { catalogText, renderRecordPrompt, renderTools, userTextLayout, type RenderedPrompt } from '../harness/render.js';
 import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
@@ -108,6 +109,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
   if (ownTools) out.push(...lc.stateTools);
   else out.push(...toolListLeaks(rec.tools!.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })), lc));
   const prefix = to.hookMessages.namePrefix;
+  const callSchemas = rec.tools ? schemasOf(rec.tools) : stateSchemas(to);
   rec.messages.forEach((m, i) => {
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix) && lc.oldHooks.has(m.name.slice(prefix.length))) {
       out.push(`messages.${i}.name: old hook name "${m.name}"`);
@@ -116,12 +118,14 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
     m.tool_calls.forEach((c, k) => {
       const where = () => `messages.${i}.tool_calls.${k}`;
       if (lc.oldTools.has(c.function.name)) out.push(`${where()}: old tool name "${c.function.name}"`);
-      const oldKeys = lc.oldKeysByTool.get(c.function.name);
+      const renames = lc.keyRenamesByTool.get(c.function.name);
       const loads = to.skillLoader !== null && c.function.name === to.skillLoader.tool && lc.oldSkills.size > 0;
-      if (!oldKeys && !loads) return;
+      if (!renames && !loads) return;
       const args = callArgs(c.function);
       if (args === NOT_JSON) return;
-      if (oldKeys) for (const key of objectKeys(args)) if (oldKeys.has(key)) out.push(`${where()}: old parameter "${key}"`);
+      // Position by position against the record's own schema (keysLeftUnrenamed): a key the
+      // source's call carried where its schema does not declare it is data, left as written.
+      if (renames) for (const key of keysLeftUnrenamed(args, callSchemas.get(c.function.name), (k) => renames.get(k))) out.push(`${where()}: old parameter "${key}"`);
       if (loads) {
         const v = getPath(args, to.skillLoader!.argument);
         if (typeof v === 'string' && lc.oldSkills.has(v)) out.push(`${where()}: loads old skill name "${v}"`);
@@ -158,6 +162,11 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       if (textOf(m.content) !== rendered?.preamble) scan(i, textOf(m.content));
     } else if (m.role === 'system' || m.role === 'developer') scan(i, textOf(m.content));
     else if (m.role === 'user' && m.name?.startsWith(prefix)) scan(i, textOf(m.content));
+    else if (m.role === 'user' && typeof m.content === 'string' && to.userTexts !== undefined) {
+      // Harness text in the first user turn (prompt.user_sections) is read like the prompt; the user's words around it are data.
+      const layout = userTextLayout(m, m.content);
+      if (layout) for (const t of layout.texts) scan(i, t);
+    }
     else if (m.role === 'assistant') {
       scan(i, textOf(m.content));
       for (const c of m.tool_calls ?? []) {
@@ -198,8 +207,8 @@ interface LeakContext {
   oldHooks: Set<string>;
   inverseTools: Record<string, string>;
   params: Record<string, Record<string, string>>;
-  /** Per current tool name: renamed-away parameter keys that must not appear in its arguments. */
-  oldKeysByTool: Map<string, Set<string>>;
+  /** Per current tool name: its parameters renamed (leaf names, old → new), reshaped tools included. */
+  keyRenamesByTool: Map<string, Map<string, string>>;
   /** Leaks in the state's own tool list. */
   stateTools: string[];
 }
@@ -220,15 +229,13 @@ function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
   const inverseTools = dictionary();
   for (const a of Object.keys(plan.tools)) inverseTools[plan.tools[a]!] = a;
   const { params } = netParamRenames(plan);
-  const oldKeysByTool = new Map<string, Set<string>>();
-  for (const original of Object.keys(params)) {
-    const renamed = params[original]!;
-    const oldKeys = new Set<string>();
-    for (const p of Object.keys(renamed)) if (lastSegment(p) !== renamed[p]) oldKeys.add(lastSegment(p));
-    for (const p of Object.keys(renamed)) oldKeys.delete(renamed[p]!);
-    if (oldKeys.size > 0) oldKeysByTool.set(mapId(plan.tools, original), oldKeys);
+  const keyRenamesByTool = new Map<string, Map<string, string>>();
+  const leaves = leafRenamesByTool(plan);
+  for (const original of Object.keys(leaves)) {
+    const renamed = new Map(Object.entries(leaves[original]!).filter(([a, b]) => a !== b));
+    if (renamed.size > 0) keyRenamesByTool.set(mapId(plan.tools, original), renamed);
   }
-  const lc: LeakContext = { oldTools: gone(plan.tools), oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, oldKeysByTool, stateTools: [] };
+  const lc: LeakContext = { oldTools: gone(plan.tools), oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, keyRenamesByTool, stateTools: [] };
   lc.stateTools = toolListLeaks(to.tools, lc);
   return lc;
 }
@@ -548,20 +555,6 @@ function renamedUnits(from: Harness, plan: RewritePlan): string[] {
 }
 
 const OWN_UNITS = Symbol('hsa.ownUnits');
-
-function objectKeys(v: unknown): string[] {
-  const out: string[] = [];
-  const walk = (x: unknown) => {
-    if (Array.isArray(x)) return x.forEach(walk);
-    if (x === null || typeof x !== 'object') return;
-    for (const [k, val] of Object.entries(x)) {
-      out.push(k);
-      walk(val);
-    }
-  };
-  walk(v);
-  return out;
-}
 
 const DESCRIPTIONS = Symbol('hsa.descriptions');
 

@@ -1,5 +1,5 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
-import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from '../harness/render.js';
+import { joinUserText, promptMessage, renderRecordPrompt, renderTools, setUserTextLayout, stateTextMessage, userTextLayout } from '../harness/render.js';
 import type { Harness, Hook } from '../harness/types.js';
 import { openAiSafeName, toolSpellings } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
@@ -81,6 +81,18 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       }
       out.push(next);
       return;
+    }
+    // The first user turn of a harness with prompt.user_sections: its harness text follows the
+    // renames, as the assistant's text does; the user's words around it stay as written.
+    if (m.role === 'user' && typeof m.content === 'string' && from.userTexts !== undefined) {
+      const layout = userTextLayout(m, m.content);
+      if (layout) {
+        const texts = layout.texts.map((t) => text.rewrite(t, 'record'));
+        const next = { ...m, content: joinUserText(layout.outer, texts) };
+        setUserTextLayout(next, { ids: layout.ids, texts, outer: layout.outer });
+        out.push(next);
+        return;
+      }
     }
     if (m.role === 'tool') {
       // A result that names its tool (as OpenAI logs do) names it in the new state.
@@ -287,7 +299,7 @@ function computeTextMap(plan: RewritePlan, from: Harness): Record<string, string
  * also reshaped (wrapped, nested) still renamed its parameters: its rename ops count as well, so
  * the prose that mentions them (skill bodies, descriptions) follows.
  */
-function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
+export function leafRenamesByTool(plan: RewritePlan): Record<string, Record<string, string>> {
   const { params, reshaped } = netParamRenames(plan);
   const out = dictionary<Record<string, string>>();
   for (const tool of Object.keys(params)) {

@@ -4,9 +4,28 @@ import { keyedObject } from '../util/dict.js';
 /**
  * Walk the object properties of a JSON Schema: `visit(path, propertySchema, parentSchema)` for
  * every property, with paths of key names joined by dots (array items are transparent, like
- * argument paths in a rewrite plan).
+ * argument paths in a rewrite plan). A local `$ref` (`#/$defs/FlightInfo`, `#/definitions/Bag`,
+ * `#/properties/origin`) is followed into what it points at, resolved against the schema walked,
+ * so the properties of a referenced model have the paths their arguments have; a reference to a
+ * model already being walked (a recursive model) is not followed again, so every walk ends.
  */
-export function walkProperties(schema: unknown, visit: (path: string, prop: Record<string, unknown>, parent: Record<string, unknown>) => void, prefix = ''): void {
+export function walkProperties(schema: unknown, visit: (path: string, prop: Record<string, unknown>, parent: Record<string, unknown>) => void): void {
+  if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return;
+  walkFrom(schema, visit, '', schema, new Set([schema]), undefined, { left: WALK_BUDGET });
+}
+
+/** Property visits one walk makes at most: a schema whose references nest twice at each of many levels would list paths without end. */
+const WALK_BUDGET = 20_000;
+
+function walkFrom(
+  schema: unknown,
+  visit: (path: string, prop: Record<string, unknown>, parent: Record<string, unknown>) => void,
+  prefix: string,
+  root: object,
+  onStack: Set<object>,
+  onCycle: ((target: object) => void) | undefined,
+  budget: { left: number },
+): void {
   if (schema === null || typeof schema !== 'object' || Array.isArray(schema)) return;
   const s = schema as Record<string, unknown>;
   const props = s.properties;
@@ -14,40 +33,140 @@ export function walkProperties(schema: unknown, visit: (path: string, prop: Reco
     for (const [k, v] of Object.entries(props as Record<string, unknown>)) {
       const path = prefix === '' ? k : `${prefix}.${k}`;
       if (v && typeof v === 'object') {
+        if (--budget.left < 0) return;
         visit(path, v as Record<string, unknown>, s);
-        walkProperties(v, visit, path);
+        walkFrom(v, visit, path, root, onStack, onCycle, budget);
       }
     }
   }
-  if (s.items) walkProperties(s.items, visit, prefix);
+  if (s.items) walkFrom(s.items, visit, prefix, root, onStack, onCycle, budget);
   for (const key of ['anyOf', 'oneOf', 'allOf']) {
     const list = s[key];
-    if (Array.isArray(list)) for (const sub of list) walkProperties(sub, visit, prefix);
+    if (Array.isArray(list)) for (const sub of list) walkFrom(sub, visit, prefix, root, onStack, onCycle, budget);
+  }
+  const ref = s.$ref;
+  if (typeof ref === 'string') {
+    const target = resolveLocalRef(root, ref);
+    if (target === null || typeof target !== 'object' || Array.isArray(target)) return;
+    if (onStack.has(target)) return void onCycle?.(target);
+    onStack.add(target);
+    walkFrom(target, visit, prefix, root, onStack, onCycle, budget);
+    onStack.delete(target);
   }
 }
 
-/** Rename property keys (and `required` entries) by path; returns a new schema, key order kept. */
-export function renameSchemaProperties(schema: JsonSchema, paths: Record<string, string>, prefix = ''): JsonSchema {
+/**
+ * What a local JSON pointer (`#`, `#/$defs/FlightInfo`, `~0`/`~1` escapes) points at inside
+ * `root`, or undefined (a reference to another document, or to nothing).
+ */
+export function resolveLocalRef(root: unknown, ref: string): unknown {
+  if (ref === '#') return root;
+  if (!ref.startsWith('#/')) return undefined;
+  let target: unknown = root;
+  for (const seg of ref.slice(2).split('/')) {
+    if (target === null || typeof target !== 'object') return undefined;
+    const key = decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~');
+    target = Object.prototype.hasOwnProperty.call(target, key) ? (target as Record<string, unknown>)[key] : undefined;
+  }
+  return target;
+}
+
+/**
+ * Rename property keys (and `required` entries) by path; returns a new schema, key order kept.
+ * Definitions (`$defs`, `definitions`) are not reached by a path of their own: a property a
+ * definition declares is renamed by its name, `names` (old → new), in every definition that
+ * declares it — the paths through a `$ref` into it end in the same names — and references keep
+ * pointing at the one shared definition.
+ */
+export function renameSchemaProperties(schema: JsonSchema, paths: Record<string, string>, names: Record<string, string> = {}, prefix = ''): JsonSchema {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'properties' && v && typeof v === 'object') {
       const props = keyedObject();
       for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
         const path = prefix === '' ? name : `${prefix}.${name}`;
-        props[paths[path] ?? name] = sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, path) : sub;
+        props[paths[path] ?? name] = sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, names, path) : sub;
       }
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) {
       out[k] = v.map((name) => (typeof name === 'string' ? (paths[prefix === '' ? name : `${prefix}.${name}`] ?? name) : name));
     } else if (k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) {
-      out[k] = renameSchemaProperties(v as JsonSchema, paths, prefix);
+      out[k] = renameSchemaProperties(v as JsonSchema, paths, names, prefix);
     } else if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v)) {
-      out[k] = v.map((sub) => (sub && typeof sub === 'object' ? renameSchemaProperties(sub as JsonSchema, paths, prefix) : sub));
+      out[k] = v.map((sub) => (sub && typeof sub === 'object' ? renameSchemaProperties(sub as JsonSchema, paths, names, prefix) : sub));
     } else if (k === '$ref' && typeof v === 'string' && v.startsWith('#/')) {
       out[k] = renamePointer(v, paths);
+    } else if ((k === '$defs' || k === 'definitions') && v && typeof v === 'object' && !Array.isArray(v) && Object.keys(names).length > 0) {
+      const defs = keyedObject();
+      for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
+      out[k] = defs;
     } else out[k] = v;
   }
   return out;
+}
+
+/** A definition with every property it declares (nested ones included) renamed by name, and its `required` lists with them. */
+function renameDeclared(schema: unknown, names: Record<string, string>): unknown {
+  if (Array.isArray(schema)) return schema.map((s) => renameDeclared(s, names));
+  if (schema === null || typeof schema !== 'object' || !hasInnerNames(schema)) return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'properties' && v && typeof v === 'object' && !Array.isArray(v)) {
+      const props = keyedObject();
+      for (const [name, sub] of Object.entries(v as Record<string, unknown>)) props[own(names, name) ?? name] = renameDeclared(sub, names);
+      out[k] = props;
+    } else if (k === 'required' && Array.isArray(v)) out[k] = v.map((n) => (typeof n === 'string' ? (own(names, n) ?? n) : n));
+    else if ((k === '$defs' || k === 'definitions') && v && typeof v === 'object' && !Array.isArray(v)) {
+      const defs = keyedObject();
+      for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
+      out[k] = defs;
+    } else if ((k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) || ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v))) {
+      // Only where walkProperties walks (so where a rename by path reaches the calls); values
+      // (enum, const, default, examples) and other keywords are kept as written.
+      out[k] = renameDeclared(v, names);
+    } else out[k] = v;
+  }
+  return out;
+}
+
+const unwalkedBySchema = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * Property names declared where no argument path reaches (inside `additionalProperties`, a tuple's
+ * `items` list): a rename by path could not follow them into the calls, and the leak checks read
+ * them, so they keep their names. Once per schema object; empty for nearly every schema.
+ */
+export function unwalkedPropertyNames(schema: object): ReadonlySet<string> {
+  let out = unwalkedBySchema.get(schema);
+  if (out) return out;
+  const names = new Set<string>();
+  const collect = (v: unknown, off: boolean): void => {
+    if (Array.isArray(v)) return v.forEach((x) => collect(x, off));
+    if (v === null || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (o.properties && typeof o.properties === 'object') {
+      for (const [k, sub] of Object.entries(o.properties)) {
+        if (off) names.add(k);
+        collect(sub, off);
+      }
+    }
+    if (Array.isArray(o.items)) collect(o.items, true);
+    else collect(o.items, off);
+    for (const key of ['anyOf', 'oneOf', 'allOf']) collect(o[key], off);
+    collect(o.additionalProperties, true);
+    for (const key of ['$defs', 'definitions']) {
+      const defs = o[key];
+      if (defs && typeof defs === 'object' && !Array.isArray(defs)) for (const d of Object.values(defs)) collect(d, off);
+    }
+  };
+  collect(schema, false);
+  out = names.size === 0 ? NONE : names;
+  unwalkedBySchema.set(schema, out);
+  return out;
+}
+
+function own(map: Record<string, string>, key: string): string | undefined {
+  return Object.prototype.hasOwnProperty.call(map, key) ? map[key] : undefined;
 }
 
 const sharedBySchema = new WeakMap<object, ReadonlySet<string>>();
@@ -77,13 +196,35 @@ export function sharedPropertyNames(schema: object): ReadonlySet<string> {
   else {
     const names = new Set<string>();
     for (const ref of refs) {
-      let target: unknown = schema;
-      for (const seg of ref.slice(2).split('/')) target = target !== null && typeof target === 'object' ? (target as Record<string, unknown>)[seg.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined;
-      walkProperties(target, (path) => names.add(path.slice(path.lastIndexOf('.') + 1)));
+      const target = resolveLocalRef(schema, ref);
+      if (target !== null && typeof target === 'object') walkFrom(target, (path) => names.add(path.slice(path.lastIndexOf('.') + 1)), '', schema, new Set([schema, target]), undefined, { left: WALK_BUDGET });
     }
     out = names;
   }
   sharedBySchema.set(schema, out);
+  return out;
+}
+
+const recursiveBySchema = new WeakMap<object, ReadonlySet<string>>();
+
+/**
+ * Property names a recursive model declares (`Stop.onward` holding more `Stop`s), and every model
+ * it reaches: their arguments nest as deep as the data goes, deeper than any path a rename plan
+ * lists, so they keep their names (docs/harness-format.md, "Referenced models"). Once per schema
+ * object; empty for every schema without a reference cycle.
+ */
+export function recursivePropertyNames(schema: object): ReadonlySet<string> {
+  let out = recursiveBySchema.get(schema);
+  if (out) return out;
+  const cycles = new Set<object>();
+  if (JSON.stringify(schema).includes('"$ref"')) walkFrom(schema, () => {}, '', schema, new Set([schema]), (target) => cycles.add(target), { left: WALK_BUDGET });
+  if (cycles.size === 0) out = NONE;
+  else {
+    const names = new Set<string>();
+    for (const target of cycles) walkFrom(target, (path) => names.add(path.slice(path.lastIndexOf('.') + 1)), '', schema, new Set([target]), undefined, { left: WALK_BUDGET });
+    out = names;
+  }
+  recursiveBySchema.set(schema, out);
   return out;
 }
 
@@ -116,4 +257,68 @@ function renamePointer(ref: string, paths: Record<string, string>): string {
 function hasInnerNames(schema: object): boolean {
   for (const k in schema) if (k === 'properties' || k === 'required' || k === 'items' || k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === '$ref') return true;
   return false;
+}
+
+/**
+ * Keys of a call's arguments left under a name renamed away: at each object of `args`, walked
+ * beside `schema` (through `$ref`, `anyOf`/`oneOf`/`allOf` branches and array items), a key `k`
+ * whose new name `renamed(k)` the schema declares there, and `k` itself not. A key the schema does
+ * not declare at its place — data the source's call carried — is never one: a rename by path
+ * leaves it as written, and so does this check (one verdict for augment's and verify's checks).
+ */
+export function keysLeftUnrenamed(args: unknown, schema: unknown, renamed: (key: string) => string | undefined): string[] {
+  const out: string[] = [];
+  if (schema === null || typeof schema !== 'object') return out;
+  const root = schema;
+  const visit = (v: unknown, at: readonly object[], depth: number): void => {
+    if (depth > 64 || at.length === 0) return;
+    const branches = expandBranches(at, root);
+    if (Array.isArray(v)) {
+      const items: object[] = [];
+      for (const b of branches) {
+        const it = (b as Record<string, unknown>).items;
+        if (it !== null && typeof it === 'object' && !Array.isArray(it)) items.push(it);
+      }
+      for (const x of v) visit(x, items, depth + 1);
+      return;
+    }
+    if (v === null || typeof v !== 'object') return;
+    const declared = new Map<string, object[]>();
+    for (const b of branches) {
+      const props = (b as Record<string, unknown>).properties;
+      if (props === null || typeof props !== 'object') continue;
+      for (const [k, sub] of Object.entries(props)) {
+        const list = declared.get(k) ?? [];
+        if (sub !== null && typeof sub === 'object') list.push(sub);
+        declared.set(k, list);
+      }
+    }
+    for (const [k, x] of Object.entries(v)) {
+      const to = renamed(k);
+      if (to !== undefined && to !== k && declared.has(to) && !declared.has(k)) out.push(k);
+      const subs = declared.get(k);
+      if (subs) visit(x, subs, depth + 1);
+    }
+  };
+  visit(args, [schema], 0);
+  return out;
+}
+
+/** The schemas that hold at one place: each given one, what its `$ref` points at, and its `anyOf`/`oneOf`/`allOf` branches, recursively (each once). */
+function expandBranches(at: readonly object[], root: object): object[] {
+  const out: object[] = [];
+  const seen = new Set<object>();
+  const add = (s: unknown): void => {
+    if (s === null || typeof s !== 'object' || Array.isArray(s) || seen.has(s)) return;
+    seen.add(s);
+    out.push(s);
+    const o = s as Record<string, unknown>;
+    if (typeof o.$ref === 'string') add(resolveLocalRef(root, o.$ref));
+    for (const key of ['anyOf', 'oneOf', 'allOf']) {
+      const list = o[key];
+      if (Array.isArray(list)) for (const b of list) add(b);
+    }
+  };
+  for (const s of at) add(s);
+  return out;
 }

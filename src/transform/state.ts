@@ -239,7 +239,7 @@ export function stateIdentifiers(h: Harness): Set<string> {
 const PROPERTY_NAMES = Symbol('hsa.schemaPropertyNames');
 
 /**
- * Property names declared anywhere in a schema (nested objects and array items included; kept by
+ * Property names declared anywhere in a schema (nested objects, array items, branches and the models of `$defs`/`definitions` included; kept by
  * schema object, see schemaMemo: a record's variants share most schema objects with their source).
  */
 export function schemaPropertyNames(schema: unknown): string[] {
@@ -270,6 +270,10 @@ function collectPropertyNames(s: unknown, out: string[]): void {
   }
   for (let i = 0; i < NESTED.length; i++) {
     const key = NESTED[i]!;
-    if (key in o) collectPropertyNames(o[key], out);
+    if (!(key in o)) continue;
+    const v = o[key];
+    // `$defs` and `definitions` map names to schemas (models a `$ref` points at): their schemas are read.
+    if ((key === '$defs' || key === 'definitions') && v !== null && typeof v === 'object' && !Array.isArray(v)) for (const id of Object.keys(v)) collectPropertyNames((v as Record<string, unknown>)[id], out);
+    else collectPropertyNames(v, out);
   }
 }

@@ -9,7 +9,7 @@ export default defineTransform({
   id: 'tools.distractors',
   family: 'tools',
   class: 'exact',
-  version: 3,
+  version: 4,
   description: 'Add plausible distractor tools (from the word lists) that are listed but never called.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant adds distractor tools'),

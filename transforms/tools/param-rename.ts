@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { nameWords, namingContext, proposeName, renameable, type NamingRules } from '../../src/transform/naming.js';
-import { renameSchemaProperties, sharedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
+import { recursivePropertyNames, renameSchemaProperties, sharedPropertyNames, unwalkedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 import { dict } from '../../src/util/dict.js';
@@ -33,13 +33,16 @@ const PARAM_RULES: NamingRules = { valid: (n) => PARAM_NAME.test(n), cases: ['sn
 
 /**
  * Rename tool parameters, nested ones included. A name is renamed the same way in every tool that
- * has it, so prose that mentions it (skill bodies, descriptions) stays unambiguous.
+ * has it, so prose that mentions it (skill bodies, descriptions) stays unambiguous — and in every
+ * model of `$defs`/`definitions` that declares it, the calls that fill those models following by
+ * path through each `$ref`. Names of recursive models are not drawn (their arguments nest deeper
+ * than any path).
  */
 export default defineTransform({
   id: 'tools.param-rename',
   family: 'tools',
   class: 'exact',
-  version: 3,
+  version: 4,
   description: 'Rename tool parameters (nested included) consistently across tools; call arguments, required lists and mentions follow.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.7).describe('probability that a variant renames parameters'),
@@ -50,10 +53,14 @@ export default defineTransform({
     // Every property path per tool (in tool order), with its leaf name.
     const perTool: (readonly Property[])[] = [];
     const names = new Set<string>();
-    // Names a `$ref` reuses under another path keep their names (see sharedPropertyNames).
+    // Names a `$ref` reuses under another path (see sharedPropertyNames), the names of recursive
+    // models (recursivePropertyNames) and names no argument path reaches (unwalkedPropertyNames)
+    // keep their names.
     const shared = new Set<string>();
     for (const t of state.tools) {
       for (const n of sharedPropertyNames(t.parameters)) shared.add(n);
+      for (const n of recursivePropertyNames(t.parameters)) shared.add(n);
+      for (const n of unwalkedPropertyNames(t.parameters)) shared.add(n);
       const list = propertiesOf(t.parameters);
       for (let i = 0; i < list.length; i++) names.add(list[i]!.leaf);
       perTool.push(list);
@@ -103,9 +110,11 @@ export default defineTransform({
     out.tools.forEach((tool, k) => {
       let paths: IdMap | undefined;
       for (const { path, leaf } of perTool[k]!) if (map[leaf] !== undefined) (paths ??= dict())[path] = map[leaf]!;
-      if (paths === undefined) return;
-      tool.parameters = renameSchemaProperties(tool.parameters, paths);
-      args[tool.name] = [{ op: 'rename', paths }];
+      // A definition no reference reaches still declares the name: renamed with the others (no call fills it).
+      if (paths === undefined && !schemaPropertyNames(tool.parameters).some((n) => map[n] !== undefined)) return;
+      // Paths reach through `$ref` into shared models; the models themselves are renamed by name.
+      tool.parameters = renameSchemaProperties(tool.parameters, paths ?? dict(), map);
+      if (paths !== undefined) args[tool.name] = [{ op: 'rename', paths }];
     });
     if (out.skillLoader) {
       const loader = out.skillLoader;

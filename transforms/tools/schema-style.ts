@@ -24,7 +24,7 @@ export default defineTransform({
   id: 'tools.schema-style',
   family: 'tools',
   class: 'exact',
-  version: 2,
+  version: 3,
   description: 'Restyle tool schemas with an exact inverse: enum <-> oneOf const, nullable forms, additionalProperties:false, wrap/flatten all parameters.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles schemas'),
@@ -202,6 +202,12 @@ function refsMoveFreely(schema: unknown): boolean {
 }
 
 function visitProps(schema: Record<string, unknown>, f: (p: Record<string, unknown>) => void): void {
+  // The models of `$defs`/`definitions` (pydantic's shared models) are restyled like inline ones;
+  // every `$ref` to a model sees the one restyled definition.
+  for (const key of ['$defs', 'definitions']) {
+    const defs = schema[key];
+    if (defs && typeof defs === 'object' && !Array.isArray(defs)) for (const def of Object.values(defs as Record<string, unknown>)) if (def && typeof def === 'object') visitProps(def as Record<string, unknown>, f);
+  }
   const props = schema.properties;
   if (!props || typeof props !== 'object') return;
   for (const p of Object.values(props as Record<string, Record<string, unknown>>)) {

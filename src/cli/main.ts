@@ -280,6 +280,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--allow-command-hooks', 'run command hooks of the harness (never run otherwise)')
     .option('--arguments <form>', 'tool-call arguments in SFT/OPD: object (default) or string')
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
+    .option('--opd-prompts <n|all>', 'OPD prompts per output record: N of its assistant turns, seeded and spread over its variants (default 1), or all')
     .option('--skip-empty-sft', 'SFT records without an assistant turn go to rejects (reason sft_no_assistant) instead of sft/')
     .option('--tokenizer <name|dir>', 'count SFT/OPD tokens with qwen3 (built in) or a folder with tokenizer.json + tokenizer_config.json; stats go to the manifest')
     .option('--max-tokens <n>', 'SFT/OPD records longer than this (rendered chat template, --tokenizer, default qwen3) go to rejects as too_long', parsePositive)

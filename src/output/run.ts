@@ -19,7 +19,7 @@ import { canonicalJson, sortKeys } from '../util/canonical-json.js';
 import { hashValue } from '../util/hash.js';
 import { expandInputs } from '../util/inputs.js';
 import { readJsonlLines, readJsonlRanges, type JsonlRange } from '../util/jsonl.js';
-import { HSA_VERSION } from '../version.js';
+import { ENGINE_VERSION, HSA_VERSION } from '../version.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
 import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
 import { IdIndex } from '../util/id-index.js';
@@ -148,6 +148,7 @@ export async function runAugment(
   const outputConfig = outputAffectingConfig(cfg, counter);
   const descriptor = sortKeys({
     hsa_version: HSA_VERSION,
+    engine_version: ENGINE_VERSION,
     config: outputConfig,
     seed: cfg.seed,
     inputs: {

@@ -204,3 +204,18 @@ export async function syncDir(dir: string): Promise<void> {
     /* some file systems cannot fsync folders; the rename is still atomic */
   }
 }
+
+/** The manifest's `summary`: bytes read, bytes written (every part as stored, rejects included), and their ratio. */
+export interface OutputSize {
+  input_bytes: number;
+  output_bytes: number;
+  /** output ÷ input, to three decimals (0 for an empty input). */
+  bytes_per_input_byte: number;
+}
+
+/** The size summary of a run from its inputs' sizes and its stages' part files. */
+export function outputSize(inputs: readonly { bytes?: number }[], stages: Record<string, { bytes: number }>): OutputSize {
+  const input = inputs.reduce((n, i) => n + (i.bytes ?? 0), 0);
+  const output = Object.values(stages).reduce((n, s) => n + s.bytes, 0);
+  return { input_bytes: input, output_bytes: output, bytes_per_input_byte: input === 0 ? 0 : Math.round((1000 * output) / input) / 1000 };
+}

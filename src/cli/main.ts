@@ -266,6 +266,7 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--stages <list>', 'stages to write: sft,opd,rl')
     .option('--part-size <n>', 'input records per part', parseCount)
     .option('--gzip', 'write .jsonl.gz parts (deterministic gzip)')
+    .option('--no-gzip', 'write plain .jsonl parts')
     .option('--on-error <mode>', 'bad input record: fail (default) or skip to rejects')
     .option('--concurrency <n>', 'parts or requests in flight (output never depends on it)', parseCount)
     .option('--state-pool <n>', 'share N sampled harness states across records (default 64; 0: one state per record and variant)', parseCount)

@@ -68,6 +68,9 @@ describe('gzip parts as augment writes them', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(treeHashes(again)).toEqual(treeHashes(gz));
     const head = readFileSync(path.join(gz, 'sft/part-00000.jsonl.gz')).subarray(0, 10);
+    // HF datasets' json builder extracts its data files before reading them (huggingface/datasets
+    // b7cb10b0e38ab8bbefdb142d0279bc85ac8c7ab8, src/datasets/packaged_modules/json/json.py:84-85)
+    // and knows gzip by these two magic bytes (src/datasets/utils/extract.py:135-136, GzipExtractor).
     expect([...head.subarray(0, 3)]).toEqual([0x1f, 0x8b, 8]); // magic, deflate
     expect(head[3]).toBe(0); // FLG: no FNAME, FCOMMENT, FEXTRA
     expect(head.readUInt32LE(4)).toBe(0); // MTIME

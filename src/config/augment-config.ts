@@ -232,7 +232,7 @@ export const DEFAULTS = {
   keepSource: false,
   stages: [...STAGES],
   partSize: 1000,
-  gzip: false,
+  gzip: true,
   onError: 'fail' as const,
   concurrency: 4,
   statePool: 64,

@@ -73,7 +73,7 @@ describe('records that carry their own tools, as public function-calling sets wr
   it('augment writes every variant; the independent checker finds no invalid call, leak or task change', async () => {
     for (const seed of ['1', '2', '3']) {
       const out = path.join(dir, `out-${seed}`);
-      const a = await runHsaAsync(['augment', '-t', file, '-o', out, '-k', '8', '--seed', seed, '--stages', 'sft,rl', '-q', '--json']);
+      const a = await runHsaAsync(['augment', '--no-gzip', '-t', file, '-o', out, '-k', '8', '--seed', seed, '--stages', 'sft,rl', '-q', '--json']);
       expect(a.code, a.stderr).toBe(0);
       const totals = (JSON.parse(a.stdout) as { totals: Json }).totals;
       expect(totals).toMatchObject({ input_records: 18, valid_records: 18, variants_written: 144, variants_rejected: 0 });
@@ -163,7 +163,7 @@ describe('a harness of published-style Agent Skills (code spans, JSON examples, 
     expect(v.code, v.stderr).toBe(0);
     for (const seed of ['1', '2']) {
       const out = path.join(dir, `out-${seed}`);
-      const a = await runHsaAsync(['augment', '--config', cfg, '-o', out, '-k', '8', '--seed', seed, '--stages', 'sft', '-q', '--json']);
+      const a = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-o', out, '-k', '8', '--seed', seed, '--stages', 'sft', '-q', '--json']);
       expect(a.code, a.stderr).toBe(0);
       expect((JSON.parse(a.stdout) as { totals: Json; reject_reasons?: Json }).totals).toMatchObject({ variants_written: 32, variants_rejected: 0 });
       const c = checker(out, file, h);
@@ -212,7 +212,7 @@ describe('leaderboard-style records: dotted OpenAI tool names, Python type names
     let renamedInProse = 0;
     for (const [k, run] of runs.entries()) {
       const out = path.join(dir, `out-${k}`);
-      const a = await runHsaAsync(['augment', ...(run[0] === '--config' ? [] : ['-t', file]), ...run, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+      const a = await runHsaAsync(['augment', '--no-gzip', ...(run[0] === '--config' ? [] : ['-t', file]), ...run, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
       expect(a.code, a.stderr).toBe(0);
       expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ input_records: 18, valid_records: 18, variants_written: 144, variants_rejected: 0 });
       const c = checker(out, file);
@@ -295,7 +295,7 @@ describe('skill loads logged as the file reads (blank line after the front matte
     const cfg = path.join(dir, 'rename.yaml');
     writeFileSync(cfg, 'harness: harness\ntrajectories: [t.jsonl]\ntransforms:\n  skills.rename: { p: 1, intensity: 1 }\n');
     const out = path.join(dir, 'out-fm');
-    const a = await runHsaAsync(['augment', '--config', cfg, '-o', out, '-k', '4', '--stages', 'sft', '-q', '--json']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-o', out, '-k', '4', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 32, variants_rejected: 0 });
     expect(checker(out, file, h).report.failures).toEqual({});
@@ -313,7 +313,7 @@ describe('skill loads logged as the file reads (blank line after the front matte
     const v = await runHsaAsync(['validate', h, '-t', file]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
     const out = path.join(dir, 'out');
-    const a = await runHsaAsync(['augment', '--harness', h, '-t', file, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '--harness', h, '-t', file, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ variants_written: 64, variants_rejected: 0 });
     const c = checker(out, file, h);

@@ -62,6 +62,13 @@ describe('gzip parts as augment writes them', () => {
     for (const f of files) expect(f.bytes).toBe(statSync(path.join(gz, f.file)).size);
   });
 
+  it('are what augment writes with no flag (the default), byte for byte', () => {
+    const plainDefault = path.join(dir, 'default');
+    const r = runHsa(args(plainDefault));
+    expect(r.code, r.stderr).toBe(0);
+    expect(treeHashes(plainDefault)).toEqual(treeHashes(gz));
+  });
+
   it('are the same bytes on every run and platform: no name, mtime 0, fixed level, OS byte 3 (RFC 1952 header)', () => {
     const again = path.join(dir, 'gz-again');
     const r = runHsa(args(again, '--gzip'));

@@ -41,7 +41,7 @@ describe('hsa emit k8s', () => {
     const pod = augment.spec.template.spec;
     expect(pod.restartPolicy).toBe('Never');
     expect(pod.containers[0].image).toBe('registry.example/hsa:1');
-    expect(pod.containers[0].args).toEqual(['augment', '--no-gzip', '--config', config, '--num-shards', '5', '-q']);
+    expect(pod.containers[0].args).toEqual(['augment', '--config', config, '--num-shards', '5', '-q']);
     expect(pod.containers[0].volumeMounts).toEqual([{ name: 'work', mountPath: dir }]);
     expect(pod.volumes).toEqual([{ name: 'work', persistentVolumeClaim: { claimName: 'hsa-work' } }]);
     expect(merge.spec.template.spec.containers[0].args).toEqual(['merge', path.join(dir, 'out dir')]);

@@ -1,8 +1,9 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runChecker } from './helpers/audit.js';
-import { runHsa } from './helpers/hsa.js';
+import { REPO, runHsa } from './helpers/hsa.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
 import { treeHashes } from './helpers/tree.js';
 
@@ -92,4 +93,25 @@ describe.each(SETS)('OPD prompts on %s', (set) => {
     expect(audit.failures).toEqual({});
     expect(audit.code).toBe(0);
   });
+});
+
+describe('bounded output on a 128-tool multi-turn set (the bench figure, on 12 conversations)', () => {
+  it('the defaults write at most 15% of the bytes of every prefix written plain, and the manifest states bytes per input byte', async () => {
+    // The generator of scripts/bench/output-size.mjs (a repository script; the files go to a temporary folder).
+    const { writeOutputSizeInput } = (await import(pathToFileURL(path.join(REPO, 'scripts/bench/output-size.mjs')).href)) as unknown as { writeOutputSizeInput: (dir: string, seed?: string, n?: number) => { harness: string; trajectories: string; bytes: number } };
+    const dir = tempDir('hsa-output-size-');
+    const input = writeOutputSizeInput(path.join(dir, 'in'), 'hsa-output-size-v1', 12);
+    const run = (out: string, ...more: string[]) => {
+      const r = runHsa(['augment', '--harness', input.harness, '-t', input.trajectories, '--out', out, '-k', '8', '--quiet', ...more]);
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { summary: { input_bytes: number; output_bytes: number; bytes_per_input_byte: number }; stages: Record<string, { records: number }> };
+    };
+    const before = run(path.join(dir, 'old'), '--opd-prompts', 'all', '--no-gzip');
+    const now = run(path.join(dir, 'defaults'));
+    expect(before.summary.input_bytes).toBe(input.bytes);
+    expect(now.summary.output_bytes / before.summary.output_bytes).toBeLessThanOrEqual(0.15);
+    expect(before.summary.bytes_per_input_byte).toBeGreaterThan(1000); // each prefix repeats the 128 tools
+    expect(now.stages.opd!.records).toBe(12 * 8);
+    expect(now.stages.sft!.records).toBe(before.stages.sft!.records);
+  }, 180_000);
 });

@@ -73,6 +73,9 @@ describe('OPD prompt selection', () => {
     }
     const short = conversation(1);
     expect(cuts(input('b', 0, short), cfg)).toEqual(assistantTurns(short));
+    // Odd shapes: no assistant turn at all, or only one that opens the conversation (no context before it).
+    expect(cuts(input('c', 0, [{ role: 'user', content: 'hello?' }]), cfgOf({}))).toEqual([]);
+    expect(cuts(input('d', 0, [{ role: 'assistant', content: 'Welcome!' }, { role: 'user', content: 'hi' }]), cfgOf({}))).toEqual([]);
   });
 
   it('is a function of run seed and source id: the same call gives the same turns, another seed or source reorders them', () => {

@@ -29,7 +29,7 @@ const TYPES = ['string', 'integer', 'boolean'];
 const FIELDS = ['region', 'reason', 'ticket_ref', 'window_minutes', 'dry_run', 'owner_email', 'priority', 'label', 'target_size_gb', 'notify'];
 
 /** The harness folder and trajectories (written under `dir`); returns their paths and the input's size. */
-export function writeOutputSizeInput(dir, seed = 'hsa-output-size-v1') {
+export function writeOutputSizeInput(dir, seed = 'hsa-output-size-v1', conversations = CONVERSATIONS) {
   const rng = seedrandom(seed);
   const int = (lo, hi) => lo + Math.floor(rng() * (hi - lo + 1));
   const pick = (a) => a[int(0, a.length - 1)];
@@ -53,7 +53,7 @@ export function writeOutputSizeInput(dir, seed = 'hsa-output-size-v1') {
     }
   writeFileSync(path.join(harness, 'tools', 'tools.json'), `${JSON.stringify(tools, null, 2)}\n`);
   const lines = [];
-  for (let i = 0; i < CONVERSATIONS; i++) {
+  for (let i = 0; i < conversations; i++) {
     const messages = [{ role: 'system', content: policy }];
     for (let t = 0, turns = int(2, 4); t < turns; t++) {
       messages.push({ role: 'user', content: `Ticket OPS-${int(1000, 9999)}: can you take care of item ${t + 1} on my list, the one we discussed this morning?` });
@@ -71,7 +71,7 @@ export function writeOutputSizeInput(dir, seed = 'hsa-output-size-v1') {
   }
   const trajectories = path.join(dir, 'trajectories.jsonl');
   writeFileSync(trajectories, `${lines.join('\n')}\n`);
-  return { harness, trajectories, bytes: statSync(trajectories).size, records: CONVERSATIONS };
+  return { harness, trajectories, bytes: statSync(trajectories).size, records: conversations };
 }
 
 /** Run `hsa augment` into `out`; its manifest, or an error. */

@@ -352,6 +352,7 @@ if (val.ok) {
   row('validate --trajectories', 'FAILED (see below)', '', MISSED);
 }
 for (const r of await (await import('./bench/fixture-shape.mjs')).fixtureShapeRows({ data: DATA, mb: Number(opt('--fixture-mb', 64)), log, errors })) row(...r);
+for (const r of (await import('./bench/output-size.mjs')).outputSizeRows({ data: DATA, log, errors })) row(...r);
 for (const r of await (await import('./bench/inline-tools.mjs')).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 10000)), log })) row(...r);
 for (const r of await (await import('./bench/migrate.mjs')).migrateRows({ data: DATA, log })) row(...r);
 

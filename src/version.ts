@@ -4,3 +4,11 @@ import { readFileSync } from 'node:fs';
 export const HSA_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
+
+/**
+ * The engine's behaviour version, held by the resume fingerprint (and so stated in every manifest):
+ * bumped when engine-level behaviour changes output bytes, so a resumed run never mixes parts made
+ * by different behaviour (DESIGN §5.12). A transform's own changes bump that transform's version.
+ * 2: OPD prompt selection (`opd.prompts`, default 1 per output record; CHANGELOG.md).
+ */
+export const ENGINE_VERSION = 2;

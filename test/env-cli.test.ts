@@ -14,7 +14,7 @@ let rows: RlRow[];
 
 beforeAll(async () => {
   dir = tempDir('hsa-env-cli-');
-  const r = await runHsaAsync(['augment', '--harness', 'fixtures/support-desk/harness', '-t', 'fixtures/support-desk/trajectories.jsonl', '--out', path.join(dir, 'out'), '--stages', 'rl', '--variants', '1', '-q']);
+  const r = await runHsaAsync(['augment', '--no-gzip', '--harness', 'fixtures/support-desk/harness', '-t', 'fixtures/support-desk/trajectories.jsonl', '--out', path.join(dir, 'out'), '--stages', 'rl', '--variants', '1', '-q']);
   expect(r.code, r.stderr).toBe(0);
   rowsGlob = path.join(dir, 'out', 'rl', '*.jsonl');
   rows = readRows(path.join(dir, 'out', 'rl'));

@@ -18,8 +18,8 @@ let env: EnvServer;
 beforeAll(async () => {
   const tmp = tempDir('hsa-env-');
   const [lc, sd] = await Promise.all([
-    runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', path.join(tmp, 'lc'), '--stages', 'rl', '-q']),
-    runHsaAsync(['augment', '--harness', 'fixtures/support-desk/harness', '-t', 'fixtures/support-desk/trajectories.jsonl', '--out', path.join(tmp, 'sd'), '--stages', 'rl', '--variants', '2', '-q']),
+    runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', path.join(tmp, 'lc'), '--stages', 'rl', '-q']),
+    runHsaAsync(['augment', '--no-gzip', '--harness', 'fixtures/support-desk/harness', '-t', 'fixtures/support-desk/trajectories.jsonl', '--out', path.join(tmp, 'sd'), '--stages', 'rl', '--variants', '2', '-q']),
   ]);
   expect(lc.code, lc.stderr).toBe(0);
   expect(sd.code, sd.stderr).toBe(0);

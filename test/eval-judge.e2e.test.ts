@@ -21,7 +21,7 @@ beforeAll(() => {
   return makeTmp('hsa-judge-').then((t) => {
     tmp = t;
     set = path.join(tmp.dir, 'set');
-    const r = runHsa(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--variants', '0', '--keep-source', '--stages', 'rl', '--out', set, '--quiet']);
+    const r = runHsa(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--variants', '0', '--keep-source', '--stages', 'rl', '--out', set, '--quiet']);
     expect(r.code, r.stderr).toBe(0);
     for (const line of readFileSync(LABELS, 'utf8').split('\n').filter(Boolean)) {
       const l = JSON.parse(line);
@@ -140,7 +140,7 @@ describe('hsa judge calibrate', () => {
       const cfg = path.join(tmp.dir, 'augment-judge.yaml');
       writeFileSync(cfg, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: [${dev}]\nvariants: 1\nstages: [sft]\ncache: ${path.join(tmp.dir, 'cache-aug')}\nteacher:\n  mode: replay\n  recovery: { max_attempts: 1 }\n  judge:\n    base_url: ${judge.url}\n    model: picky\n    rubric: ${RUBRIC}\n    min_score: 0.5\n`);
       const out = path.join(tmp.dir, 'aug-judged');
-      const a = await runHsaAsync(['augment', '--config', cfg, '--out', out, '--quiet']);
+      const a = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--out', out, '--quiet']);
       expect(a.code, a.stderr).toBe(0);
       const rejects = readdirSync(path.join(out, 'rejects')).flatMap((f) => readFileSync(path.join(out, 'rejects', f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
       const judged = rejects.filter((x: any) => x.teacher_reason_kind === 'teacher_judge_rejected' || x.reason_kind === 'teacher_judge_rejected');

@@ -70,7 +70,7 @@ describe('augment --split', () => {
   it('train and eval runs with the same seed share no new name, over several seeds; the manifest says which split', () => {
     const dev = path.join(tmp.dir, 'dev.jsonl');
     const inputs = new Set(files(path.join(REPO, 'fixtures/live-commerce')).flatMap((f) => readFileSync(f, 'utf8').match(TOKEN) ?? []));
-    const common = ['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '-t', dev, '--stages', 'rl', '--quiet', '--force'];
+    const common = ['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '-t', dev, '--stages', 'rl', '--quiet', '--force'];
     const base = path.join(tmp.dir, 'base');
     const b0 = runHsa([...common, '--variants', '0', '--out', base]);
     expect(b0.code, b0.stderr).toBe(0);
@@ -109,12 +109,12 @@ describe('augment --split', () => {
     writeFileSync(cfg, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8').replace(/^harness: harness/m, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`).replace(/^trajectories:\n  - "\*\.jsonl"/m, `trajectories:\n  - ${path.join(tmp.dir, 'dev.jsonl')}`).replace(/^general: .*$/m, 'general: null').replace(/^out: .*$/m, `out: ${path.join(tmp.dir, 'h')}`)}\nsplit_holdout: [tools.schema-style]\n`);
     for (const split of ['train', 'eval']) {
       const out = path.join(tmp.dir, `h-${split}`);
-      const r = runHsa(['augment', '--config', cfg, '--split', split, '--out', out, '--stages', 'rl', '--quiet', '--force']);
+      const r = runHsa(['augment', '--no-gzip', '--config', cfg, '--split', split, '--out', out, '--stages', 'rl', '--quiet', '--force']);
       expect(r.code, r.stderr).toBe(0);
       const rl = files(path.join(out, 'rl')).map((f) => readFileSync(f, 'utf8')).join('');
       expect(rl.includes('tools.schema-style'), split).toBe(split === 'eval');
     }
-    const bad = runHsa(['augment', '--config', cfg, '--split', 'test', '--out', path.join(tmp.dir, 'x'), '--quiet']);
+    const bad = runHsa(['augment', '--no-gzip', '--config', cfg, '--split', 'test', '--out', path.join(tmp.dir, 'x'), '--quiet']);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain('--split: must be train or eval');
   }, 60_000);

@@ -18,7 +18,7 @@ beforeAll(async () => {
   const dev = path.join(tmp.dir, 'dev.jsonl');
   writeFileSync(dev, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 16).join('\n')}\n`);
   set = path.join(tmp.dir, 'set');
-  const r = runHsa(['augment', '--harness', 'fixtures/live-commerce/harness', '-t', dev, '--out', set, '--variants', '3', '--keep-source', '--stages', 'rl', '--words', 'live-commerce', '--seed', '7', '--quiet']);
+  const r = runHsa(['augment', '--no-gzip', '--harness', 'fixtures/live-commerce/harness', '-t', dev, '--out', set, '--variants', '3', '--keep-source', '--stages', 'rl', '--words', 'live-commerce', '--seed', '7', '--quiet']);
   expect(r.code, r.stderr).toBe(0);
   parts = (await readdir(path.join(set, 'rl'))).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(set, 'rl', f));
 }, 60_000);

@@ -46,7 +46,7 @@ beforeAll(async () => {
   const runs = await Promise.all(
     RUNS.map(async (r) => {
       const out = path.join(tempDir('hsa-fidelity-'), 'out');
-      const args = ['augment', '--harness', path.join(FIX, 'harness'), '-t', path.join(FIX, 'trajectories.jsonl'), '-o', out, '--seed', r.seed, '-k', '12', '--stages', 'sft'];
+      const args = ['augment', '--no-gzip', '--harness', path.join(FIX, 'harness'), '-t', path.join(FIX, 'trajectories.jsonl'), '-o', out, '--seed', r.seed, '-k', '12', '--stages', 'sft'];
       if (r.pool) args.push('--state-pool', r.pool);
       const run = await runHsaAsync(args);
       expect(run.code, run.stderr).toBe(0);

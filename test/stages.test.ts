@@ -65,7 +65,7 @@ describe('stage records and call arguments', () => {
   });
 
   it('SFT and OPD records of one output show the same converted messages, and their lines are JSON.stringify of the records', () => {
-    const cfg = { arguments: 'object', toolsFormat: 'objects', opd: { turns: 'all', generalRatio: 0 } } as unknown as RunConfig;
+    const cfg = { arguments: 'object', toolsFormat: 'objects', opd: { turns: 'all', prompts: 'all', generalRatio: 0 } } as unknown as RunConfig;
     const input = (id: string, msgs: Message[]): StageInput => ({
       id,
       record: { id, messages: msgs } as Trajectory,

@@ -9,7 +9,7 @@ import { removeTempDirs, tempDir } from './helpers/tmp.js';
 
 afterAll(removeTempDirs);
 // version.ts reads package.json relative to dist/ (the run's manifest states the version).
-vi.mock('../src/version.js', () => ({ HSA_VERSION: '0.0.0-test' }));
+vi.mock('../src/version.js', () => ({ HSA_VERSION: '0.0.0-test', ENGINE_VERSION: 0 }));
 
 interface Seen {
   counter: TokenCounter;
@@ -35,7 +35,8 @@ async function countsOfRun(flags: Parameters<typeof resolveRunConfig>[0]): Promi
     return n;
   };
   try {
-    const cfg = await resolveRunConfig({ ...flags, out: tempDir('hsa-assembled-'), maxTokens: 100_000, quiet: true });
+    // Every OPD prefix (not the default one per output), for many prompts of every length.
+    const cfg = await resolveRunConfig({ opdPrompts: 'all', ...flags, out: tempDir('hsa-assembled-'), maxTokens: 100_000, quiet: true });
     await runAugment(cfg, { force: true });
   } finally {
     proto.count = original;

@@ -79,6 +79,7 @@ async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: stri
     io.err(
       `${summary.resumed ? 'resumed' : 'done'}: ${t.input_records} input records (${t.rejected_records} rejected), ${t.variants_written} of ${t.variants_expected} variants written (${t.variants_rejected} rejected)${t.kept_sources ? ` + ${t.kept_sources} sources kept` : ''}\n` +
         `  records: ${stages}\n` +
+        `  bytes: ${sizeLine(summary.size)}\n` +
         (t.prompts_located + t.prompts_replaced + t.reused_call_ids > 0
           ? `  system prompts (${cfg.systemPrompt}): ${t.prompts_matched} matched, ${t.prompts_located} located, ${t.prompts_replaced} replaced${t.prompts_replaced ? ` (${t.prompt_chars_discarded} characters dropped)` : ''}; reused tool-call ids made unique: ${t.reused_call_ids}\n`
           : '') +
@@ -92,6 +93,12 @@ async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: stri
     );
   }
   return 0;
+}
+
+/** `12.4 MB written for 0.9 MB read (13.781 bytes per input byte)` (MB = 2^20 bytes). */
+function sizeLine(size: { input_bytes: number; output_bytes: number; bytes_per_input_byte: number }): string {
+  const mb = (n: number) => `${(n / 2 ** 20).toFixed(1)} MB`;
+  return `${mb(size.output_bytes)} written for ${mb(size.input_bytes)} read (${size.bytes_per_input_byte} bytes per input byte)`;
 }
 
 /** `3 call retries (teacher_invalid_call ×2, …), 1 episode re-run, 2 variants recovered`. */

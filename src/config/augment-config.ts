@@ -89,6 +89,8 @@ export const augmentConfigSchema = z.strictObject({
   opd: z
     .strictObject({
       turns: z.enum(['all', 'first']).optional(),
+      /** OPD prompts per output record: N of its assistant turns (seeded), or `all` (every one). */
+      prompts: z.union([z.number().int().min(1).max(10_000), z.literal('all')]).optional(),
       general_ratio: z.number().min(0).max(0.95).optional(),
     })
     .optional(),
@@ -136,6 +138,8 @@ export interface AugmentFlags {
   arguments?: string;
   toolsFormat?: string;
   skipEmptySft?: boolean;
+  /** `N` or `all`: OPD prompts per output record (config `opd.prompts`). */
+  opdPrompts?: string;
   tokenizer?: string;
   maxTokens?: number;
   plugin?: string[];
@@ -207,7 +211,8 @@ export interface RunConfig {
   tokenizer: string | null;
   /** SFT/OPD records over this many tokens go to rejects (`too_long`); null: no budget. */
   maxTokens: number | null;
-  opd: { turns: 'all' | 'first'; generalRatio: number };
+  /** `prompts`: how many of an output's assistant turns become OPD prompts (see opdTurns in src/output/stages.ts). */
+  opd: { turns: 'all' | 'first'; prompts: number | 'all'; generalRatio: number };
   /** SFT records without an assistant turn go to rejects (`sft_no_assistant`) instead of sft/. */
   sft: { skipWithoutAssistant: boolean };
   rl: { dataSource: string; ability: string };
@@ -227,14 +232,15 @@ export const DEFAULTS = {
   keepSource: false,
   stages: [...STAGES],
   partSize: 1000,
-  gzip: false,
+  gzip: true,
   onError: 'fail' as const,
   concurrency: 4,
   statePool: 64,
   teacher: 'rewrite' as const,
   arguments: 'object' as const,
   toolsFormat: 'list' as const,
-  opd: { turns: 'all' as const, generalRatio: 0.25 },
+  // One prompt per output record: see docs/output.md, "OPD prompts".
+  opd: { turns: 'all' as const, prompts: 1 as number | 'all', generalRatio: 0.25 },
   recovery: { maxCallRetries: 3, maxAttempts: 3 },
 };
 
@@ -307,6 +313,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const toolsFormat = flags.toolsFormat ?? file.tools_format ?? DEFAULTS.toolsFormat;
   if (toolsFormat !== 'list' && toolsFormat !== 'json-string') problems.push(`--tools-format: must be list or json-string, not "${toolsFormat}"`);
   const split = splitOption(flags.split ?? file.split, problems);
+  const opdPrompts = opdPromptsOption(flags.opdPrompts, file.opd?.prompts, problems);
   const tj = 'judge' in t ? t.judge : undefined;
   if (tj && mode === 'rewrite') problems.push('teacher.judge: needs a teacher (mode replay or openai); rewrite mode runs no episode to judge');
   if (problems.length) throw new ConfigError(problems.join('\n'));
@@ -365,7 +372,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     // the config is relative to the config file.
     tokenizer: flags.tokenizer ?? (file.tokenizer !== undefined ? (BUILTIN_TOKENIZERS.includes(file.tokenizer) ? file.tokenizer : rel(file.tokenizer)) : (flags.maxTokens ?? file.max_tokens) !== undefined ? 'qwen3' : null),
     maxTokens: flags.maxTokens ?? file.max_tokens ?? null,
-    opd: { turns: file.opd?.turns ?? DEFAULTS.opd.turns, generalRatio: file.opd?.general_ratio ?? DEFAULTS.opd.generalRatio },
+    opd: { turns: file.opd?.turns ?? DEFAULTS.opd.turns, prompts: opdPrompts, generalRatio: file.opd?.general_ratio ?? DEFAULTS.opd.generalRatio },
     sft: { skipWithoutAssistant: flags.skipEmptySft ?? file.sft?.skip_without_assistant ?? false },
     rl: { dataSource: file.rl?.data_source ?? '', ability: file.rl?.ability ?? 'agent' },
     transforms,
@@ -414,6 +421,16 @@ export function canonicalPath(p: string, cwd = process.cwd()): string {
 
 function normalise(p: string): string {
   return canonicalPath(p);
+}
+
+/** `--opd-prompts` (a positive integer or `all`) over the config's `opd.prompts`, else the default. */
+function opdPromptsOption(flag: string | undefined, file: number | 'all' | undefined, problems: string[]): number | 'all' {
+  if (flag === undefined) return file ?? DEFAULTS.opd.prompts;
+  if (flag === 'all') return 'all';
+  const n = Number(flag);
+  if (Number.isInteger(n) && n >= 1 && n <= 10_000) return n;
+  problems.push(`--opd-prompts: must be a positive integer or all, not "${flag}"`);
+  return DEFAULTS.opd.prompts;
 }
 
 function splitOption(v: string | undefined, problems: string[]): Split | null {

@@ -27,8 +27,8 @@ const PLAIN_CHUNK = 2 << 20;
  * thread pool, so the kernel's copy and any writeback wait are off the main thread), the next
  * lines go into the other. A buffer handed to a stream could not be reused (each flush left a dead
  * buffer for the garbage collector, tens of MB at a time). Writes are issued one at a time, in
- * order. Gzip parts go through zlib's stream (fixed level, no name, mtime 0 — so the bytes depend
- * only on the content).
+ * order. Gzip parts go through zlib's stream (fixed level, no name, mtime 0, OS byte 3 — so the
+ * bytes depend only on the content).
  */
 export class PartWriter {
   private readonly hash = createHash('sha256');
@@ -58,6 +58,9 @@ export class PartWriter {
     const head = new PassThrough({ highWaterMark: CHUNK });
     const tap = new Transform({
       transform: (chunk: Buffer, _enc, cb) => {
+        // The header's OS byte is the zlib build's platform code (3 on Unix, 10 on Windows): fixed
+        // to 3 so the bytes do not depend on the system that wrote them (RFC 1952 §2.3.1; readers ignore it).
+        if (this.bytes === 0 && chunk.length > 9) chunk[9] = 3;
         this.hash.update(chunk);
         this.bytes += chunk.length;
         cb(null, chunk);
@@ -203,4 +206,19 @@ export async function syncDir(dir: string): Promise<void> {
   } catch {
     /* some file systems cannot fsync folders; the rename is still atomic */
   }
+}
+
+/** The manifest's `summary`: bytes read, bytes written (every part as stored, rejects included), and their ratio. */
+export interface OutputSize {
+  input_bytes: number;
+  output_bytes: number;
+  /** output ÷ input, to three decimals (0 for an empty input). */
+  bytes_per_input_byte: number;
+}
+
+/** The size summary of a run from its inputs' sizes and its stages' part files. */
+export function outputSize(inputs: readonly { bytes?: number }[], stages: Record<string, { bytes: number }>): OutputSize {
+  const input = inputs.reduce((n, i) => n + (i.bytes ?? 0), 0);
+  const output = Object.values(stages).reduce((n, s) => n + s.bytes, 0);
+  return { input_bytes: input, output_bytes: output, bytes_per_input_byte: input === 0 ? 0 : Math.round((1000 * output) / input) / 1000 };
 }

@@ -19,8 +19,8 @@ import { canonicalJson, sortKeys } from '../util/canonical-json.js';
 import { hashValue } from '../util/hash.js';
 import { expandInputs } from '../util/inputs.js';
 import { readJsonlLines, readJsonlRanges, type JsonlRange } from '../util/jsonl.js';
-import { HSA_VERSION } from '../version.js';
-import { PartWriter, syncDir, type PartFile } from './part-writer.js';
+import { ENGINE_VERSION, HSA_VERSION } from '../version.js';
+import { outputSize, PartWriter, syncDir, type OutputSize, type PartFile } from './part-writer.js';
 import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
 import { IdIndex } from '../util/id-index.js';
 import { BadRecordError, emptyCounts, emptyTeacherTotals, noteId, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
@@ -97,6 +97,8 @@ export interface RunSummary {
   teacher: Record<string, unknown>;
   /** With a tokenizer: the manifest's `tokens` section. */
   tokens?: Record<string, unknown>;
+  /** The manifest's `summary`: bytes read and written. */
+  size: OutputSize;
 }
 
 export const META_DIR = '.hsa';
@@ -148,6 +150,7 @@ export async function runAugment(
   const outputConfig = outputAffectingConfig(cfg, counter);
   const descriptor = sortKeys({
     hsa_version: HSA_VERSION,
+    engine_version: ENGINE_VERSION,
     config: outputConfig,
     seed: cfg.seed,
     inputs: {
@@ -304,7 +307,7 @@ export async function runAugment(
     // A whole run over a sharded folder finishes it: the shards' notes go, as after hsa merge.
     await rm(path.join(cfg.out, META_DIR, 'shards'), { recursive: true, force: true });
   }
-  const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; reject_reasons: Record<string, number>; teacher: Record<string, unknown> };
+  const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; summary: OutputSize; reject_reasons: Record<string, number>; teacher: Record<string, unknown> };
   return {
     out: cfg.out,
     manifest: manifestPath,
@@ -312,6 +315,7 @@ export async function runAugment(
     partsSkipped: progress.partsSkipped,
     totals: m.totals,
     stages: m.stages,
+    size: m.summary,
     rejectReasons: m.reject_reasons,
     teacher: m.teacher,
     ...((manifest as { tokens?: Record<string, unknown> }).tokens ? { tokens: (manifest as { tokens: Record<string, unknown> }).tokens } : {}),
@@ -668,12 +672,13 @@ export function buildManifest(descriptor: Record<string, unknown>, markers: Part
   }
   const tokens = cfg.tokenizer ? tokenSection(markers, stages, totals, cfg, cfg.tokenizer) : null;
   // The manifest states how many records each input held (the fingerprint only needs the bytes).
-  const described = descriptor.inputs as { trajectories: { file: string; records?: number }[] };
+  const described = descriptor.inputs as { trajectories: { file: string; bytes?: number; records?: number }[] };
   return {
     ...descriptor,
     inputs: { ...described, trajectories: described.trajectories.map((t) => ({ ...t, records: records[t.file] ?? 0 })) },
     parts: markers.map((m) => ({ index: m.index, first: m.first, counts: m.counts })),
     stages,
+    summary: outputSize(described.trajectories, stages),
     totals,
     balance: {
       inputs: `${totals.input_records} = ${totals.valid_records} valid + ${totals.rejected_records} rejected`,

@@ -102,12 +102,13 @@ export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown
 }
 
 /**
- * OPD: prompt-only records ending right before an assistant turn the student must produce (every
- * assistant turn, or only the first), each followed by general prompts at the configured ratio.
+ * OPD: prompt-only records ending right before an assistant turn the student must produce (at most
+ * `opd.prompts` of the record's assistant turns, chosen by opdTurns), each followed by general
+ * prompts at the configured ratio.
  */
 export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly GeneralPrompt[]): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  const chosen = opdTurns(x.record.messages, cfg);
+  const chosen = opdTurns(x, cfg);
   const perDomain = cfg.opd.generalRatio / (1 - cfg.opd.generalRatio);
   const tools = toolsField(x.state, cfg);
   const messages = trainerView(x.record.messages, cfg.arguments);
@@ -135,18 +136,35 @@ export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly Gene
   return out;
 }
 
-/** The assistant turns an OPD prompt is cut before: every one after the first message, or only the first. */
-function opdTurns(messages: readonly Message[], cfg: RunConfig): number[] {
+/**
+ * The assistant turns an OPD prompt of this output is cut before, in order. The candidates are every
+ * assistant turn after the first message (or only the first with `opd.turns: first`); with
+ * `opd.prompts: N` an output keeps N of them. On-policy distillation trains on what the student
+ * generates from each prompt, so a prompt is a context, and the prefixes of one conversation are
+ * near copies of one context (same system prompt and tool list, one more turn each). The variants of
+ * a record are where the contexts differ (another harness state each), so the N cut points of
+ * variant v are the next N of one seeded order of the record's turns (run seed, source id, a fixed
+ * tag): the record's variants together still cover every turn when variants × N ≥ its turns.
+ */
+function opdTurns(x: StageInput, cfg: RunConfig): number[] {
   const turns: number[] = [];
-  messages.forEach((m, i) => {
+  x.record.messages.forEach((m, i) => {
     if (m.role === 'assistant' && i > 0) turns.push(i);
   });
-  return cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
+  const candidates = cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
+  const n = cfg.opd.prompts;
+  if (n === 'all' || candidates.length <= n) return candidates;
+  const order = createRng(cfg.seed, 'opd-prompts', x.provenance.source_id).shuffle(candidates);
+  // A kept source comes after the variants in that order.
+  const v = x.provenance.variant === 'src' ? cfg.variants : x.provenance.variant;
+  const start = (v * n) % order.length;
+  const chosen = Array.from({ length: n }, (_, k) => order[(start + k) % order.length]!);
+  return chosen.sort((a, b) => a - b);
 }
 
 /** The message objects of `sftRecord(x)` that `opdRecords(x)` shows again (in at least one prompt). */
 export function opdShownMessages(x: StageInput, cfg: RunConfig): ReadonlySet<object> {
-  const chosen = opdTurns(x.record.messages, cfg);
+  const chosen = opdTurns(x, cfg);
   return new Set(chosen.length === 0 ? [] : trainerView(x.record.messages, cfg.arguments).slice(0, chosen[chosen.length - 1]));
 }
 

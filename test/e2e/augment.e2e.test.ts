@@ -22,7 +22,7 @@ function subset(n: number, dir = tmp()): string {
 }
 
 const small = (input: string, out: string, extra: string[] = []) => [
-  'augment', '--harness', HARNESS, '-t', input, '-o', out, '--seed', '7', '--variants', '2', '--part-size', '8', '-q', ...extra,
+  'augment', '--no-gzip', '--harness', HARNESS, '-t', input, '-o', out, '--seed', '7', '--variants', '2', '--part-size', '8', '-q', ...extra,
 ];
 
 describe('hsa augment', () => {
@@ -118,7 +118,7 @@ describe('hsa augment', () => {
     // b.jsonl line 3 repeats a.jsonl line 2 (a later part: --part-size 8 ends the first part at b line 2).
     writeFileSync(b, `${[...lines.slice(6, 8), lines[1]!, ...lines.slice(8)].join('\n')}\n`);
     const id = (JSON.parse(lines[1]!) as { id: string }).id;
-    const args = (out: string) => ['augment', '--harness', HARNESS, '-t', a, b, '-o', out, '--seed', '7', '--variants', '1', '--part-size', '8', '--on-error', 'skip', '-q'];
+    const args = (out: string) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', a, b, '-o', out, '--seed', '7', '--variants', '1', '--part-size', '8', '--on-error', 'skip', '-q'];
     const out = path.join(dir, 'out');
     expect(runHsa(args(out)).code).toBe(0);
     const rejects = readJsonl(path.join(out, 'rejects/part-00001.jsonl'));
@@ -219,7 +219,7 @@ describe('hsa augment', () => {
     const dir = tmp();
     const cfg = path.join(dir, 'hsa.yaml');
     writeFileSync(cfg, 'harness: x\nvariants: -1\nstagez: [sft]\n');
-    const r = runHsa(['augment', '--config', cfg]);
+    const r = runHsa(['augment', '--no-gzip', '--config', cfg]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${cfg}:2: variants:`);
     expect(r.stderr).toContain(`${cfg}:3: (root): unknown key: stagez`);
@@ -247,7 +247,7 @@ describe('hsa augment', () => {
     const dir = tmp();
     const cfg = path.join(dir, 'hsa.yaml');
     writeFileSync(cfg, `harness: ${path.join(REPO, HARNESS)}\ntrajectories: [${input}]\nout: out\nvariants: 1\nstages: [opd]\nopd: { turns: first, general_ratio: 0 }\n`);
-    const r = runHsa(['augment', '--config', cfg, '-q']);
+    const r = runHsa(['augment', '--no-gzip', '--config', cfg, '-q']);
     expect(r.code, r.stderr).toBe(0);
     const opd = readJsonl(path.join(dir, 'out/opd/part-00000.jsonl')) as { id: string; messages: { role: string }[] }[];
     expect(opd).toHaveLength(6);

@@ -55,7 +55,7 @@ let manifest: { stages: Record<string, { records: number }> };
 
 beforeAll(async () => {
   out = tempDir('hsa-demo-');
-  const r = await runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', out, '-q']);
+  const r = await runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', out, '-q']);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));

@@ -22,7 +22,7 @@ describe('command hooks (Claude Code convention)', () => {
     writeFileSync(path.join(harness, 'hooks.yaml'), `${hooks.trimEnd()}\n  - id: length_check\n    event: Stop\n    command: ./length-check.sh\n    timeout: 10\n`);
     const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 4);
     writeFileSync(path.join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
-    const args = (out: string) => ['augment', '--harness', harness, '-t', path.join(dir, 'in.jsonl'), '-o', path.join(dir, out), '--teacher', 'replay', '--variants', '1', '--stages', 'sft', '--transforms', 'tools.order'];
+    const args = (out: string) => ['augment', '--no-gzip', '--harness', harness, '-t', path.join(dir, 'in.jsonl'), '-o', path.join(dir, out), '--teacher', 'replay', '--variants', '1', '--stages', 'sft', '--transforms', 'tools.order'];
 
     const off = await runHsaAsync(args('off'));
     expect(off.code, off.stderr).toBe(0);

@@ -25,7 +25,7 @@ describe('developer messages and later system messages', () => {
   const out = path.join(dir, 'out');
 
   it('every variant is written; developer text names the tools by their new names', async () => {
-    const a = await runHsaAsync(['augment', '-t', FIXTURE, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '-t', FIXTURE, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals).toMatchObject({ valid_records: 12, variants_written: 96, variants_rejected: 0 });
     const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Out);

@@ -17,8 +17,8 @@ beforeAll(async () => {
   fixtureOut = tempDir('hsa-export-src-');
   demoOut = tempDir('hsa-export-demo-');
   const [a, b] = await Promise.all([
-    runHsaAsync(['augment', '--config', FIXTURE, '--out', fixtureOut, '--force', '-q']),
-    runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demoOut, '--force', '-q', '--stages', 'sft,rl']),
+    runHsaAsync(['augment', '--no-gzip', '--config', FIXTURE, '--out', fixtureOut, '--force', '-q']),
+    runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demoOut, '--force', '-q', '--stages', 'sft,rl']),
   ]);
   expect(a.stderr).toBe('');
   expect(a.code).toBe(0);
@@ -241,7 +241,7 @@ describe('hsa export: determinism and bad inputs', () => {
 
   it('reads gzip parts and the string forms of tools and arguments, writing the same records', async () => {
     const src = tempDir('hsa-export-gz-');
-    const r = await runHsaAsync(['augment', '--config', FIXTURE, '--out', src, '--force', '-q', '--gzip', '--tools-format', 'json-string', '--arguments', 'string']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', FIXTURE, '--out', src, '--force', '-q', '--gzip', '--tools-format', 'json-string', '--arguments', 'string']);
     expect(r.code, r.stderr).toBe(0);
     for (const format of ['swift', 'llamafactory', 'trl']) {
       const [a, b] = await Promise.all([exportTo(fixtureOut, format), exportTo(src, format)]);
@@ -283,7 +283,7 @@ describe('hsa export: determinism and bad inputs', () => {
       [['export', fixtureOut, '--to', 'axolotl', '--out', path.join(root, 'o2')], /unknown format "axolotl" \(formats: verl-sft, verl-rl, llamafactory, swift, trl\)/],
       [['export', fixtureOut, '--to', 'swift', '--out', path.join(root, 'o3'), '--max-tokens', '100', '--tokenizer', noTokenizer], /tokenizer\.json: cannot read/],
       [['export', fixtureOut, '--to', 'llamafactory', '--stage', 'opd', '--out', path.join(root, 'o4')], /llamafactory exports sft records/],
-      [['augment', '--config', FIXTURE, '--out', path.join(root, 'o5'), '--tokenizer', noTokenizer], /tokenizer\.json: cannot read/],
+      [['augment', '--no-gzip', '--config', FIXTURE, '--out', path.join(root, 'o5'), '--tokenizer', noTokenizer], /tokenizer\.json: cannot read/],
     ];
     for (const [args, message] of cases) {
       const r = await runHsaAsync(args);

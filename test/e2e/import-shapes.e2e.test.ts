@@ -25,7 +25,7 @@ async function importAugmentCheck(from: string, fixture: string, dir: string): P
   const v = await runHsaAsync(['validate', '-t', imported]);
   expect(v.code, v.stdout + v.stderr).toBe(0);
   const out = path.join(dir, 'out');
-  const a = await runHsaAsync(['augment', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+  const a = await runHsaAsync(['augment', '--no-gzip', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
   expect(a.code, a.stderr).toBe(0);
   expect((JSON.parse(a.stdout) as { totals: { variants_rejected: number } }).totals.variants_rejected).toBe(0);
   const c = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', imported, '--json'], { encoding: 'utf8' });

@@ -39,7 +39,7 @@ async function roundTrip(from: string, fixture: string, badLines: string[], extr
   const v = await runHsaAsync(['validate', '-t', imported]);
   expect(v.code, v.stdout + v.stderr).toBe(0);
   const out = path.join(dir, 'out');
-  const a = await runHsaAsync(['augment', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json', ...extra]);
+  const a = await runHsaAsync(['augment', '--no-gzip', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json', ...extra]);
   expect(a.code, a.stderr).toBe(0);
   expect((JSON.parse(a.stdout) as { totals: { variants_rejected: number } }).totals.variants_rejected).toBe(0);
   const c = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', imported, '--json'], { encoding: 'utf8' });
@@ -109,7 +109,7 @@ describe('xlam: query/tools/answers as JSON strings, parameters with Python type
     const i = await runHsaAsync(['import', '--from', 'xlam', fx('xlam/transit-library.json'), '-o', imported, '--on-error', 'skip']);
     expect(i.code, i.stderr).toBe(0);
     const out = path.join(dir, 'out');
-    const a = await runHsaAsync(['augment', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--transforms', 'tools.param-rename']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--transforms', 'tools.param-rename']);
     expect(a.code, a.stderr).toBe(0);
     const sft = readJsonl<Rec & { meta: { source_id: string; transforms: { id: string; params: { renamed?: Record<string, string> } }[] } }>(path.join(out, 'sft/part-00000.jsonl'));
     const renamedTags = sft.filter((r) => r.meta.source_id === 'alpaca-tags' && r.meta.transforms.some((t) => t.params.renamed?.tags !== undefined));
@@ -257,7 +257,7 @@ describe('gemini: generateContent logs', () => {
     const imported = path.join(dir, 'g.jsonl');
     expect((await runHsaAsync(['import', '--from', 'gemini', fixture, '-o', imported, '--on-error', 'skip'])).code).toBe(0);
     const out = path.join(dir, 'out');
-    const a = await runHsaAsync(['augment', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--transforms', 'tools.schema-style']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--transforms', 'tools.schema-style']);
     expect(a.code, a.stderr).toBe(0);
     const sft = readJsonl<Rec & { meta: { source_id: string; transforms: { id: string; params: { restyled?: Record<string, string> } }[] } }>(path.join(out, 'sft/part-00000.jsonl'));
     const wrapped = sft.filter((r) => r.meta.transforms.some((t) => t.params.restyled?.request_loan?.startsWith('wrap:')));

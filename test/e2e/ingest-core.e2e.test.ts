@@ -46,7 +46,7 @@ function augment(name: string, args: string[]): Promise<Run> {
 
 async function augmentOnce(name: string, args: string[]): Promise<Run> {
   const out = path.join(tmp.dir, name);
-  const r = await runHsaAsync(['augment', ...args, '--out', out, '-k', '8', '--stages', 'sft', '--quiet']);
+  const r = await runHsaAsync(['augment', '--no-gzip', ...args, '--out', out, '-k', '8', '--stages', 'sft', '--quiet']);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as Json;

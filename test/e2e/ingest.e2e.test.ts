@@ -225,7 +225,7 @@ describe('hsa init', () => {
     expect(o.problems.filter((p) => p.path === 'messages.0.content').map((p) => p.line)).toEqual([1, 2]);
 
     const out = path.join(dir, 'aug');
-    const a = await hsa(['augment', '--harness', harness, '-t', TRAJ, '-o', out, '-k', '8', '--seed', '3', '--json', '-q']);
+    const a = await hsa(['augment', '--no-gzip', '--harness', harness, '-t', TRAJ, '-o', out, '-k', '8', '--seed', '3', '--json', '-q']);
     clean(a);
     expect(a.code, a.stderr).toBe(0);
     const totals = (JSON.parse(a.stdout) as { totals: Record<string, number> }).totals;
@@ -265,7 +265,7 @@ describe('hsa init on a logged prompt that ends with a newline', () => {
     const v = await hsa(['validate', harness, '-t', file]);
     expect(v.code, v.stderr).toBe(0);
     const out = path.join(dir, 'aug');
-    const a = await hsa(['augment', '--harness', harness, '-t', file, '-o', out, '-k', '4', '--seed', '1', '--stages', 'sft', '-q']);
+    const a = await hsa(['augment', '--no-gzip', '--harness', harness, '-t', file, '-o', out, '-k', '4', '--seed', '1', '--stages', 'sft', '-q']);
     expect(a.code, a.stderr).toBe(0);
     const lines = readFileSync(path.join(out, 'sft', 'part-00000.jsonl'), 'utf8').trim().split('\n');
     expect(lines).toHaveLength(4);

@@ -36,7 +36,7 @@ describe('hsa init on logs whose system prompt holds lone carriage returns', () 
 
   it('augment under the inferred folder keeps them in every variant; the checker finds nothing', async () => {
     const out = path.join(dir, 'out');
-    const a = await runHsaAsync(['augment', '--harness', h, '-t', FIXTURE, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '--harness', h, '-t', FIXTURE, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals).toMatchObject({ valid_records: 5, variants_written: 40, variants_rejected: 0 });
     const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { messages: { content: string }[] });

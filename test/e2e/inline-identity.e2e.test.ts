@@ -30,7 +30,7 @@ async function sftLines(name: string, records: Json[], extra: string[] = []): Pr
   const file = path.join(tmp.dir, `${name}.jsonl`);
   writeFileSync(file, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
   const out = path.join(tmp.dir, `out-${name}`);
-  const r = await runHsaAsync(['augment', '-t', file, '-o', out, '--variants', '3', '--stages', 'sft', '-q', ...extra]);
+  const r = await runHsaAsync(['augment', '--no-gzip', '-t', file, '-o', out, '--variants', '3', '--stages', 'sft', '-q', ...extra]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const lines = new Map<string, string>();

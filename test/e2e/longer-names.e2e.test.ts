@@ -43,7 +43,7 @@ describe('a tool name that starts a longer one', () => {
 
   it('renames touch only the name as a whole phrase; the longer names and the retired service stay', async () => {
     const out = path.join(dir, 'rename');
-    const a = await runHsaAsync(['augment', '-t', FIXTURE, '-o', out, '-k', '8', '--seed', '3', '--transforms', 'tools.rename', '--stages', 'sft', '-q']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '-t', FIXTURE, '-o', out, '-k', '8', '--seed', '3', '--transforms', 'tools.rename', '--stages', 'sft', '-q']);
     expect(a.code, a.stderr).toBe(0);
     const seen = { shortOnly: 0, pricesOnly: 0 };
     for (const r of readJsonl<Out>(path.join(out, 'sft/part-00000.jsonl'))) {
@@ -80,7 +80,7 @@ describe('a tool name that starts a longer one', () => {
 
   it('every transform on: every variant is written and the independent checker passes', async () => {
     const out = path.join(dir, 'all');
-    const a = await runHsaAsync(['augment', '-t', FIXTURE, '-o', out, '-k', '6', '--seed', '5', '--stages', 'sft', '-q', '--json']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '-t', FIXTURE, '-o', out, '-k', '6', '--seed', '5', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals).toMatchObject({ variants_written: 36, variants_rejected: 0 });
     const c = runChecker(out, [FIXTURE]);

@@ -24,7 +24,7 @@ describe('hsa preview = hsa augment', () => {
     const fixture = readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8');
     const transforms = fixture.slice(fixture.indexOf('\ntransforms:'));
     writeFileSync(cfg, [`harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`, `trajectories: [${input}]`, 'out: out', 'seed: 21', 'variants: 4', 'stages: [sft]', 'arguments: string', transforms].join('\n'));
-    const a = await runHsaAsync(['augment', '--config', cfg, '-q', ...poolFlag]);
+    const a = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-q', ...poolFlag]);
     expect(a.code, a.stderr).toBe(0);
     const sft = new Map(readJsonl(path.join(dir, 'out/sft/part-00000.jsonl')).map((r) => [r.id, r]));
     let compared = 0;

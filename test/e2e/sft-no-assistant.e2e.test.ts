@@ -19,7 +19,7 @@ describe('SFT records without an assistant turn', () => {
     });
     const input = path.join(dir, 'in.jsonl');
     writeFileSync(input, `${[...lines, ...cut].join('\n')}\n`);
-    const args = (out: string, ...more: string[]) => ['augment', '--harness', path.join(REPO, 'fixtures/live-commerce/harness'), '-t', input, '-o', path.join(dir, out), '-k', '2', '--stages', 'sft,opd', '--json', ...more];
+    const args = (out: string, ...more: string[]) => ['augment', '--no-gzip', '--harness', path.join(REPO, 'fixtures/live-commerce/harness'), '-t', input, '-o', path.join(dir, out), '-k', '2', '--stages', 'sft,opd', '--json', ...more];
 
     const [kept, skipped, text] = await Promise.all([runHsaAsync(args('kept')), runHsaAsync(args('skipped', '--skip-empty-sft')), runHsaAsync(args('text', '--skip-empty-sft').filter((a) => a !== '--json'))]);
     expect(kept.code, kept.stderr).toBe(0);

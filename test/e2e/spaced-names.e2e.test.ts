@@ -45,7 +45,7 @@ describe('tool names with spaces and other characters OpenAI refuses', () => {
   });
 
   it('augment writes every variant; calls, the JSON tool list, code spans and prose follow the renames', async () => {
-    const a = await runHsaAsync(['augment', '-t', FIXTURE, '-o', out, '-k', '8', '--seed', '7', '--stages', 'sft,rl', '-q', '--json']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '-t', FIXTURE, '-o', out, '-k', '8', '--seed', '7', '--stages', 'sft,rl', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ input_records: 12, valid_records: 12, variants_written: 96, variants_rejected: 0 });
     const sft = readJsonl<Out>(path.join(out, 'sft/part-00000.jsonl'));

@@ -54,7 +54,7 @@ beforeAll(async () => {
   const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, RECORDS);
   input = path.join(dir, 'in.jsonl');
   writeFileSync(input, `${lines.join('\n')}\n`);
-  const r = await runHsaAsync(['augment', '--config', config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' }), '-q']);
+  const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' }), '-q']);
   expect(r.code, r.stderr).toBe(0);
   reference = readdirSync(path.join(dir, 'out/sft')).sort().map((f) => path.join(dir, 'out/sft', f));
   const inspect = await runHsaAsync(['inspect', path.join(REPO, 'fixtures/live-commerce/harness'), '--json']);
@@ -74,8 +74,8 @@ describe('teacher recovery', () => {
     const bare = await serve(faults(replayingModel(reference), profile));
     const bareDir = tmp();
     const [r, without] = await Promise.all([
-      runHsaAsync(['augment', '--config', cfg, '--json']),
-      runHsaAsync(['augment', '--config', config(bareDir, bare.url, { timeout_s: 1, recovery: { max_call_retries: 0, max_attempts: 1 } }), '--json']),
+      runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--json']),
+      runHsaAsync(['augment', '--no-gzip', '--config', config(bareDir, bare.url, { timeout_s: 1, recovery: { max_call_retries: 0, max_attempts: 1 } }), '--json']),
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(without.code, without.stderr).toBe(0);
@@ -110,7 +110,7 @@ describe('teacher recovery', () => {
     expect(manifest.teacher).toEqual(s.teacher);
     const first = treeHashes(path.join(dir, 'out'));
     const before = server.count();
-    const again = await runHsaAsync(['augment', '--config', cfg, '--force', '--json', '--require-cache']);
+    const again = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--force', '--json', '--require-cache']);
     expect(again.code, again.stderr).toBe(0);
     expect(server.count()).toBe(before);
     expect(treeHashes(path.join(dir, 'out'))).toEqual(first);
@@ -119,7 +119,7 @@ describe('teacher recovery', () => {
   it('a missing required argument is reported as an invalid call (not a divergent one), with the error the model got', async () => {
     const server = await serve(faults(replayingModel(reference), { rateMissingArg: 1, seed: 1 }));
     const dir = tmp();
-    const r = await runHsaAsync(['augment', '--config', config(dir, server.url, { recovery: { max_call_retries: 1, max_attempts: 1 } }), '--json']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, server.url, { recovery: { max_call_retries: 1, max_attempts: 1 } }), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const rejects = rowsOf(path.join(dir, 'out'), 'rejects');
     expect(rejects.length).toBeGreaterThan(0);
@@ -150,7 +150,7 @@ describe('teacher recovery', () => {
     const server = await serve((req, i) => (server.authHeaders[i] === `Bearer ${KEY}` ? model(req, i) : { kind: 'status', status: 401 }));
     const dir = tmp();
     const cfg = config(dir, server.url, { api_key_env: 'HSA_RECOVERY_WRONG_KEY' });
-    const r = await runHsaAsync(['augment', '--config', cfg]);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('teacher refused our credentials (401)');
     expect(r.stderr).toContain('HSA_RECOVERY_WRONG_KEY');
@@ -158,7 +158,7 @@ describe('teacher recovery', () => {
     expect(existsSync(path.join(dir, 'out/manifest.json'))).toBe(false);
     expect(readdirSync(path.join(dir, 'out/.hsa/done'))).toEqual([]);
     expect(rowsOf(path.join(dir, 'out'), 'rejects')).toEqual([]);
-    const again = await runHsaAsync(['augment', '--config', cfg, '--teacher-key-env', 'HSA_RECOVERY_KEY', '--json']);
+    const again = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--teacher-key-env', 'HSA_RECOVERY_KEY', '--json']);
     expect(again.code, again.stderr).toBe(0);
     const s = JSON.parse(again.stdout);
     expect(s.resumed).toBe(true);
@@ -171,7 +171,7 @@ describe('teacher recovery', () => {
   ])('%i is fatal too', async (status, message) => {
     const server = await serve(() => ({ kind: 'status', status }));
     const dir = tmp();
-    const r = await runHsaAsync(['augment', '--config', config(dir, server.url), '-q']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, server.url), '-q']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(message);
     expect(existsSync(path.join(dir, 'out/manifest.json'))).toBe(false);
@@ -182,14 +182,14 @@ describe('teacher recovery', () => {
 
   it('an unset key variable is an error for a remote endpoint, and fine for a loopback one (a placeholder is sent)', async () => {
     const dir = tmp();
-    const remote = await runHsaAsync(['augment', '--config', config(dir, 'http://192.0.2.1/v1', { api_key_env: 'HSA_RECOVERY_UNSET_KEY' })]);
+    const remote = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, 'http://192.0.2.1/v1', { api_key_env: 'HSA_RECOVERY_UNSET_KEY' })]);
     expect(remote.code).toBe(1);
     expect(remote.stderr).toContain('teacher.api_key_env: the variable HSA_RECOVERY_UNSET_KEY is not set, and http://192.0.2.1/v1 is not a loopback address');
     expect(remote.stderr).not.toContain(STACK_LINE);
     expect(existsSync(path.join(dir, 'out'))).toBe(false);
     const server = await serve(replayingModel(reference));
     const local = tmp();
-    const r = await runHsaAsync(['augment', '--config', config(local, server.url, { api_key_env: 'HSA_RECOVERY_UNSET_KEY' }), '-q']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(local, server.url, { api_key_env: 'HSA_RECOVERY_UNSET_KEY' }), '-q']);
     expect(r.code, r.stderr).toBe(0);
     expect(new Set(server.authHeaders)).toEqual(new Set(['Bearer no-key']));
   });

@@ -54,7 +54,7 @@ beforeAll(async () => {
   writeFileSync(input, `${lines.join('\n')}\n`);
   // The reference a good teacher would produce: the replay teacher's output under the same states.
   const cfg = config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' });
-  const r = await runHsaAsync(['augment', '--config', cfg, '-q']);
+  const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-q']);
   expect(r.code, r.stderr).toBe(0);
   referenceSft = readdirSync(path.join(dir, 'out/sft')).sort().map((f) => path.join(dir, 'out/sft', f));
 });
@@ -65,7 +65,7 @@ async function referenceFor(transforms: string): Promise<string[]> {
   const hit = references.get(transforms);
   if (hit) return hit;
   const dir = tmp();
-  const r = await runHsaAsync(['augment', '--config', config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' }, transforms), '-q']);
+  const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' }, transforms), '-q']);
   expect(r.code, r.stderr).toBe(0);
   const files = readdirSync(path.join(dir, 'out/sft')).sort().map((f) => path.join(dir, 'out/sft', f));
   references.set(transforms, files);
@@ -102,7 +102,7 @@ describe('hsa augment --teacher openai', () => {
     const server = await serve(replayingModel(referenceSft));
     const dir = tmp();
     const cfg = config(dir, server.url);
-    const r = await runHsaAsync(['augment', '--config', cfg, '--json']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout);
     expect(summary.totals.variants_written).toBe(RECORDS * 2);
@@ -114,7 +114,7 @@ describe('hsa augment --teacher openai', () => {
     }
     const first = treeHashes(path.join(dir, 'out'));
     const before = server.count();
-    const again = await runHsaAsync(['augment', '--config', cfg, '--force', '--json', '--require-cache']);
+    const again = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--force', '--json', '--require-cache']);
     expect(again.code, again.stderr).toBe(0);
     expect(server.count()).toBe(before);
     expect(JSON.parse(again.stdout).teacher_requests.requests).toBe(0);
@@ -132,7 +132,7 @@ describe('hsa augment --teacher openai', () => {
     const server = await serve(flaky);
     const dir = tmp();
     const cfg = config(dir, server.url, { timeout_s: 0.5 });
-    const r = await runHsaAsync(['augment', '--config', cfg, '--json']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const s = JSON.parse(r.stdout);
     expect(s.totals.variants_written + s.totals.variants_rejected).toBe(RECORDS * 2);
@@ -141,7 +141,7 @@ describe('hsa augment --teacher openai', () => {
     expect(flaky.outcomes).toContain('500');
     const first = treeHashes(path.join(dir, 'out'));
     const before = server.count();
-    const again = await runHsaAsync(['augment', '--config', cfg, '--force', '--json']);
+    const again = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--force', '--json']);
     expect(again.code, again.stderr).toBe(0);
     expect(server.count()).toBe(before);
     expect(treeHashes(path.join(dir, 'out'))).toEqual(first);
@@ -162,7 +162,7 @@ describe('hsa augment --teacher openai', () => {
     });
     const dir = tmp();
     const cfg = config(dir, server.url, {}, renameAll);
-    const r = await runHsaAsync(['augment', '--config', cfg, '--json']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const rejects = readdirSync(path.join(dir, 'out/rejects')).flatMap((f) => readJsonl(path.join(dir, 'out/rejects', f)));
     const reasons = rejects.map((x) => String(x.reason));
@@ -190,14 +190,14 @@ describe('hsa augment --teacher openai', () => {
     const server = await serve((req, i) => (down ? { kind: 'status', status: 503 } : model(req, i)));
     const dir = tmp();
     const cfg = config(dir, server.url, { max_retries: 1 });
-    const r = await runHsaAsync(['augment', '--config', cfg]);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('teacher unavailable after 2 attempts');
     expect(r.stderr).not.toContain(STACK_LINE);
     expect(existsSync(path.join(dir, 'out/manifest.json'))).toBe(false);
     expect(readdirSync(path.join(dir, 'out/sft'))).toEqual([]);
     down = false;
-    const again = await runHsaAsync(['augment', '--config', cfg, '-q']);
+    const again = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-q']);
     expect(again.code, again.stderr).toBe(0);
     expect(existsSync(path.join(dir, 'out/manifest.json'))).toBe(true);
   });
@@ -205,7 +205,7 @@ describe('hsa augment --teacher openai', () => {
   it('--require-cache turns a miss into an error', async () => {
     const server = await serve(replayingModel(referenceSft));
     const dir = tmp();
-    const r = await runHsaAsync(['augment', '--config', config(dir, server.url), '--require-cache']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, server.url), '--require-cache']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain('is not in the cache (--require-cache)');
     expect(server.count()).toBe(0);
@@ -216,7 +216,7 @@ describe('hsa augment --teacher openai', () => {
     const server = await serve(replayingModel(await referenceFor('transforms: { tools.order: false }')));
     const dir = tmp();
     const strict = 'transforms: { hooks.threshold: { p: 1, minFactor: 0.5, maxFactor: 0.6, checks: [max_chars] } }';
-    const r = await runHsaAsync(['augment', '--config', config(dir, server.url, {}, strict), '--json']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, server.url, {}, strict), '--json']);
     expect(r.code, r.stderr).toBe(0);
     const sft = readdirSync(path.join(dir, 'out/sft')).flatMap((f) => readJsonl(path.join(dir, 'out/sft', f))) as { messages: { role: string; name?: string; content: string }[]; meta: { transforms: { params: { to?: number } }[] } }[];
     const rej = readdirSync(path.join(dir, 'out/rejects')).flatMap((f) => readJsonl(path.join(dir, 'out/rejects', f)));
@@ -232,7 +232,7 @@ describe('hsa augment --teacher openai', () => {
 
     const replayDir = tmp();
     const cfg = config(replayDir, server.url, { mode: 'replay' }, strict);
-    const rr = await runHsaAsync(['augment', '--config', cfg, '--json']);
+    const rr = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--json']);
     expect(rr.code, rr.stderr).toBe(0);
     const rejects = readdirSync(path.join(replayDir, 'out/rejects')).flatMap((f) => readJsonl(path.join(replayDir, 'out/rejects', f)));
     expect(rejects.length).toBeGreaterThan(0);
@@ -263,7 +263,7 @@ describe('hsa augment --teacher openai', () => {
       expect(rounds).toBeLessThan(20);
     }
     expect(rounds).toBeGreaterThan(1);
-    const r = await runHsaAsync(['augment', '--config', cfg, '--require-cache', '--json']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--require-cache', '--json']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).totals.variants_written).toBe(RECORDS * 2);
   });
@@ -272,16 +272,16 @@ describe('hsa augment --teacher openai', () => {
     const model = replayingModel(referenceSft);
     const server = await serve(async (req, i) => ({ ...(model(req, i) as Behaviour), delayMs: 20 }) as Behaviour);
     const whole = tmp();
-    expect((await runHsaAsync(['augment', '--config', config(whole, server.url), '-q'])).code).toBe(0);
+    expect((await runHsaAsync(['augment', '--no-gzip', '--config', config(whole, server.url), '-q'])).code).toBe(0);
     const killedDir = tmp();
     const cfg = config(killedDir, server.url);
     // A fresh cache for the killed run, so it really talks to the server.
-    const child = spawn(process.execPath, [HSA_BIN, 'augment', '--config', cfg, '-q'], { cwd: REPO, stdio: 'ignore', env: process.env });
+    const child = spawn(process.execPath, [HSA_BIN, 'augment', '--no-gzip', '--config', cfg, '-q'], { cwd: REPO, stdio: 'ignore', env: process.env });
     await afterFirstPart(path.join(killedDir, 'out'));
     child.kill('SIGKILL');
     await new Promise((r) => child.on('close', r));
     expect(existsSync(path.join(killedDir, 'out/manifest.json'))).toBe(false);
-    const again = await runHsaAsync(['augment', '--config', cfg, '-q']);
+    const again = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-q']);
     expect(again.code, again.stderr).toBe(0);
     expect(treeHashes(path.join(killedDir, 'out'))).toEqual(treeHashes(path.join(whole, 'out')));
   });
@@ -290,10 +290,10 @@ describe('hsa augment --teacher openai', () => {
     const model = replayingModel(referenceSft);
     const server = await serve(async (req, i) => ({ ...(model(req, i) as Behaviour), delayMs: 30 }) as Behaviour);
     const whole = tmp();
-    expect((await runHsaAsync(['augment', '--config', config(whole, server.url), '-q'])).code).toBe(0);
+    expect((await runHsaAsync(['augment', '--no-gzip', '--config', config(whole, server.url), '-q'])).code).toBe(0);
     const dir = tmp();
     const cfg = config(dir, server.url);
-    const child = spawn(process.execPath, [HSA_BIN, 'augment', '--config', cfg, '-q'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+    const child = spawn(process.execPath, [HSA_BIN, 'augment', '--no-gzip', '--config', cfg, '-q'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     await afterFirstPart(path.join(dir, 'out'));
@@ -304,7 +304,7 @@ describe('hsa augment --teacher openai', () => {
     expect(stderr).not.toContain(STACK_LINE);
     expect(existsSync(path.join(dir, 'out/manifest.json'))).toBe(false);
     expect(readdirSync(path.join(dir, 'out/sft')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
-    const again = await runHsaAsync(['augment', '--config', cfg, '-q']);
+    const again = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-q']);
     expect(again.code, again.stderr).toBe(0);
     expect(treeHashes(path.join(dir, 'out'))).toEqual(treeHashes(path.join(whole, 'out')));
   });
@@ -315,7 +315,7 @@ describe('hsa augment --teacher openai', () => {
     for (const mode of ['replay', 'openai']) {
       for (const concurrency of ['1', '16']) {
         const dir = tmp();
-        const r = await runHsaAsync(['augment', '--config', config(dir, server.url, { mode }), '--concurrency', concurrency, '-q']);
+        const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, server.url, { mode }), '--concurrency', concurrency, '-q']);
         expect(r.code, r.stderr).toBe(0);
         trees.push(treeHashes(path.join(dir, 'out')));
       }

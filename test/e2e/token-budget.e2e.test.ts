@@ -30,7 +30,7 @@ function lines(out: string, stage: string): Record<string, any>[] {
 describe('augment --max-tokens', () => {
   it('near the demo SFT median: every record written fits, the rest are in rejects with their counts, the balance holds', async () => {
     const out = tempDir('hsa-budget-');
-    const r = await runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', out, '--stages', 'sft', '--max-tokens', '3000', '--json']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', out, '--stages', 'sft', '--max-tokens', '3000', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { tokens: { stages: { sft: { records: number; too_long: number; max: number; p50: number } } } };
     const m = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
@@ -62,7 +62,7 @@ describe('augment --max-tokens', () => {
 
   it('keeps only the OPD prompts that fit (counted with the generation prompt), and states the budget in the fingerprint', async () => {
     const out = tempDir('hsa-budget-');
-    const args = ['augment', '--config', 'test/fixtures/export/hsa.yaml', '--out', out, '--stages', 'sft,opd', '--max-tokens', '600', '-q'];
+    const args = ['augment', '--no-gzip', '--config', 'test/fixtures/export/hsa.yaml', '--out', out, '--stages', 'sft,opd', '--max-tokens', '600', '-q'];
     const r = await runHsaAsync(args);
     expect(r.code, r.stderr).toBe(0);
     const m = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));

@@ -22,7 +22,7 @@ describe('verify reads logged tool names as augment does', () => {
   const out = path.join(dir, 'out');
 
   it('the output of augment is sound', async () => {
-    const a = await runHsaAsync(['augment', '--harness', HARNESS, '-t', SOURCES, '-o', out, '-k', '4', '--seed', '3', '--stages', 'sft', '-q']);
+    const a = await runHsaAsync(['augment', '--no-gzip', '--harness', HARNESS, '-t', SOURCES, '-o', out, '-k', '4', '--seed', '3', '--stages', 'sft', '-q']);
     expect(a.code, a.stderr).toBe(0);
     const v = await runHsaAsync(['verify', out, '--harness', HARNESS, '--sources', SOURCES]);
     expect(v.stdout + v.stderr).not.toMatch(/round trip: /);

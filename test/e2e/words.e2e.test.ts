@@ -57,7 +57,7 @@ describe.each(HARNESSES)('a non-commerce harness ($name) with the default config
   it.concurrent.each(seeds)('seed %s: no live-commerce word in the output; distractors from the default pack', async (seed) => {
     expect(forbidden).toEqual(expect.arrayContaining(['zhibo', 'shangpin', 'lottery', 'lucky', 'coupon', 'viewer', 'dingdan']));
     const out = tempDir('hsa-words-');
-    const r = await runHsaAsync(['augment', '--harness', harness, '-t', trajectories, '-o', out, '--seed', seed, '-k', k, '--state-pool', '0', ...stages, '-q']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--harness', harness, '-t', trajectories, '-o', out, '--seed', seed, '-k', k, '--state-pool', '0', ...stages, '-q']);
     expect(r.stderr).not.toContain(STACK_LINE);
     expect(r.code).toBe(0);
     const records = modelRecords(out);
@@ -81,7 +81,7 @@ describe('synonym senses in a flight-booking harness', () => {
     await Promise.all(
       ['11', '12', '13'].map(async (seed) => {
         const out = tempDir('hsa-words-');
-        const r = await runHsaAsync(['augment', '--harness', HARNESSES[0]!.harness, '-t', HARNESSES[0]!.trajectories, '-o', out, '--seed', seed, '-k', '8', '--state-pool', '0', '--transforms', 'tools.rename', '--stages', 'sft', '-q']);
+        const r = await runHsaAsync(['augment', '--no-gzip', '--harness', HARNESSES[0]!.harness, '-t', HARNESSES[0]!.trajectories, '-o', out, '--seed', seed, '-k', '8', '--state-pool', '0', '--transforms', 'tools.rename', '--stages', 'sft', '-q']);
         expect(r.code).toBe(0);
         for (const p of transformParams(modelRecords(out), 'tools.rename')) {
           const map = p.renamed as Record<string, string>;
@@ -106,7 +106,7 @@ describe('selecting packs', () => {
 
   it('the live-commerce fixture config selects the live-commerce pack (recorded with its sha256)', async () => {
     const dir = tempDir('hsa-words-');
-    const r = await runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '-t', subset(dir), '-o', path.join(dir, 'out'), '-k', '6', '--stages', 'sft', '-q']);
+    const r = await runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '-t', subset(dir), '-o', path.join(dir, 'out'), '-k', '6', '--stages', 'sft', '-q']);
     expect(r.code).toBe(0);
     expect(manifestOf(path.join(dir, 'out')).config.words.sources[0]).toEqual({ pack: 'live-commerce', sha256: sha(path.join(REPO, 'words', 'live-commerce.yaml')) });
     const lcTools = new Set((pack('live-commerce').distractor_tools as { name: string }[]).map((t) => t.name));
@@ -131,7 +131,7 @@ describe('selecting packs', () => {
       ].join('\n'),
     );
     writeFileSync(path.join(dir, 'extra.yaml'), 'name: extra\nsynonyms:\n  seat: [chair]\n');
-    const base = ['augment', '--config', path.join(dir, 'hsa.yaml'), '--harness', HARNESSES[0]!.harness, '-t', HARNESSES[0]!.trajectories, '-k', '6', '--stages', 'sft', '--state-pool', '0', '-q'];
+    const base = ['augment', '--no-gzip', '--config', path.join(dir, 'hsa.yaml'), '--harness', HARNESSES[0]!.harness, '-t', HARNESSES[0]!.trajectories, '-k', '6', '--stages', 'sft', '--state-pool', '0', '-q'];
     const [a, b] = await Promise.all([runHsaAsync([...base, '-o', path.join(dir, 'a')]), runHsaAsync([...base, '-o', path.join(dir, 'b'), '--words', 'travel'])]);
     expect([a.code, b.code], a.stderr + b.stderr).toEqual([0, 0]);
     const addedA = transformParams(modelRecords(path.join(dir, 'a')), 'tools.distractors').flatMap((p) => p.added as string[]);
@@ -150,7 +150,7 @@ describe('selecting packs', () => {
     writeFileSync(path.join(dir, 'bad.yaml'), 'name: bad\ndistractor_tools:\n  - name: ok_tool\n    description: Fine.\n    parameters: {type: object}\n  - name: "bad name!"\n    description: Broken.\n    parameters: {type: string}\n');
     writeFileSync(path.join(dir, 'a.yaml'), 'words:\n  packs: [default, bad.yaml]\n');
     writeFileSync(path.join(dir, 'b.yaml'), 'seed: 1\nwords:\n  packs:\n    - default\n    - travle\n');
-    const args = (cfg: string) => ['augment', '--config', path.join(dir, cfg), '--harness', HARNESSES[0]!.harness, '-t', HARNESSES[0]!.trajectories, '-o', path.join(dir, 'out'), '-q'];
+    const args = (cfg: string) => ['augment', '--no-gzip', '--config', path.join(dir, cfg), '--harness', HARNESSES[0]!.harness, '-t', HARNESSES[0]!.trajectories, '-o', path.join(dir, 'out'), '-q'];
     const [a, b, c] = await Promise.all([runHsaAsync(args('a.yaml')), runHsaAsync(args('b.yaml')), runHsaAsync([...args('b.yaml').filter((x, i, all) => x !== '--config' && all[i - 1] !== '--config'), '--words', 'nope'])]);
     expect(a.code).toBe(2);
     expect(a.stderr).toContain(`${path.join(dir, 'bad.yaml')}:6: distractor_tools.1.name: must be a tool name OpenAI accepts`);

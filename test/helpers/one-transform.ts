@@ -12,6 +12,6 @@ export async function augmentWith(transforms: string | string[], args: readonly 
   const config = path.join(dir, 'hsa.yaml');
   writeFileSync(config, `transforms:\n${[transforms].flat().map((t) => `  ${t}\n`).join('')}`);
   const out = path.join(dir, 'out');
-  const r = await runHsaAsync(['augment', '-c', config, ...args, '-o', out, '-q']);
+  const r = await runHsaAsync(['augment', '--no-gzip', '-c', config, ...args, '-o', out, '-q']);
   return { ...r, out };
 }

@@ -18,7 +18,7 @@ export async function smallRun(opts: { records?: number; seed?: string; extra?: 
   const traj = path.join(dir, 'traj.jsonl');
   writeFileSync(traj, `${lines.slice(0, opts.records ?? 24).join('\n')}\n`);
   const harness = path.join(dir, 'harness');
-  const args = (out: string, extra: string[] = []) => ['augment', '--config', path.join(fx, 'hsa.yaml'), '--harness', harness, '-t', traj, '--general', path.join(REPO, 'fixtures/general/prompts.jsonl'), '-o', out, '--part-size', '8', '-q', '--force', ...(opts.seed ? ['--seed', opts.seed] : []), ...(opts.extra ?? []), ...extra];
+  const args = (out: string, extra: string[] = []) => ['augment', '--no-gzip', '--config', path.join(fx, 'hsa.yaml'), '--harness', harness, '-t', traj, '--general', path.join(REPO, 'fixtures/general/prompts.jsonl'), '-o', out, '--part-size', '8', '-q', '--force', ...(opts.seed ? ['--seed', opts.seed] : []), ...(opts.extra ?? []), ...extra];
   // The real binary, for runs whose exit code and output a test reads.
   const augment = (out: string, extra: string[] = []) => runHsa(args(out, extra));
   // In-process (the same CLI entry point, without a process start), for runs that only make data.

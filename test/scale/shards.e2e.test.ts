@@ -51,7 +51,7 @@ function hsa(args: string[], env: Record<string, string> = {}, killWhen?: () => 
   });
 }
 
-const augment = (traj: string, out: string, extra: string[] = []) => ['augment', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', '5', '-k', '1', '--part-size', '3', '--on-error', 'skip', '-q', ...extra];
+const augment = (traj: string, out: string, extra: string[] = []) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', '5', '-k', '1', '--part-size', '3', '--on-error', 'skip', '-q', ...extra];
 const shard = (i: number, m: number) => ['--num-shards', String(m), '--shard-index', String(i)];
 const markers = (out: string) => (existsSync(path.join(out, '.hsa/done')) ? readdirSync(path.join(out, '.hsa/done')).filter((f) => f.endsWith('.json')) : []);
 

@@ -31,7 +31,7 @@ function input(): string {
 describe('augment --workers', () => {
   it('writes the same bytes with 1, 2 and 4 worker threads, rejects and duplicates included', async () => {
     const traj = input();
-    const args = (out: string, n: number, extra: string[] = []) => ['augment', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', 'w', '-k', '1', '--part-size', '16', '--on-error', 'skip', '--general', path.join(REPO, 'fixtures/general/prompts.jsonl'), '-q', '--workers', String(n), ...extra];
+    const args = (out: string, n: number, extra: string[] = []) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', 'w', '-k', '1', '--part-size', '16', '--on-error', 'skip', '--general', path.join(REPO, 'fixtures/general/prompts.jsonl'), '-q', '--workers', String(n), ...extra];
     const outs = [1, 2, 4].map(() => path.join(tempDir('hsa-workers-'), 'out'));
     const runs = await Promise.all([1, 2, 4].map((n, i) => runHsaAsync(args(outs[i]!, n))));
     expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0]);
@@ -51,7 +51,7 @@ describe('augment --workers', () => {
 
   it('with a token budget: threads and shards give the bytes of one thread (token stats and too-long rejects included)', async () => {
     const traj = input();
-    const args = (out: string, extra: string[]) => ['augment', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', 't', '-k', '1', '--part-size', '16', '--on-error', 'skip', '--max-tokens', '3000', '-q', ...extra];
+    const args = (out: string, extra: string[]) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', 't', '-k', '1', '--part-size', '16', '--on-error', 'skip', '--max-tokens', '3000', '-q', ...extra];
     const one = path.join(tempDir('hsa-workers-'), 'out');
     const two = path.join(tempDir('hsa-workers-'), 'out');
     const runs = await Promise.all([runHsaAsync(args(one, ['--workers', '1'])), runHsaAsync(args(two, ['--workers', '2']))]);
@@ -70,7 +70,7 @@ describe('augment --workers', () => {
 
   it('fails on a bad record under --on-error fail exactly as one thread does', async () => {
     const traj = input();
-    const runs = await Promise.all([1, 2].map((n) => runHsaAsync(['augment', '--harness', HARNESS, '-t', traj, '-o', path.join(tempDir('hsa-workers-'), 'out'), '-q', '--workers', String(n)])));
+    const runs = await Promise.all([1, 2].map((n) => runHsaAsync(['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', path.join(tempDir('hsa-workers-'), 'out'), '-q', '--workers', String(n)])));
     expect(runs[0]!.code).toBe(1);
     expect(runs[1]!.code).toBe(1);
     expect(runs[1]!.stderr).toBe(runs[0]!.stderr);

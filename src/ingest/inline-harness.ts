@@ -102,9 +102,20 @@ function systemText(rec: Trajectory): string | null {
  * the run (pools are seeded by the run seed and the hash, then the slot), so output never depends on
  * the cache size or on what was evicted: an evicted harness is derived again and gives the same
  * states.
+ *
+ * A harness enters the cache at its second sighting (its hash is among the last SIGHTINGS seen
+ * once): where every record has tools of its own (xLAM, BFCL, glaive shapes) a harness and its
+ * sampled states (~0.5–1 MB each, with what the checks derive from them) are used by one record
+ * only, and holding the last 16 kept each alive across several young-generation collections, so
+ * that all of them were promoted and collected as old — most of the old generation's growth and
+ * of the peak RSS of such runs. Logs that repeat a few tool sets keep them from their second record.
  */
+const SIGHTINGS = 256;
+
 export class InlineHarnesses<Extra> {
   private readonly cache = new Map<string, { inline: InlineHarness; extra: Extra | undefined }>();
+  /** Hashes seen once lately, oldest first (a Set keeps insertion order). */
+  private readonly sightings = new Set<string>();
 
   constructor(
     private readonly make: (h: Harness, hash: string) => Extra,
@@ -124,8 +135,13 @@ export class InlineHarnesses<Extra> {
     } else {
       const inline = deriveInlineHarness(rec, at, hash);
       hit = { inline, extra: inline.harness ? this.make(inline.harness, hash) : undefined };
-      this.cache.set(hash, hit);
-      if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
+      if (this.sightings.delete(hash)) {
+        this.cache.set(hash, hit);
+        if (this.cache.size > this.capacity) this.cache.delete(this.cache.keys().next().value!);
+      } else {
+        this.sightings.add(hash);
+        if (this.sightings.size > SIGHTINGS) this.sightings.delete(this.sightings.keys().next().value!);
+      }
     }
     if (!hit.inline.harness) {
       // Problems name this record's place, not the first record's that had the same tools.
@@ -135,6 +151,7 @@ export class InlineHarnesses<Extra> {
     return hit;
   }
 
+  /** Harnesses held (seen at least twice lately). */
   get size(): number {
     return this.cache.size;
   }

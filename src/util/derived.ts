@@ -47,19 +47,47 @@ export function pairMemo<V>(key: symbol, owner: object, other: object, compute: 
 const PAIRS_KEPT = 8;
 
 /**
- * Values derived from schema objects, by identity, in a map emptied whenever it holds SCHEMAS_KEPT
- * schemas: a record's variants share most schema objects with their source, and a pooled state's
- * are met again and again; a schema is not worth a hidden property of its own (its shape is new).
+ * Values derived from schema objects, by identity: a schema is not worth a hidden property of its
+ * own (its shape is new). Kept in two generations. A schema first met goes to the nursery, a map
+ * set aside whole when it holds NURSERY_KEPT schemas; the one set aside before is then dropped into
+ * a WeakMap, which keeps no schema alive. A schema met again after its nursery was set aside or
+ * dropped — one that lives beyond the record that made it: the harness's own schemas, a pooled
+ * state's — goes to the long-lived map (emptied whenever it holds SCHEMAS_KEPT), with its values.
+ * With a record's own tools every output has its own states and schemas: one long-lived map kept
+ * thousands of schemas made for one record each, with their canonical text and validators, alive
+ * across young-generation collections, so they were promoted and collected as old — about a fifth
+ * of such a run's GC time, and much of its peak RSS. Values are pure functions of their schema: one
+ * not kept is only worked out again.
  */
-const schemaValues = new Map<object, Record<symbol, unknown>>();
+let nursery = new Map<object, Record<symbol, unknown>>();
+let setAside = new Map<object, Record<symbol, unknown>>();
+const dropped = new WeakMap<object, Record<symbol, unknown>>();
+const longLived = new Map<object, Record<symbol, unknown>>();
+const NURSERY_KEPT = 256;
 const SCHEMAS_KEPT = 8_192;
 
-export function schemaMemo<V>(key: symbol, schema: object, compute: () => V): V {
-  let h = schemaValues.get(schema);
-  if (h === undefined) {
-    if (schemaValues.size >= SCHEMAS_KEPT) schemaValues.clear();
-    schemaValues.set(schema, (h = Object.create(null) as Record<symbol, unknown>));
+function schemaHolder(schema: object): Record<symbol, unknown> {
+  let h = longLived.get(schema) ?? nursery.get(schema);
+  if (h !== undefined) return h;
+  h = setAside.get(schema);
+  if (h !== undefined) setAside.delete(schema);
+  else h = dropped.get(schema);
+  if (h !== undefined) {
+    if (longLived.size >= SCHEMAS_KEPT) longLived.clear();
+    longLived.set(schema, h);
+    return h;
   }
+  if (nursery.size >= NURSERY_KEPT) {
+    for (const [old, values] of setAside) dropped.set(old, values);
+    setAside = nursery;
+    nursery = new Map();
+  }
+  nursery.set(schema, (h = Object.create(null) as Record<symbol, unknown>));
+  return h;
+}
+
+export function schemaMemo<V>(key: symbol, schema: object, compute: () => V): V {
+  const h = schemaHolder(schema);
   const hit = h[key];
   if (hit !== undefined) return hit as V;
   const value = compute();

@@ -29,6 +29,12 @@ export function addMigrateCommands(program: Command, io: Io, setCode: (code: num
     .requiredOption('-o, --out <file.jsonl>', 'migrated records (an ordinary trajectory file)')
     .option('--rejects <file.jsonl>', 'records not carried, with reasons (default: OUT with .rejects.jsonl)')
     .addOption(new Option('--system-prompt <mode>', 'logged system message read against A: match (default), locate (sections inside it, the text before and after kept) or replace').choices(['match', 'locate', 'replace']))
+    .addOption(new Option('--teacher <mode>', 're-run the records a removed tool, a missing value or a failed check stops under B with a teacher, through the episode runtime (written when every check passes)').choices(['openai']))
+    .option('--teacher-url <url>', 'the OpenAI-compatible base URL of the teacher')
+    .option('--teacher-model <name>', 'the model name sent to the teacher')
+    .option('--teacher-key-env <VAR>', 'the environment variable holding the API key (default OPENAI_API_KEY)')
+    .addOption(new Option('--consistency <mode>', "the teacher's calls against the source's, mapped back through the plan: exact (default), superset or any").choices(['exact', 'superset', 'any']))
+    .option('--cache <dir>', 'teacher answer cache (default $HSA_CACHE_DIR, else ~/.cache/hsa/teacher)')
     .option('--json', 'print the summary as JSON')
     .action(async (o: MigrateApplyOptions & { systemPrompt?: SystemPromptMode }) => {
       setCode(await (await import('./migrate.js')).migrateApplyCommand(o, io));

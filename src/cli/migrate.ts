@@ -7,6 +7,7 @@ import { formatProblem, hasErrors, sortProblems } from '../problems.js';
 import type { SystemPromptMode } from '../trajectory/check.js';
 import { expandInputs } from '../util/inputs.js';
 import type { Io } from './io.js';
+import type { ApplyTeacher } from '../migrate/run.js';
 
 export interface MigratePlanOptions {
   from: string;
@@ -28,6 +29,12 @@ export interface MigrateApplyOptions {
   rejects?: string;
   systemPrompt?: SystemPromptMode;
   json?: boolean;
+  teacher?: 'openai';
+  teacherUrl?: string;
+  teacherModel?: string;
+  teacherKeyEnv?: string;
+  consistency?: 'exact' | 'superset' | 'any';
+  cache?: string;
 }
 
 export interface MigrateDiffOptions {
@@ -95,13 +102,24 @@ export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Pr
   const plan = await readPlanFile(opts.plan, a, b);
   const inputs = await expandInputs(opts.trajectories, '--trajectories');
   const rejects = opts.rejects ?? `${opts.out.replace(/\.jsonl$/, '')}.rejects.jsonl`;
-  const summary = await applyPlan(plan, a, b, inputs, opts.out, rejects, opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {});
+  const teacher = opts.teacher ? await applyTeacher(opts) : undefined;
+  const summary = await applyPlan(plan, a, b, inputs, opts.out, rejects, { ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}), ...(teacher ? { teacher } : {}) });
   if (opts.json) io.out(`${JSON.stringify(summary, null, 2)}\n`);
   else {
     const kinds = Object.entries(summary.reasons).map(([k, n]) => `${k} ${n}`).join(', ');
-    io.out(`${summary.records} records: ${summary.migrated} migrated to ${b.name} ${b.version} (${summary.out}), ${summary.rejected} rejected (${summary.rejects}${kinds ? `: ${kinds}` : ''})\n`);
+    const taught = summary.teacher ? `; the teacher re-ran ${summary.teacher.rerun}, ${summary.teacher.written} written` : '';
+    io.out(`${summary.records} records: ${summary.migrated} migrated to ${b.name} ${b.version} (${summary.out}), ${summary.rejected} rejected (${summary.rejects}${kinds ? `: ${kinds}` : ''})${taught}\n`);
   }
   return 0;
+}
+
+/** `--teacher openai`: the engine's OpenAI client and answer cache, one episode attempt per record. */
+async function applyTeacher(opts: MigrateApplyOptions): Promise<ApplyTeacher> {
+  if (!opts.teacherUrl) throw new UsageError('migrate apply: --teacher openai needs --teacher-url');
+  if (!opts.teacherModel) throw new UsageError('migrate apply: --teacher openai needs --teacher-model');
+  const [{ OpenAiTeacher }, { TeacherCache, defaultCacheDir }, { newCounters }] = await Promise.all([import('../teacher/openai.js'), import('../teacher/cache.js'), import('../teacher/errors.js')]);
+  const client = new OpenAiTeacher({ baseUrl: opts.teacherUrl, model: opts.teacherModel, apiKeyEnv: opts.teacherKeyEnv ?? 'OPENAI_API_KEY', timeoutMs: 60_000, maxRetries: 5 }, new TeacherCache(opts.cache ?? defaultCacheDir()), { requireCache: false, counters: newCounters() });
+  return { teacher: client, options: { consistency: opts.consistency ?? 'exact', maxRounds: 'auto', maxCallRetries: 0, maxAttempts: 1 } };
 }
 
 /** `hsa migrate diff A B`: the change between two versions as a reviewer reads it. */

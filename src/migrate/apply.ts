@@ -294,11 +294,17 @@ function mcpSource(a: Harness, name: string): string | undefined {
   return a.tools.find((t) => t.sourceName === name && t.name !== name)?.name;
 }
 
-function callBack(call: ToolCall, cp: CompiledPlan, a: Harness, b: Harness, skillBack: Map<string, string>): { id: string; name: string; args: unknown } | null {
+/**
+ * A call of B mapped back through the plan to A's (values and fills undone, the inverse argument
+ * edits, a split's case value, a skill load's A skill). `dropNeeds`: B's required parameters A has
+ * no counterpart for (`needs`, which a teacher supplies) are taken away first.
+ */
+export function callBack(call: ToolCall, cp: CompiledPlan, a: Harness, b: Harness, skillBack: Map<string, string>, dropNeeds = false): { id: string; name: string; args: unknown } | null {
   let args = callArgs(call.function);
   if (args === NOT_JSON) return null;
   const target = mappingFor(cp, call.function.name, args);
   if (!target) return null;
+  if (dropNeeds) for (const p of target.mapping.needs) args = dropPath(args, target.wrapKey === null ? p : `${target.wrapKey}.${p}`);
   args = applyArgOps(editValues(args, target, 'back'), target.inverse);
   if (target.split) args = { ...(args as Record<string, unknown>), [target.split.by]: target.split.value };
   if (b.skillLoader && a.skillLoader && call.function.name === b.skillLoader.tool) {

@@ -11,6 +11,8 @@ import { getPath } from '../util/path.js';
 import { migrateRecord, type MigrateRejectKind } from './apply.js';
 import { compilePlan, type CompiledPlan } from './compile.js';
 import type { MigrationPlan } from './types.js';
+import type { Teacher } from '../teacher/types.js';
+import type { TeacherRerunOptions } from './teacher.js';
 
 const SHARED = ['tools'];
 const WRITERS = { messages: messagesWriter(messageContentJson, () => false) };
@@ -23,6 +25,14 @@ export interface ApplySummary {
   reasons: Record<string, number>;
   out: string;
   rejects: string;
+  /** With `--teacher`: rejects re-run under B, and how many of those were written. */
+  teacher?: { rerun: number; written: number };
+}
+
+/** `--teacher`: the teacher that re-runs rejects under B, and the episode settings. */
+export interface ApplyTeacher {
+  teacher: Teacher;
+  options: Omit<TeacherRerunOptions, 'file' | 'line'>;
 }
 
 /**
@@ -31,12 +41,13 @@ export interface ApplySummary {
  * that stopped it. Both files are written under temporary names and renamed when complete.
  * Deterministic: output bytes depend on the inputs, the plan and the two harnesses only.
  */
-export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inputs: readonly string[], out: string, rejects: string, opts: { systemPrompt?: SystemPromptMode } = {}): Promise<ApplySummary> {
+export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inputs: readonly string[], out: string, rejects: string, opts: { systemPrompt?: SystemPromptMode; teacher?: ApplyTeacher } = {}): Promise<ApplySummary> {
   const cp = compilePlan(plan, a, b);
   const writer = await LineFileWriter.open(out);
   const rejectWriter = await LineFileWriter.open(rejects);
   const reasons = new Map<MigrateRejectKind, number>();
   let records = 0;
+  const rerun = opts.teacher ? { ...opts.teacher, module: await import('./teacher.js'), rerun: 0, written: 0 } : undefined;
   try {
     for (const input of inputs) {
       // Rejects name the input as relative to the working folder, however it was spelled.
@@ -54,12 +65,25 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
           await writer.write(recordLine(r.record as unknown as Record<string, unknown>, SHARED, WRITERS));
           continue;
         }
+        // --teacher: the episode runtime re-runs the record under B; written when it passes every check.
+        let teacherReason: string | undefined;
+        if (rerun && rerun.module.TEACHER_RERUN_KINDS.has(r.reject.kind)) {
+          rerun.rerun++;
+          const t = await rerun.module.rerunWithTeacher(item.record, cp, a, b, rerun.teacher, `migrate:${file}:${item.line}`, { ...rerun.options, file, line: item.line });
+          if (t.ok) {
+            rerun.written++;
+            await writer.write(recordLine(t.record as unknown as Record<string, unknown>, SHARED, WRITERS));
+            continue;
+          }
+          teacherReason = t.reason;
+        }
         reasons.set(r.reject.kind, (reasons.get(r.reject.kind) ?? 0) + 1);
         // The source as it was read (the checks may have normalised the parsed copy), its text as it stands.
-        const head = JSON.stringify({ id: item.record.id, file, line: item.line, reason_kind: r.reject.kind, reason: r.reject.reason, ...(r.reject.entry ? { plan_entry: r.reject.entry } : {}) });
+        const head = JSON.stringify({ id: item.record.id, file, line: item.line, reason_kind: r.reject.kind, reason: r.reject.reason, ...(r.reject.entry ? { plan_entry: r.reject.entry } : {}), ...(teacherReason !== undefined ? { teacher: teacherReason } : {}) });
         await rejectWriter.write(`${head.slice(0, -1)},"record":${item.text}}`);
       }
     }
+    await rerun?.teacher.settle?.();
     await writer.commit();
     await rejectWriter.commit();
   } catch (e) {
@@ -68,7 +92,7 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
     throw e;
   }
   const sorted = [...reasons.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1));
-  return { records, migrated: writer.lines, rejected: rejectWriter.lines, reasons: Object.fromEntries(sorted), out, rejects };
+  return { records, migrated: writer.lines, rejected: rejectWriter.lines, reasons: Object.fromEntries(sorted), out, rejects, ...(rerun ? { teacher: { rerun: rerun.rerun, written: rerun.written } } : {}) };
 }
 
 /**

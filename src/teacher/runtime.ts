@@ -42,6 +42,12 @@ export interface EpisodeOptions {
   accept?: (trajectory: Trajectory, source: Trajectory) => Promise<string | null>;
   /** Run the harness's command hooks (only with --allow-command-hooks), from this folder. */
   commandHooks?: { cwd: string; warn: (line: string) => void };
+  /**
+   * How the replay environment maps a call made under `to` back to the source's call (name and
+   * arguments), for a mapping a RewritePlan cannot hold (a migration's splits, values and fills);
+   * null: the call has no source counterpart (it is divergent). Default: through the inverse plan.
+   */
+  mapCallBack?: (call: ToolCall) => ToolCall | null;
 }
 
 /** What recovery did in one episode; a warm-cache rerun reproduces it (it follows from the answers). */
@@ -152,7 +158,7 @@ export async function runEpisode(
     let callRetriesLeft = Math.max(0, opts.maxCallRetries ?? 0);
     const raw: unknown[] = [];
     const intent = typeof source.meta?.intent === 'string' ? source.meta.intent : undefined;
-    const env = new ReplayEnvironment(source, from, to, inverse);
+    const env = new ReplayEnvironment(source, from, to, inverse, opts.mapCallBack);
     const result = (status: 'accepted' | 'rejected', kind?: TeacherRejectKind, reason?: string): EpisodeResult => {
       const trajectory: Trajectory = { ...source, messages: status === 'rejected' ? [...messages, ...pending] : [...messages] };
       if (source.tools) trajectory.tools = tools;
@@ -389,6 +395,7 @@ export class ReplayEnvironment {
     private readonly from: Harness,
     private readonly to: Harness,
     private readonly inverse: RewritePlan,
+    private readonly mapBack?: (call: ToolCall) => ToolCall | null,
   ) {
     const results = new Map<string, string>();
     for (const m of source.messages) if (m.role === 'tool') results.set(m.tool_call_id, textOf(m.content));
@@ -406,8 +413,11 @@ export class ReplayEnvironment {
 
   execute(c: ToolCall): { kind: 'ok'; content: string } | { kind: 'divergent' } {
     // Map the call back into the source state with the same machinery that rewrites trajectories.
-    const back = rewriteTrajectory({ id: 'call', messages: [{ role: 'assistant', content: '', tool_calls: [c] }] }, this.inverse, this.to, this.from);
-    const mapped = (back.messages[0] as { tool_calls: ToolCall[] }).tool_calls[0]!;
+    const mapped = this.mapBack ? this.mapBack(c) : (rewriteTrajectory({ id: 'call', messages: [{ role: 'assistant', content: '', tool_calls: [c] }] }, this.inverse, this.to, this.from).messages[0] as { tool_calls: ToolCall[] }).tool_calls[0]!;
+    if (mapped === null) {
+      this.madeCalls.push(callKey(c.function.name, c.function.arguments));
+      return { kind: 'divergent' };
+    }
     const key = callKey(mapped.function.name, mapped.function.arguments);
     this.madeCalls.push(key);
     const hit = this.recorded.get(key)?.find((r) => !r.used);

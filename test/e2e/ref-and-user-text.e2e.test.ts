@@ -54,7 +54,7 @@ function declared(schema: unknown, out = new Set<string>()): Set<string> {
 
 async function augmentAndProve(name: string, harness: string | undefined, sources: string, extra: string[] = []): Promise<Rec[]> {
   const out = path.join(tempDir(`hsa-ref-${name}-`), 'out');
-  const run = await runHsaAsync(['augment', ...(harness ? ['--harness', harness] : []), '-t', sources, '-o', out, '-k', '8', ...extra]);
+  const run = await runHsaAsync(['augment', ...(harness ? ['--harness', harness] : []), '-t', sources, '-o', out, '-k', '8', '--no-gzip', ...extra]);
   expect(run.code, run.stderr).toBe(0);
   const verify = await runHsaAsync(['verify', out, ...(harness ? ['--harness', harness] : []), '--sources', sources]);
   expect(verify.code, verify.stdout + verify.stderr).toBe(0);
@@ -178,4 +178,62 @@ describe('harness text inside a user turn (prompt.user_sections)', () => {
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/logs\.jsonl:1: ca-1: messages\.1\.content: first user turn: section "instructions" of prompt\.user_sections is not in it/);
   });
+});
+
+const UNIONS = path.join(REPO, 'fixtures/pydantic-unions');
+
+// Issue #23 audit: three places an old name survived in the tool list of pydantic/FastMCP-made
+// schemas (tau2-bench airline data_model.py: PaymentMethod = Field(discriminator="source");
+// a model-typed field's default and json_schema_extra examples; FastMCP's "<tool>Arguments" title,
+// modelcontextprotocol/python-sdk examples/mcpserver/complex_inputs.py).
+describe('pydantic unions, schema values and FastMCP titles follow the renames', () => {
+  it('augment -k 8: discriminator, default/examples/enum keys and <tool>Arguments titles carry no old name; verify and the checker agree', async () => {
+    const records = await augmentAndProve('unions', path.join(UNIONS, 'harness'), path.join(UNIONS, 'trajectories.jsonl'));
+    const seen = { discriminator: 0, values: 0, titles: 0 };
+    /** Every schema object, never the values one carries. */
+    const nodes = (s: unknown, out: Json[] = []): Json[] => {
+      if (Array.isArray(s)) s.forEach((x) => nodes(x, out));
+      else if (s !== null && typeof s === 'object') {
+        out.push(s as Json);
+        for (const [k, v] of Object.entries(s)) {
+          if (k === 'default' || k === 'examples' || k === 'enum' || k === 'const') continue;
+          nodes(k === 'properties' || k === '$defs' ? Object.values(v as Json) : v, out);
+        }
+      }
+      return out;
+    };
+    for (const r of records) {
+      const params = renamed(r, 'tools.param-rename');
+      const tools = renamed(r, 'tools.rename');
+      const gone = Object.keys(params).filter((k) => !Object.values(params).includes(k));
+      for (const t of r.tools) {
+        const schema = t.function.parameters;
+        const names = declared(schema);
+        for (const n of nodes(schema)) {
+          const d = n.discriminator as { propertyName: string } | undefined;
+          if (d) {
+            // The discriminator names a property every model of its union declares.
+            expect(names.has(d.propertyName), `${r.id}: discriminator "${d.propertyName}"`).toBe(true);
+            if (params.source) (expect(d.propertyName).toBe(params.source), seen.discriminator++);
+          }
+          for (const k of ['default', 'examples', 'enum'] as const) {
+            if (!(k in n)) continue;
+            const keys = keysIn(n[k]);
+            for (const old of gone) expect(keys.has(old), `${r.id}: ${t.function.name} ${k} keeps "${old}"`).toBe(false);
+            if (keys.size > 0 && gone.some((g) => ['seat_type', 'extra_legroom', 'flight_number', 'date'].includes(g))) seen.values++;
+          }
+          if (typeof n.title === 'string' && n.title.endsWith('Arguments')) {
+            for (const [old, now] of Object.entries(tools)) if (old !== now) expect(n.title, r.id).not.toBe(`${old}Arguments`);
+            const own = Object.entries(tools).find(([, now]) => now === t.function.name);
+            if (own) (expect(n.title).toBe(`${t.function.name}Arguments`), seen.titles++);
+          }
+        }
+        // Pydantic's spaced field titles are plain words for people: kept as written beside a renamed field (docs/harness-format.md).
+        if (params.flight_number && t.function.name === (tools.set_default_seat ?? 'set_default_seat')) expect(JSON.stringify(schema)).toContain('"title":"Flight Number"');
+      }
+    }
+    expect(seen.discriminator).toBeGreaterThan(0);
+    expect(seen.values).toBeGreaterThan(0);
+    expect(seen.titles).toBeGreaterThan(0);
+  }, 120_000);
 });

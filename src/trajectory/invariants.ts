@@ -239,7 +239,8 @@ function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
     if (renamed.size > 0) keyRenamesByTool.set(mapId(plan.tools, original), renamed);
   }
   const oldTools = gone(plan.tools);
-  const gluedOldTools = [...oldTools].filter(distinctiveName).map((n) => [n, gluedNamePattern(n)] as const);
+  // (Patterns without the global flag: `test` then keeps no position between calls.)
+  const gluedOldTools = [...oldTools].filter(distinctiveName).map((n) => [n, new RegExp(gluedNamePattern(n).source)] as const);
   const lc: LeakContext = { oldTools, oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, keyRenamesByTool, stateTools: [], gluedOldTools };
   lc.stateTools = toolListLeaks(to.tools, lc);
   return lc;
@@ -250,7 +251,7 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
   for (const t of tools) {
     if (lc.oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
     if (lc.gluedOldTools.length > 0) {
-      for (const title of schemaTitles(t.parameters)) for (const [old, re] of lc.gluedOldTools) if (new RegExp(re.source).test(title)) out.push(`tools.${t.name}: title "${clip(title)}" spells old tool name "${old}"`);
+      for (const title of schemaTitles(t.parameters)) for (const [old, re] of lc.gluedOldTools) if (re.test(title)) out.push(`tools.${t.name}: title "${clip(title)}" spells old tool name "${old}"`);
     }
     const renamed = lc.params[mapId(lc.inverseTools, t.name)];
     if (renamed === undefined) continue;
@@ -600,16 +601,23 @@ function walkDescriptions(s: unknown, out: string[]): void {
   }
 }
 
-/** The `title` strings of a schema (not inside `default`/`examples`/`const`/`enum` values). */
-function schemaTitles(s: unknown, out: string[] = []): string[] {
+const TITLES = Symbol('hsa.schemaTitles');
+
+/** The `title` strings of a schema (not inside `default`/`examples`/`const`/`enum` values), once per schema object. */
+function schemaTitles(schema: unknown): readonly string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  return schemaMemo(TITLES, schema, () => collectTitles(schema));
+}
+
+function collectTitles(s: unknown, out: string[] = []): string[] {
   if (s === null || typeof s !== 'object') return out;
   if (Array.isArray(s)) {
-    for (const x of s) schemaTitles(x, out);
+    for (const x of s) collectTitles(x, out);
     return out;
   }
   for (const [k, v] of Object.entries(s)) {
     if (k === 'title' && typeof v === 'string') out.push(v);
-    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') schemaTitles(v, out);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') collectTitles(v, out);
   }
   return out;
 }

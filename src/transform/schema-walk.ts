@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../harness/types.js';
 import { keyedObject } from '../util/dict.js';
+import { schemaMemo } from '../util/derived.js';
 
 /**
  * Walk the object properties of a JSON Schema: `visit(path, propertySchema, parentSchema)` for
@@ -143,14 +144,33 @@ function withPropertyName(d: Record<string, unknown>, name: string): Record<stri
   return name === d.propertyName ? d : { ...d, propertyName: name };
 }
 
-/** The property names the discriminators of a schema name (`discriminator.propertyName`), anywhere in it. */
-export function discriminatorNames(schema: unknown): string[] {
-  const out: string[] = [];
-  eachSchema(schema, (s) => {
-    const d = s.discriminator;
-    if (isDiscriminator(d)) out.push(d.propertyName);
+const DISCRIMINATORS = Symbol('hsa.discriminatorNames');
+const VALUE_OBJECTS = Symbol('hsa.schemaValueObjects');
+
+/** The property names the discriminators of a schema name (`discriminator.propertyName`), anywhere in it; once per schema object. */
+export function discriminatorNames(schema: unknown): readonly string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  return schemaMemo(DISCRIMINATORS, schema, () => {
+    const out: string[] = [];
+    eachSchema(schema, (s) => {
+      const d = s.discriminator;
+      if (isDiscriminator(d)) out.push(d.propertyName);
+    });
+    return out;
   });
-  return out;
+}
+
+/** Whether any `default`/`const`/`examples`/`enum` value of a schema holds an object (nearly none do); once per schema object. */
+function hasValueObjects(schema: object): boolean {
+  return schemaMemo(VALUE_OBJECTS, schema, () => {
+    let found = false;
+    const holdsObject = (v: unknown): boolean => v !== null && typeof v === 'object' && (!Array.isArray(v) || v.some(holdsObject));
+    eachSchema(schema, (s) => {
+      if (found) return;
+      for (const k of [...ONE_VALUE, ...VALUE_LISTS]) if (k in s && holdsObject(s[k])) found = true;
+    });
+    return found;
+  });
 }
 
 /** Keywords whose values are schemas, or lists or maps of schemas (what a schema nests). */
@@ -228,7 +248,7 @@ export function renameSchemaValueKeys(schema: JsonSchema, names: Record<string, 
     }
     return out ?? s;
   };
-  if (Object.keys(names).length === 0) return schema;
+  if (Object.keys(names).length === 0 || !hasValueObjects(schema)) return schema;
   return node(schema) as JsonSchema;
 }
 
@@ -288,7 +308,7 @@ function declaredAt(branches: readonly object[]): Map<string, object[]> {
  */
 export function valueKeysLeftUnrenamed(schema: unknown, renamed: (key: string) => string | undefined): string[] {
   const out: string[] = [];
-  if (schema === null || typeof schema !== 'object') return out;
+  if (schema === null || typeof schema !== 'object' || !hasValueObjects(schema)) return out;
   const root = schema;
   eachSchema(schema, (s) => {
     for (const k of ONE_VALUE) if (k in s) for (const key of keysLeftAt(s[k], [s], root, renamed)) out.push(`${k}: ${key}`);

@@ -9,6 +9,7 @@
 //   instance_template puts "run the command: find_file …" and the other tips after the issue text),
 //   declared with prompt.user_sections.
 // What the written JSONL says is read here with plain JSON walks, never the engine's.
+import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -235,5 +236,51 @@ describe('pydantic unions, schema values and FastMCP titles follow the renames',
     expect(seen.discriminator).toBeGreaterThan(0);
     expect(seen.values).toBeGreaterThan(0);
     expect(seen.titles).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('an old name put back in any of the three places is flagged by verify and by the checker, naming the record', async () => {
+    const [harness, sources] = [path.join(UNIONS, 'harness'), path.join(UNIONS, 'trajectories.jsonl')];
+    const out = path.join(tempDir('hsa-ref-unions-mut-'), 'out');
+    expect((await runHsaAsync(['augment', '--harness', harness, '-t', sources, '-o', out, '-k', '8', '--no-gzip'])).code).toBe(0);
+    const file = path.join(out, 'sft', 'part-00000.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const index = lines.findIndex((l) => {
+      if (l === '') return false;
+      const r = JSON.parse(l) as Rec;
+      const [p, t] = [renamed(r, 'tools.param-rename'), renamed(r, 'tools.rename')];
+      return p.source !== undefined && p.seat_type !== undefined && t.name_shrimp !== undefined && t.name_shrimp !== 'name_shrimp';
+    });
+    expect(index).toBeGreaterThanOrEqual(0);
+    const rec = JSON.parse(lines[index]!) as Rec;
+    const [p, t] = [renamed(rec, 'tools.param-rename'), renamed(rec, 'tools.rename')];
+    const mutated = lines[index]!
+      .replace(`"propertyName":"${p.source}"`, '"propertyName":"source"')
+      .replace(`"default":{"${p.seat_type}"`, '"default":{"seat_type"')
+      .replace(`"title":"${t.name_shrimp}Arguments"`, '"title":"name_shrimpArguments"');
+    lines[index] = mutated;
+    const text = lines.join('\n');
+    writeFileSync(file, text);
+    // The manifest made to match the part, so only the record checks can tell.
+    const manifestFile = path.join(out, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { stages: Record<string, { bytes: number; files: { file: string; bytes: number; sha256: string }[] }> };
+    for (const stage of Object.values(manifest.stages)) {
+      for (const f of stage.files) {
+        if (f.file !== 'sft/part-00000.jsonl') continue;
+        stage.bytes += Buffer.byteLength(text) - f.bytes;
+        f.bytes = Buffer.byteLength(text);
+        f.sha256 = createHash('sha256').update(text).digest('hex');
+      }
+    }
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2) + '\n');
+    const verify = await runHsaAsync(['verify', out, '--harness', harness, '--sources', sources]);
+    expect(verify.code).toBe(1);
+    const said = verify.stdout + verify.stderr;
+    expect(said).toContain(`${rec.id}: tools.add_payment_method: discriminator names old parameter "source"`);
+    expect(said).toMatch(new RegExp(`${rec.id}: tools\\.[^:]+: default value keeps old parameter "seat_type"`));
+    expect(said).toContain(`${rec.id}: tools.${t.name_shrimp}: title "name_shrimpArguments" spells old tool name "name_shrimp"`);
+    const audit = await runHsaNode(['scripts/audit/check-output.mjs', '--out', out, '--sources', sources, '--harness', harness, '--json']);
+    expect(audit.code).toBe(1);
+    const leaks = JSON.stringify((JSON.parse(audit.stdout) as { failures: Record<string, unknown> }).failures.b_leak);
+    for (const what of ['discriminator names old parameter \\"source\\"', 'default value still has key \\"seat_type\\"', 'spells old tool name \\"name_shrimp\\"']) expect(leaks).toContain(what);
   }, 120_000);
 });

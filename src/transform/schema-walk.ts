@@ -127,8 +127,9 @@ function renameDeclared(schema: unknown, names: Record<string, string>): unknown
       for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
       out[k] = defs;
     } else if ((k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) || ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v))) {
-      // Only where walkProperties walks (so where a rename by path reaches the calls); values
-      // (enum, const, default, examples) and other keywords are kept as written.
+      // Only where walkProperties walks (so where a rename by path reaches the calls); other
+      // keywords are kept as written here, and the keys inside values (enum, const, default,
+      // examples) are renamed afterwards by renameSchemaValueKeys.
       out[k] = renameDeclared(v, names);
     } else out[k] = v;
   }

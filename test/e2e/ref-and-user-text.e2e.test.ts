@@ -184,9 +184,10 @@ describe('harness text inside a user turn (prompt.user_sections)', () => {
 const UNIONS = path.join(REPO, 'fixtures/pydantic-unions');
 
 // Issue #23 audit: three places an old name survived in the tool list of pydantic/FastMCP-made
-// schemas (tau2-bench airline data_model.py: PaymentMethod = Field(discriminator="source");
-// a model-typed field's default and json_schema_extra examples; FastMCP's "<tool>Arguments" title,
-// modelcontextprotocol/python-sdk examples/mcpserver/complex_inputs.py).
+// schemas: a tagged union's discriminator (pydantic/pydantic@2151025 pydantic/json_schema.py:1410-1419,
+// over tau2-bench@a2c0247's airline payment models, src/tau2/domains/airline/data_model.py:48-76);
+// a model-typed field's default and a model's examples; FastMCP's "<tool>Arguments" title
+// (modelcontextprotocol/python-sdk@57394b0 src/mcp/server/mcpserver/utilities/func_metadata.py:326-327).
 describe('pydantic unions, schema values and FastMCP titles follow the renames', () => {
   it('augment -k 8: discriminator, default/examples/enum keys and <tool>Arguments titles carry no old name; verify and the checker agree', async () => {
     const records = await augmentAndProve('unions', path.join(UNIONS, 'harness'), path.join(UNIONS, 'trajectories.jsonl'));

@@ -1,8 +1,12 @@
 // Issue #23 audit findings: a union's discriminator, the objects of default/examples/const/enum
 // values, and FastMCP's "<tool>Arguments" titles follow the renames, and the leak check flags each
-// leftover. Shapes: tau2-bench src/tau2/domains/airline/data_model.py (PaymentMethod,
-// Field(discriminator="source")), modelcontextprotocol/python-sdk examples/mcpserver/complex_inputs.py
-// (the argument model is titled f"{tool}Arguments"); fixtures/pydantic-unions holds both.
+// leftover. Where the shapes come from (fixtures/pydantic-unions holds them):
+// - pydantic/pydantic@2151025, pydantic/json_schema.py:1410-1419: a tagged union is written as
+//   {"oneOf": [...], "discriminator": {"propertyName": <field>, "mapping": {<tag>: <$ref>}}};
+// - sierra-research/tau2-bench@a2c0247, src/tau2/domains/airline/data_model.py:48-76: the payment
+//   models (CreditCard, GiftCard) whose `source` literal tells them apart;
+// - modelcontextprotocol/python-sdk@57394b0, src/mcp/server/mcpserver/utilities/func_metadata.py:326-327:
+//   the argument model is create_model(f"{func.__name__}Arguments", ...), so its title spells the tool.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadHarness } from '../../src/harness/load.js';

@@ -333,7 +333,7 @@ function replaceLine(out: string, file: string, index: number, line: string): vo
 async function runCase(c: Case, seed: string): Promise<string> {
   const rng = createRng('one-verdict', 'mutate', seed, c.name);
   const out = path.join(c.dir, 'out');
-  const run = await runHsaAsync(['augment', ...(c.harness ? ['--harness', c.harness] : []), '-t', c.sources, '-o', out, '-k', '3', '--seed', seed, ...c.args]);
+  const run = await runHsaAsync(['augment', ...(c.harness ? ['--harness', c.harness] : []), '-t', c.sources, '-o', out, '-k', '3', '--seed', seed, '--no-gzip', ...c.args]);
   expect(run.code, `${c.name}: ${run.stderr}`).toBe(0);
   const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { totals: { variants_written: number; variants_rejected: number } };
   // The generator's records are all augmentable: a variant rejected here is a disagreement in itself.

@@ -169,6 +169,38 @@ function staleKeys(args, schema, renamed, root = schema, out = [], depth = 0) {
   }
   return out;
 }
+// Every schema object nested in a schema (itself included), never inside the values it carries.
+function eachSchemaNode(schema, visit) {
+  if (Array.isArray(schema)) { for (const s of schema) eachSchemaNode(s, visit); return; }
+  if (!schema || typeof schema !== 'object') return;
+  visit(schema);
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') continue;
+    if (k === 'properties' || k === '$defs' || k === 'definitions' || k === 'patternProperties') { if (v && typeof v === 'object') eachSchemaNode(Object.values(v), visit); }
+    else if (v && typeof v === 'object') eachSchemaNode(v, visit);
+  }
+}
+// Keys of the objects in `default`/`const`/`examples`/`enum` values left under a renamed-away name
+// where the schema they are values of declares the new one (the rule staleKeys reads calls by).
+function staleValueKeys(schema, renamed) {
+  const out = [];
+  eachSchemaNode(schema, (s) => {
+    for (const k of ['default', 'const']) if (k in s) for (const key of staleKeys(s[k], s, renamed, schema)) out.push(`${k} ${key}`);
+    for (const k of ['examples', 'enum']) if (Array.isArray(s[k])) for (const x of s[k]) for (const key of staleKeys(x, s, renamed, schema)) out.push(`${k} ${key}`);
+  });
+  return out;
+}
+// The property names a schema's discriminators (`{"propertyName": ..}` beside a oneOf) name.
+function discriminatorNames(schema) {
+  const out = [];
+  eachSchemaNode(schema, (s) => { if (s.discriminator && typeof s.discriminator.propertyName === 'string') out.push(s.discriminator.propertyName); });
+  return out;
+}
+function titles(schema) {
+  const out = [];
+  eachSchemaNode(schema, (s) => { if (typeof s.title === 'string') out.push(s.title); });
+  return out;
+}
 function descriptions(schema, out = []) {
   if (Array.isArray(schema)) { for (const s of schema) descriptions(s, out); return out; }
   if (!schema || typeof schema !== 'object') return out;
@@ -316,6 +348,17 @@ function main() {
         const paramOnly = t.params[f.name] !== undefined && t.tools[f.name] === undefined && t.skills[f.name] === undefined && t.hooks[f.name] === undefined;
         if (olds.includes(f.name) && !paramOnly) fail('b_leak', id, `tool list still has "${f.name}"`);
         for (const p of propertyNames(f.parameters)) if (olds.includes(p) && t.params[p] !== undefined) fail('b_leak', id, `tool ${f.name} still has parameter "${p}"`);
+        // A union's discriminator still naming a renamed-away property (ajv's discriminator option would refuse every variant).
+        for (const p of discriminatorNames(f.parameters)) if (olds.includes(p) && t.params[p] !== undefined) fail('b_leak', id, `tool ${f.name}: discriminator names old parameter "${p}"`);
+        // Object values a schema carries (default, examples, const, enum) keyed by an old name.
+        const staleParams = Object.fromEntries(Object.entries(t.params).filter(([a]) => olds.includes(a)));
+        for (const k of staleValueKeys(f.parameters ?? {}, staleParams)) fail('b_leak', id, `tool ${f.name}: ${k.split(' ')[0]} value still has key "${k.split(' ')[1]}"`);
+        // A distinctive old tool name glued to a word in a title (FastMCP's `name_shrimpArguments`).
+        for (const old of Object.keys(t.tools)) {
+          if (!olds.includes(old) || !DISTINCTIVE.test(old)) continue;
+          const glued = new RegExp(`(?<![A-Za-z0-9_-])${esc(old)}(?=[A-Z])`);
+          for (const title of titles(f.parameters)) if (glued.test(title)) fail('b_leak', id, `tool ${f.name}: title "${title}" spells old tool name "${old}"`);
+        }
       }
       // A loaded SKILL.md with its front matter names the skill in a `name:` line (a plain word elsewhere).
       for (const [where, text, body] of texts) {

@@ -7,7 +7,8 @@ import { toolSpellings } from '../harness/tools.js';
 import { TextRewriter } from '../transform/identifiers.js';
 import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { bodyRewriterFor, declares, leafRenamesByTool, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
-import { keysLeftUnrenamed } from '../transform/schema-walk.js';
+import { discriminatorNames, keysLeftUnrenamed, valueKeysLeftUnrenamed } from '../transform/schema-walk.js';
+import { distinctiveName, gluedNamePattern } from '../transform/state.js';
 import { catalogText, renderRecordPrompt, renderTools, userTextLayout, type RenderedPrompt } from '../harness/render.js';
 import { RenderError } from '../errors.js';
 import { jsonEqual } from '../util/json-equal.js';
@@ -211,6 +212,8 @@ interface LeakContext {
   keyRenamesByTool: Map<string, Map<string, string>>;
   /** Leaks in the state's own tool list. */
   stateTools: string[];
+  /** Old distinctive tool names as found glued to a word in a title (`name_shrimpArguments`). */
+  gluedOldTools: (readonly [string, RegExp])[];
 }
 
 const LEAK_CONTEXT = Symbol('hsa.leakContext');
@@ -235,7 +238,10 @@ function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
     const renamed = new Map(Object.entries(leaves[original]!).filter(([a, b]) => a !== b));
     if (renamed.size > 0) keyRenamesByTool.set(mapId(plan.tools, original), renamed);
   }
-  const lc: LeakContext = { oldTools: gone(plan.tools), oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, keyRenamesByTool, stateTools: [] };
+  const oldTools = gone(plan.tools);
+  // (Patterns without the global flag: `test` then keeps no position between calls.)
+  const gluedOldTools = [...oldTools].filter(distinctiveName).map((n) => [n, new RegExp(gluedNamePattern(n).source)] as const);
+  const lc: LeakContext = { oldTools, oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, keyRenamesByTool, stateTools: [], gluedOldTools };
   lc.stateTools = toolListLeaks(to.tools, lc);
   return lc;
 }
@@ -244,16 +250,27 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
   const out: string[] = [];
   for (const t of tools) {
     if (lc.oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
+    if (lc.gluedOldTools.length > 0) {
+      for (const title of schemaTitles(t.parameters)) for (const [old, re] of lc.gluedOldTools) if (re.test(title)) out.push(`tools.${t.name}: title "${clip(title)}" spells old tool name "${old}"`);
+    }
     const renamed = lc.params[mapId(lc.inverseTools, t.name)];
     if (renamed === undefined) continue;
     const paths = Object.keys(renamed);
     if (paths.length === 0) continue;
     const now = propertyNames(t.parameters);
+    const discriminators = discriminatorNames(t.parameters);
+    const leaves = new Map<string, string>();
     for (const path of paths) {
       const old = lastSegment(path);
       const leaf = renamed[path];
-      if (old !== leaf && now.includes(old) && !paths.some((p) => renamed[p] === old)) out.push(`tools.${t.name}: old parameter "${old}"`);
+      if (old === leaf || paths.some((p) => renamed[p] === old)) continue;
+      if (leaf !== undefined) leaves.set(old, lastSegment(leaf));
+      if (now.includes(old)) out.push(`tools.${t.name}: old parameter "${old}"`);
+      // A union's discriminator that still names the property by its old name.
+      else if (discriminators.includes(old)) out.push(`tools.${t.name}: discriminator names old parameter "${old}"`);
     }
+    // Objects of `default`/`examples`/`const`/`enum` values keyed by an old name where the schema declares the new one.
+    if (leaves.size > 0) for (const left of valueKeysLeftUnrenamed(t.parameters, (k) => leaves.get(k))) out.push(`tools.${t.name}: ${left.replace(/: (.*)$/, ' value keeps old parameter "$1"')}`);
   }
   return out;
 }
@@ -582,6 +599,27 @@ function walkDescriptions(s: unknown, out: string[]): void {
     if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
     else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walkDescriptions(v, out);
   }
+}
+
+const TITLES = Symbol('hsa.schemaTitles');
+
+/** The `title` strings of a schema (not inside `default`/`examples`/`const`/`enum` values), once per schema object. */
+function schemaTitles(schema: unknown): readonly string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  return schemaMemo(TITLES, schema, () => collectTitles(schema));
+}
+
+function collectTitles(s: unknown, out: string[] = []): string[] {
+  if (s === null || typeof s !== 'object') return out;
+  if (Array.isArray(s)) {
+    for (const x of s) collectTitles(x, out);
+    return out;
+  }
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'title' && typeof v === 'string') out.push(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') collectTitles(v, out);
+  }
+  return out;
 }
 
 function clip(s: string): string {

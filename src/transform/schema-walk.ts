@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../harness/types.js';
 import { keyedObject } from '../util/dict.js';
+import { schemaMemo } from '../util/derived.js';
 
 /**
  * Walk the object properties of a JSON Schema: `visit(path, propertySchema, parentSchema)` for
@@ -96,6 +97,10 @@ export function renameSchemaProperties(schema: JsonSchema, paths: Record<string,
       out[k] = v.map((sub) => (sub && typeof sub === 'object' ? renameSchemaProperties(sub as JsonSchema, paths, names, prefix) : sub));
     } else if (k === '$ref' && typeof v === 'string' && v.startsWith('#/')) {
       out[k] = renamePointer(v, paths);
+    } else if (k === 'discriminator' && isDiscriminator(v)) {
+      // The property that tells a union's models apart is renamed with the property itself.
+      const at = prefix === '' ? v.propertyName : `${prefix}.${v.propertyName}`;
+      out[k] = withPropertyName(v, paths[at] ?? own(names, v.propertyName) ?? v.propertyName);
     } else if ((k === '$defs' || k === 'definitions') && v && typeof v === 'object' && !Array.isArray(v) && Object.keys(names).length > 0) {
       const defs = keyedObject();
       for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
@@ -116,16 +121,203 @@ function renameDeclared(schema: unknown, names: Record<string, string>): unknown
       for (const [name, sub] of Object.entries(v as Record<string, unknown>)) props[own(names, name) ?? name] = renameDeclared(sub, names);
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) out[k] = v.map((n) => (typeof n === 'string' ? (own(names, n) ?? n) : n));
+    else if (k === 'discriminator' && isDiscriminator(v)) out[k] = withPropertyName(v, own(names, v.propertyName) ?? v.propertyName);
     else if ((k === '$defs' || k === 'definitions') && v && typeof v === 'object' && !Array.isArray(v)) {
       const defs = keyedObject();
       for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
       out[k] = defs;
     } else if ((k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) || ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v))) {
-      // Only where walkProperties walks (so where a rename by path reaches the calls); values
-      // (enum, const, default, examples) and other keywords are kept as written.
+      // Only where walkProperties walks (so where a rename by path reaches the calls); other
+      // keywords are kept as written here, and the keys inside values (enum, const, default,
+      // examples) are renamed afterwards by renameSchemaValueKeys.
       out[k] = renameDeclared(v, names);
     } else out[k] = v;
   }
+  return out;
+}
+
+/** An OpenAPI discriminator (`{"propertyName": "source", "mapping": {...}}`, what pydantic writes beside a `oneOf` of models). */
+function isDiscriminator(v: unknown): v is { propertyName: string } & Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) && typeof (v as Record<string, unknown>).propertyName === 'string';
+}
+
+function withPropertyName(d: Record<string, unknown>, name: string): Record<string, unknown> {
+  return name === d.propertyName ? d : { ...d, propertyName: name };
+}
+
+const DISCRIMINATORS = Symbol('hsa.discriminatorNames');
+const VALUE_OBJECTS = Symbol('hsa.schemaValueObjects');
+
+/** The property names the discriminators of a schema name (`discriminator.propertyName`), anywhere in it; once per schema object. */
+export function discriminatorNames(schema: unknown): readonly string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  return schemaMemo(DISCRIMINATORS, schema, () => {
+    const out: string[] = [];
+    eachSchema(schema, (s) => {
+      const d = s.discriminator;
+      if (isDiscriminator(d)) out.push(d.propertyName);
+    });
+    return out;
+  });
+}
+
+/** Whether any `default`/`const`/`examples`/`enum` value of a schema holds an object (nearly none do); once per schema object. */
+function hasValueObjects(schema: object): boolean {
+  return schemaMemo(VALUE_OBJECTS, schema, () => {
+    let found = false;
+    const holdsObject = (v: unknown): boolean => v !== null && typeof v === 'object' && (!Array.isArray(v) || v.some(holdsObject));
+    eachSchema(schema, (s) => {
+      if (found) return;
+      for (const k of [...ONE_VALUE, ...VALUE_LISTS]) if (k in s && holdsObject(s[k])) found = true;
+    });
+    return found;
+  });
+}
+
+/** Keywords whose values are schemas, or lists or maps of schemas (what a schema nests). */
+const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
+const SUBSCHEMA_MAPS = ['properties', '$defs', 'definitions', 'patternProperties'] as const;
+const SUBSCHEMA_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else'] as const;
+
+/** Visit every schema object nested in `schema` (itself included), never the values of `default`/`examples`/`const`/`enum`. */
+function eachSchema(schema: unknown, visit: (s: Record<string, unknown>) => void): void {
+  if (schema === null || typeof schema !== 'object') return;
+  if (Array.isArray(schema)) return schema.forEach((x) => eachSchema(x, visit));
+  const s = schema as Record<string, unknown>;
+  visit(s);
+  for (const k of SUBSCHEMA_ONE) eachSchema(s[k], visit);
+  for (const k of SUBSCHEMA_LISTS) if (Array.isArray(s[k])) eachSchema(s[k], visit);
+  for (const k of SUBSCHEMA_MAPS) {
+    const m = s[k];
+    if (m !== null && typeof m === 'object' && !Array.isArray(m)) for (const x of Object.values(m)) eachSchema(x, visit);
+  }
+}
+
+/** Keywords whose values are instances of the schema they stand on (one value, or a list of them). */
+const ONE_VALUE = ['default', 'const'] as const;
+const VALUE_LISTS = ['examples', 'enum'] as const;
+
+/**
+ * A renamed schema with the keys of the objects in its `default`, `const`, `examples` and `enum`
+ * values renamed as a call's arguments are: at each object of a value, walked beside the schema it
+ * is a value of (through `$ref`, branches and array items), a key `k` whose new name `names[k]`
+ * the schema declares there, and `k` itself not. A key the schema does not declare there is data,
+ * kept as written. Same object when nothing changes (nearly every schema).
+ */
+export function renameSchemaValueKeys(schema: JsonSchema, names: Record<string, string>): JsonSchema {
+  const root = schema;
+  const renamed = (k: string) => own(names, k);
+  const node = (s: unknown): unknown => {
+    if (s === null || typeof s !== 'object') return s;
+    if (Array.isArray(s)) {
+      let changed = false;
+      const list = s.map((x) => {
+        const y = node(x);
+        if (y !== x) changed = true;
+        return y;
+      });
+      return changed ? list : s;
+    }
+    const o = s as Record<string, unknown>;
+    let out: Record<string, unknown> | undefined;
+    const set = (k: string, v: unknown) => {
+      if (v !== o[k]) (out ??= { ...o })[k] = v;
+    };
+    for (const k of ONE_VALUE) if (k in o) set(k, renameValue(o[k], [o], root, renamed, 0));
+    for (const k of VALUE_LISTS) {
+      const list = o[k];
+      if (!Array.isArray(list)) continue;
+      let changed = false;
+      const next = list.map((x) => {
+        const y = renameValue(x, [o], root, renamed, 0);
+        if (y !== x) changed = true;
+        return y;
+      });
+      if (changed) set(k, next);
+    }
+    for (const k of SUBSCHEMA_ONE) if (k in o) set(k, node(o[k]));
+    for (const k of SUBSCHEMA_LISTS) if (Array.isArray(o[k])) set(k, node(o[k]));
+    for (const k of SUBSCHEMA_MAPS) {
+      const m = o[k];
+      if (m === null || typeof m !== 'object' || Array.isArray(m)) continue;
+      let map: Record<string, unknown> | undefined;
+      for (const [name, sub] of Object.entries(m)) {
+        const y = node(sub);
+        if (y !== sub) (map ??= { ...(m as Record<string, unknown>) })[name] = y;
+      }
+      if (map) set(k, map);
+    }
+    return out ?? s;
+  };
+  if (Object.keys(names).length === 0 || !hasValueObjects(schema)) return schema;
+  return node(schema) as JsonSchema;
+}
+
+/** One value renamed beside the schemas `at` that hold at its place (see renameSchemaValueKeys). */
+function renameValue(v: unknown, at: readonly object[], root: object, renamed: (k: string) => string | undefined, depth: number): unknown {
+  if (depth > 64 || at.length === 0 || v === null || typeof v !== 'object') return v;
+  const branches = expandBranches(at, root);
+  if (Array.isArray(v)) {
+    const items = itemSchemas(branches);
+    let changed = false;
+    const out = v.map((x) => {
+      const y = renameValue(x, items, root, renamed, depth + 1);
+      if (y !== x) changed = true;
+      return y;
+    });
+    return changed ? out : v;
+  }
+  const declared = declaredAt(branches);
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const to = renamed(k);
+    const key = to !== undefined && to !== k && declared.has(to) && !declared.has(k) && !Object.prototype.hasOwnProperty.call(v, to) ? to : k;
+    const y = renameValue(x, declared.get(key) ?? [], root, renamed, depth + 1);
+    if (key !== k || y !== x) changed = true;
+    out[key] = y;
+  }
+  return changed ? out : v;
+}
+
+function itemSchemas(branches: readonly object[]): object[] {
+  const items: object[] = [];
+  for (const b of branches) {
+    const it = (b as Record<string, unknown>).items;
+    if (it !== null && typeof it === 'object' && !Array.isArray(it)) items.push(it);
+  }
+  return items;
+}
+
+function declaredAt(branches: readonly object[]): Map<string, object[]> {
+  const declared = new Map<string, object[]>();
+  for (const b of branches) {
+    const props = (b as Record<string, unknown>).properties;
+    if (props === null || typeof props !== 'object') continue;
+    for (const [k, sub] of Object.entries(props)) {
+      const list = declared.get(k) ?? [];
+      if (sub !== null && typeof sub === 'object') list.push(sub);
+      declared.set(k, list);
+    }
+  }
+  return declared;
+}
+
+/**
+ * Keys left under a name renamed away in the values a schema carries (`default`, `const`,
+ * `examples`, `enum`), by the rule of keysLeftUnrenamed, each with the keyword it stands in.
+ */
+export function valueKeysLeftUnrenamed(schema: unknown, renamed: (key: string) => string | undefined): string[] {
+  const out: string[] = [];
+  if (schema === null || typeof schema !== 'object' || !hasValueObjects(schema)) return out;
+  const root = schema;
+  eachSchema(schema, (s) => {
+    for (const k of ONE_VALUE) if (k in s) for (const key of keysLeftAt(s[k], [s], root, renamed)) out.push(`${k}: ${key}`);
+    for (const k of VALUE_LISTS) {
+      const list = s[k];
+      if (Array.isArray(list)) for (const x of list) for (const key of keysLeftAt(x, [s], root, renamed)) out.push(`${k}: ${key}`);
+    }
+  });
   return out;
 }
 
@@ -255,7 +447,7 @@ function renamePointer(ref: string, paths: Record<string, string>): string {
  * schemas are replaced, never changed in place.
  */
 function hasInnerNames(schema: object): boolean {
-  for (const k in schema) if (k === 'properties' || k === 'required' || k === 'items' || k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === '$ref') return true;
+  for (const k in schema) if (k === 'properties' || k === 'required' || k === 'items' || k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === '$ref' || k === 'discriminator') return true;
   return false;
 }
 
@@ -267,32 +459,22 @@ function hasInnerNames(schema: object): boolean {
  * leaves it as written, and so does this check (one verdict for augment's and verify's checks).
  */
 export function keysLeftUnrenamed(args: unknown, schema: unknown, renamed: (key: string) => string | undefined): string[] {
+  if (schema === null || typeof schema !== 'object') return [];
+  return keysLeftAt(args, [schema], schema, renamed);
+}
+
+function keysLeftAt(value: unknown, at: readonly object[], root: object, renamed: (key: string) => string | undefined): string[] {
   const out: string[] = [];
-  if (schema === null || typeof schema !== 'object') return out;
-  const root = schema;
   const visit = (v: unknown, at: readonly object[], depth: number): void => {
     if (depth > 64 || at.length === 0) return;
     const branches = expandBranches(at, root);
     if (Array.isArray(v)) {
-      const items: object[] = [];
-      for (const b of branches) {
-        const it = (b as Record<string, unknown>).items;
-        if (it !== null && typeof it === 'object' && !Array.isArray(it)) items.push(it);
-      }
+      const items = itemSchemas(branches);
       for (const x of v) visit(x, items, depth + 1);
       return;
     }
     if (v === null || typeof v !== 'object') return;
-    const declared = new Map<string, object[]>();
-    for (const b of branches) {
-      const props = (b as Record<string, unknown>).properties;
-      if (props === null || typeof props !== 'object') continue;
-      for (const [k, sub] of Object.entries(props)) {
-        const list = declared.get(k) ?? [];
-        if (sub !== null && typeof sub === 'object') list.push(sub);
-        declared.set(k, list);
-      }
-    }
+    const declared = declaredAt(branches);
     for (const [k, x] of Object.entries(v)) {
       const to = renamed(k);
       if (to !== undefined && to !== k && declared.has(to) && !declared.has(k)) out.push(k);
@@ -300,7 +482,7 @@ export function keysLeftUnrenamed(args: unknown, schema: unknown, renamed: (key:
       if (subs) visit(x, subs, depth + 1);
     }
   };
-  visit(args, [schema], 0);
+  visit(value, at, 0);
   return out;
 }
 

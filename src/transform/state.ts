@@ -84,10 +84,13 @@ export function renameInState(
     s.body = text.rewriteReferences(s.body);
     s.tools = s.tools.map((x) => mapId(tools, x));
   }
+  // A title may glue a renamed tool's name to a word (FastMCP's `name_shrimpArguments`): the name follows there too.
+  const glued = gluedToolNames(h, tools);
+  const title = glued ? (s: string) => glued(t(s)) : t;
   for (const tool of out.tools) {
     tool.name = mapId(tools, tool.name);
     tool.description = t(tool.description);
-    tool.parameters = rewriteSchemaText(tool.parameters, t) as JsonSchema;
+    tool.parameters = rewriteSchemaText(tool.parameters, t, title) as JsonSchema;
   }
   if (out.skillLoader) {
     out.skillLoader.tool = mapId(tools, out.skillLoader.tool);
@@ -105,6 +108,34 @@ export function renameInState(
     if (hook.description !== undefined) hook.description = t(hook.description);
   }
   return out;
+}
+
+/**
+ * A distinctive identifier (with `_`, `-`, a digit or an inner capital: DESIGN "Leak scope") glued
+ * at its end to a capitalised word, as a model's title names the tool it was made for (FastMCP
+ * titles a tool's argument model `<tool name>Arguments`). A whole-token mention is the text
+ * rewriter's; this finds the name inside such a longer identifier.
+ */
+export function gluedNamePattern(name: string): RegExp {
+  return new RegExp(`(?<![A-Za-z0-9_-])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=[A-Z])`, 'g');
+}
+
+/** Whether a name is distinctive (DESIGN "Leak scope"): `_`, `-`, a digit or an inner capital. */
+export function distinctiveName(name: string): boolean {
+  return /[_\-0-9]|[a-z][A-Z]/.test(name);
+}
+
+/** A rewrite of renamed distinctive tool names glued to a capitalised word (see gluedNamePattern), or undefined when no tool is renamed. */
+function gluedToolNames(h: Harness, tools: IdMap): ((s: string) => string) | undefined {
+  const names = Object.keys(tools).filter((n) => tools[n] !== n && distinctiveName(n) && h.tools.some((t) => t.name === n));
+  if (names.length === 0) return undefined;
+  // Longer names first, so a name inside a longer renamed one is not taken for it.
+  const rules = names.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map((n) => [gluedNamePattern(n), tools[n]!] as const);
+  return (s) => {
+    let out = s;
+    for (const [re, to] of rules) out = out.replace(re, () => to);
+    return out;
+  };
 }
 
 /**
@@ -163,10 +194,10 @@ function mapLoaderEnum(schema: unknown, path: string[], skills: IdMap): unknown 
  * the same object when nothing changed, so unchanged schemas stay shared between states (and stay
  * cached by identity in the schema compiler and the state hash).
  */
-function rewriteSchemaText(schema: unknown, t: (s: string) => string): unknown {
+function rewriteSchemaText(schema: unknown, t: (s: string) => string, title: (s: string) => string = t): unknown {
   // Most renames leave a schema's texts as they are: then it is not walked at all.
-  if (schema !== null && typeof schema === 'object' && schemaTexts(schema).every((s) => t(s) === s)) return schema;
-  return rewriteSchemaNode(schema, t);
+  if (schema !== null && typeof schema === 'object' && schemaTexts(schema).every((s) => t(s) === s && (title === t || title(s) === s))) return schema;
+  return rewriteSchemaNode(schema, t, title);
 }
 
 const SCHEMA_TEXTS = Symbol('hsa.schemaTexts');
@@ -195,11 +226,11 @@ function collectSchemaTexts(s: unknown, found: string[]): void {
   }
 }
 
-function rewriteSchemaNode(schema: unknown, t: (s: string) => string): unknown {
+function rewriteSchemaNode(schema: unknown, t: (s: string) => string, title: (s: string) => string): unknown {
   if (Array.isArray(schema)) {
     let changed = false;
     const out = schema.map((x) => {
-      const y = rewriteSchemaNode(x, t);
+      const y = rewriteSchemaNode(x, t, title);
       if (y !== x) changed = true;
       return y;
     });
@@ -209,8 +240,9 @@ function rewriteSchemaNode(schema: unknown, t: (s: string) => string): unknown {
   let out: Record<string, unknown> | undefined;
   for (const [k, v] of Object.entries(schema)) {
     let next = v;
-    if ((k === 'description' || k === 'title') && typeof v === 'string') next = t(v);
-    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') next = rewriteSchemaNode(v, t);
+    if (k === 'description' && typeof v === 'string') next = t(v);
+    else if (k === 'title' && typeof v === 'string') next = title(v);
+    else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') next = rewriteSchemaNode(v, t, title);
     if (next !== v) {
       out ??= { ...(schema as Record<string, unknown>) };
       out[k] = next;

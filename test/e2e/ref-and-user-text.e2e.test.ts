@@ -9,6 +9,7 @@
 //   instance_template puts "run the command: find_file …" and the other tips after the issue text),
 //   declared with prompt.user_sections.
 // What the written JSONL says is read here with plain JSON walks, never the engine's.
+import { createHash } from 'node:crypto';
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -54,7 +55,7 @@ function declared(schema: unknown, out = new Set<string>()): Set<string> {
 
 async function augmentAndProve(name: string, harness: string | undefined, sources: string, extra: string[] = []): Promise<Rec[]> {
   const out = path.join(tempDir(`hsa-ref-${name}-`), 'out');
-  const run = await runHsaAsync(['augment', ...(harness ? ['--harness', harness] : []), '-t', sources, '-o', out, '-k', '8', ...extra]);
+  const run = await runHsaAsync(['augment', ...(harness ? ['--harness', harness] : []), '-t', sources, '-o', out, '-k', '8', '--no-gzip', ...extra]);
   expect(run.code, run.stderr).toBe(0);
   const verify = await runHsaAsync(['verify', out, ...(harness ? ['--harness', harness] : []), '--sources', sources]);
   expect(verify.code, verify.stdout + verify.stderr).toBe(0);
@@ -178,4 +179,109 @@ describe('harness text inside a user turn (prompt.user_sections)', () => {
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/logs\.jsonl:1: ca-1: messages\.1\.content: first user turn: section "instructions" of prompt\.user_sections is not in it/);
   });
+});
+
+const UNIONS = path.join(REPO, 'fixtures/pydantic-unions');
+
+// Issue #23 audit: three places an old name survived in the tool list of pydantic/FastMCP-made
+// schemas: a tagged union's discriminator (pydantic/pydantic@2151025 pydantic/json_schema.py:1410-1419,
+// over tau2-bench@a2c0247's airline payment models, src/tau2/domains/airline/data_model.py:48-76);
+// a model-typed field's default and a model's examples; FastMCP's "<tool>Arguments" title
+// (modelcontextprotocol/python-sdk@57394b0 src/mcp/server/mcpserver/utilities/func_metadata.py:326-327).
+describe('pydantic unions, schema values and FastMCP titles follow the renames', () => {
+  it('augment -k 8: discriminator, default/examples/enum keys and <tool>Arguments titles carry no old name; verify and the checker agree', async () => {
+    const records = await augmentAndProve('unions', path.join(UNIONS, 'harness'), path.join(UNIONS, 'trajectories.jsonl'));
+    const seen = { discriminator: 0, values: 0, titles: 0 };
+    /** Every schema object, never the values one carries. */
+    const nodes = (s: unknown, out: Json[] = []): Json[] => {
+      if (Array.isArray(s)) s.forEach((x) => nodes(x, out));
+      else if (s !== null && typeof s === 'object') {
+        out.push(s as Json);
+        for (const [k, v] of Object.entries(s)) {
+          if (k === 'default' || k === 'examples' || k === 'enum' || k === 'const') continue;
+          nodes(k === 'properties' || k === '$defs' ? Object.values(v as Json) : v, out);
+        }
+      }
+      return out;
+    };
+    for (const r of records) {
+      const params = renamed(r, 'tools.param-rename');
+      const tools = renamed(r, 'tools.rename');
+      const gone = Object.keys(params).filter((k) => !Object.values(params).includes(k));
+      for (const t of r.tools) {
+        const schema = t.function.parameters;
+        const names = declared(schema);
+        for (const n of nodes(schema)) {
+          const d = n.discriminator as { propertyName: string } | undefined;
+          if (d) {
+            // The discriminator names a property every model of its union declares.
+            expect(names.has(d.propertyName), `${r.id}: discriminator "${d.propertyName}"`).toBe(true);
+            if (params.source) (expect(d.propertyName).toBe(params.source), seen.discriminator++);
+          }
+          for (const k of ['default', 'examples', 'enum'] as const) {
+            if (!(k in n)) continue;
+            const keys = keysIn(n[k]);
+            for (const old of gone) expect(keys.has(old), `${r.id}: ${t.function.name} ${k} keeps "${old}"`).toBe(false);
+            if (keys.size > 0 && gone.some((g) => ['seat_type', 'extra_legroom', 'flight_number', 'date'].includes(g))) seen.values++;
+          }
+          if (typeof n.title === 'string' && n.title.endsWith('Arguments')) {
+            for (const [old, now] of Object.entries(tools)) if (old !== now) expect(n.title, r.id).not.toBe(`${old}Arguments`);
+            const own = Object.entries(tools).find(([, now]) => now === t.function.name);
+            if (own) (expect(n.title).toBe(`${t.function.name}Arguments`), seen.titles++);
+          }
+        }
+        // Pydantic's spaced field titles are plain words for people: kept as written beside a renamed field (docs/harness-format.md).
+        if (params.flight_number && t.function.name === (tools.set_default_seat ?? 'set_default_seat')) expect(JSON.stringify(schema)).toContain('"title":"Flight Number"');
+      }
+    }
+    expect(seen.discriminator).toBeGreaterThan(0);
+    expect(seen.values).toBeGreaterThan(0);
+    expect(seen.titles).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('an old name put back in any of the three places is flagged by verify and by the checker, naming the record', async () => {
+    const [harness, sources] = [path.join(UNIONS, 'harness'), path.join(UNIONS, 'trajectories.jsonl')];
+    const out = path.join(tempDir('hsa-ref-unions-mut-'), 'out');
+    expect((await runHsaAsync(['augment', '--harness', harness, '-t', sources, '-o', out, '-k', '8', '--no-gzip'])).code).toBe(0);
+    const file = path.join(out, 'sft', 'part-00000.jsonl');
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const index = lines.findIndex((l) => {
+      if (l === '') return false;
+      const r = JSON.parse(l) as Rec;
+      const [p, t] = [renamed(r, 'tools.param-rename'), renamed(r, 'tools.rename')];
+      return p.source !== undefined && p.seat_type !== undefined && t.name_shrimp !== undefined && t.name_shrimp !== 'name_shrimp';
+    });
+    expect(index).toBeGreaterThanOrEqual(0);
+    const rec = JSON.parse(lines[index]!) as Rec;
+    const [p, t] = [renamed(rec, 'tools.param-rename'), renamed(rec, 'tools.rename')];
+    const mutated = lines[index]!
+      .replace(`"propertyName":"${p.source}"`, '"propertyName":"source"')
+      .replace(`"default":{"${p.seat_type}"`, '"default":{"seat_type"')
+      .replace(`"title":"${t.name_shrimp}Arguments"`, '"title":"name_shrimpArguments"');
+    lines[index] = mutated;
+    const text = lines.join('\n');
+    writeFileSync(file, text);
+    // The manifest made to match the part, so only the record checks can tell.
+    const manifestFile = path.join(out, 'manifest.json');
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { stages: Record<string, { bytes: number; files: { file: string; bytes: number; sha256: string }[] }> };
+    for (const stage of Object.values(manifest.stages)) {
+      for (const f of stage.files) {
+        if (f.file !== 'sft/part-00000.jsonl') continue;
+        stage.bytes += Buffer.byteLength(text) - f.bytes;
+        f.bytes = Buffer.byteLength(text);
+        f.sha256 = createHash('sha256').update(text).digest('hex');
+      }
+    }
+    writeFileSync(manifestFile, JSON.stringify(manifest, null, 2) + '\n');
+    const verify = await runHsaAsync(['verify', out, '--harness', harness, '--sources', sources]);
+    expect(verify.code).toBe(1);
+    const said = verify.stdout + verify.stderr;
+    expect(said).toContain(`${rec.id}: tools.add_payment_method: discriminator names old parameter "source"`);
+    expect(said).toMatch(new RegExp(`${rec.id}: tools\\.[^:]+: default value keeps old parameter "seat_type"`));
+    expect(said).toContain(`${rec.id}: tools.${t.name_shrimp}: title "name_shrimpArguments" spells old tool name "name_shrimp"`);
+    const audit = await runHsaNode(['scripts/audit/check-output.mjs', '--out', out, '--sources', sources, '--harness', harness, '--json']);
+    expect(audit.code).toBe(1);
+    const leaks = JSON.stringify((JSON.parse(audit.stdout) as { failures: Record<string, unknown> }).failures.b_leak);
+    for (const what of ['discriminator names old parameter \\"source\\"', 'default value still has key \\"seat_type\\"', 'spells old tool name \\"name_shrimp\\"']) expect(leaks).toContain(what);
+  }, 120_000);
 });

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { nameWords, namingContext, proposeName, renameable, type NamingRules } from '../../src/transform/naming.js';
-import { recursivePropertyNames, renameSchemaProperties, sharedPropertyNames, unwalkedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
+import { recursivePropertyNames, renameSchemaProperties, renameSchemaValueKeys, sharedPropertyNames, unwalkedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 import { dict } from '../../src/util/dict.js';
@@ -42,7 +42,7 @@ export default defineTransform({
   id: 'tools.param-rename',
   family: 'tools',
   class: 'exact',
-  version: 4,
+  version: 5,
   description: 'Rename tool parameters (nested included) consistently across tools; call arguments, required lists and mentions follow.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.7).describe('probability that a variant renames parameters'),
@@ -113,7 +113,9 @@ export default defineTransform({
       // A definition no reference reaches still declares the name: renamed with the others (no call fills it).
       if (paths === undefined && !schemaPropertyNames(tool.parameters).some((n) => map[n] !== undefined)) return;
       // Paths reach through `$ref` into shared models; the models themselves are renamed by name.
-      tool.parameters = renameSchemaProperties(tool.parameters, paths ?? dict(), map);
+      // A union's discriminator names its property anew with it; the objects of `default`,
+      // `examples`, `const` and `enum` values have their keys renamed as a call's arguments are.
+      tool.parameters = renameSchemaValueKeys(renameSchemaProperties(tool.parameters, paths ?? dict(), map), map);
       if (paths !== undefined) args[tool.name] = [{ op: 'rename', paths }];
     });
     if (out.skillLoader) {

@@ -12,7 +12,7 @@ export default defineTransform({
   id: 'tools.rename',
   family: 'tools',
   class: 'exact',
-  version: 2,
+  version: 3,
   description: 'Rename tools (synonyms, case, prefix/suffix, opaque ids, MCP server__tool); calls, schemas, skill bodies and prompt mentions follow.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.8).describe('probability that a variant renames tools'),

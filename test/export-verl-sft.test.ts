@@ -60,7 +60,7 @@ function augmentAndExport(config: string, name: string): Promise<{ out: string; 
 async function augmentAndExportOnce(config: string, name: string): Promise<{ out: string; exp: string }> {
   const out = path.join(tmp, `${name}-out`);
   const exp = path.join(tmp, `${name}-verl-sft`);
-  const a = await runHsaAsync(['augment', '--config', config, '--out', out, '--stages', 'sft', '-q']);
+  const a = await runHsaAsync(['augment', '--no-gzip', '--config', config, '--out', out, '--stages', 'sft', '-q']);
   expect(a.code, a.stderr).toBe(0);
   const e = await runHsaAsync(['export', out, '--to', 'verl-sft', '--out', exp, '--tokenizer', 'qwen3', '-q']);
   expect(e.code, e.stderr).toBe(0);

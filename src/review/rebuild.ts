@@ -4,7 +4,7 @@ import path from 'node:path';
 import { builtinWords } from '../../transforms/index.js';
 import { INLINE_HARNESS } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { deriveInlineHarness, InlineHarnesses } from '../ingest/inline-harness.js';
+import { deriveInlineHarness, InlineHarnesses, type InlineHarness } from '../ingest/inline-harness.js';
 import { loadHarness } from '../harness/load.js';
 import { withPinnedSections } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
@@ -94,8 +94,24 @@ export class StateRebuilder {
   harnessOf(source: Trajectory | undefined): Harness | undefined {
     if (!this.inline) return this.harness;
     if (!source) return undefined;
-    return this.inline.for(source, { file: '', line: 0 }).inline.harness ?? undefined;
+    return this.inlineOf(source).inline.harness ?? undefined;
   }
+
+  /**
+   * A source's own harness, derived once per source object: deriving it sets the source's `tools` to
+   * the harness's rendered list (OpenAI-safe names), so a second derivation would hash other tools
+   * and make another harness than the one augment made.
+   */
+  private inlineOf(source: Trajectory): { inline: InlineHarness; extra: StatePool | undefined } {
+    let got = this.derived.get(source);
+    if (!got) {
+      got = this.inline!.for(source, { file: '', line: 0 });
+      this.derived.set(source, got);
+    }
+    return got;
+  }
+
+  private readonly derived = new WeakMap<Trajectory, { inline: InlineHarness; extra: StatePool | undefined }>();
 
   /** Load the harness and resolve the run's transforms; a transform whose version changed is an error. */
   static async create(manifest: Manifest, harnessPath: string): Promise<StateRebuilder> {
@@ -130,7 +146,7 @@ export class StateRebuilder {
     let pool = this.pool;
     if (this.inline) {
       if (!source) return undefined;
-      const own = this.inline.for(source, { file: '', line: 0 });
+      const own = this.inlineOf(source);
       if (!own.inline.harness) return undefined;
       harness = own.inline.harness;
       pool = own.extra;

@@ -83,7 +83,7 @@ describe('the BFCL-live-shaped bench input', () => {
   for (const [tag, extra, variants] of [['the rename set, one variant', ['--variants', '1', '--transforms', 'tools.rename', 'tools.param-rename', 'tools.order'], 1], ['defaults', [], 4]] as const) {
     it(`is taken whole by hsa under ${tag}; the output passes the independent checker and verify`, async () => {
       const out = path.join(dir, `out-${variants}`);
-      const a = await runHsaAsync(['augment', '-t', small, '-o', out, '--stages', 'sft,rl', '-q', '--json', ...extra]);
+      const a = await runHsaAsync(['augment', '--no-gzip', '-t', small, '-o', out, '--stages', 'sft,rl', '-q', '--json', ...extra]);
       expect(a.code, a.stderr).toBe(0);
       const totals = (JSON.parse(a.stdout) as { totals: Json }).totals;
       // Every record valid, every variant written: a reject here would make the bench time rejects.

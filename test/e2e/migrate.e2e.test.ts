@@ -41,7 +41,7 @@ describe('hsa migrate, as docs/migrate.md walks it', () => {
     expect(validate.stdout + validate.stderr).toBe('valid: harness library-desk 2.0.0, 8 records in 1 file: 0 errors, 0 warnings\n');
     expect(validate.code).toBe(0);
 
-    const augment = runHsa(['augment', '--harness', 'v2', '-t', 'migrated.jsonl', '-o', 'aug', '--quiet'], { cwd: lib });
+    const augment = runHsa(['augment', '--no-gzip', '--harness', 'v2', '-t', 'migrated.jsonl', '-o', 'aug', '--quiet'], { cwd: lib });
     expect(augment.stderr).toBe('');
     expect(augment.code).toBe(0);
     const manifest = JSON.parse(await readFile(path.join(lib, 'aug/manifest.json'), 'utf8')) as { stages: Record<string, { records: number }> };

@@ -32,18 +32,18 @@ describe('small things a newcomer hit', () => {
   it('match mode: a differing system message that holds every harness section suggests --system-prompt locate; one that does not, does not', () => {
     const dir = tempDir('hsa-newcomer-');
     const file = wrappedFirst(dir);
-    const r = runHsa(['augment', '--harness', CLINIC, '-t', file, '-o', path.join(dir, 'out'), '-q']);
+    const r = runHsa(['augment', '--no-gzip', '--harness', CLINIC, '-t', file, '-o', path.join(dir, 'out'), '-q']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/wrapped\.jsonl:1: cl-1: messages\.0\.content: system message differs from the rendered harness: .*--system-prompt locate/);
     // The suggestion holds: locate takes the record.
-    const located = runHsa(['augment', '--harness', CLINIC, '-t', file, '-o', path.join(dir, 'located'), '--system-prompt', 'locate', '-q']);
+    const located = runHsa(['augment', '--no-gzip', '--harness', CLINIC, '-t', file, '-o', path.join(dir, 'located'), '--system-prompt', 'locate', '-q']);
     expect(located.code, located.stderr).toBe(0);
     // A system message that lost a section is not one locate would take: no suggestion.
     const lines = clinicLines();
     const rec = JSON.parse(lines[0]!);
     rec.messages[0].content = rec.messages[0].content.replace(/# Style[\s\S]*?(?=\n# Skills)/, '# Style\n\n- Be brief.\n');
     writeFileSync(path.join(dir, 'cut.jsonl'), `${JSON.stringify(rec)}\n`);
-    const cut = runHsa(['augment', '--harness', CLINIC, '-t', path.join(dir, 'cut.jsonl'), '-o', path.join(dir, 'cut'), '-q']);
+    const cut = runHsa(['augment', '--no-gzip', '--harness', CLINIC, '-t', path.join(dir, 'cut.jsonl'), '-o', path.join(dir, 'cut'), '-q']);
     expect(cut.code).toBe(1);
     expect(cut.stderr).toContain('system message differs from the rendered harness');
     expect(cut.stderr).not.toContain('--system-prompt locate');
@@ -55,14 +55,14 @@ describe('small things a newcomer hit', () => {
     const file = path.join(dir, 'one-bad.jsonl');
     writeFileSync(file, `${[...lines, '{"id":"cl-bad","messages":[{"role":"user","content":"hi"}],"colour":"red"}'].join('\n')}\n`);
     const out = path.join(dir, 'out');
-    const failed = runHsa(['augment', '--harness', CLINIC, '-t', file, '-o', out, '-q']);
+    const failed = runHsa(['augment', '--no-gzip', '--harness', CLINIC, '-t', file, '-o', out, '-q']);
     expect(failed.code).toBe(1);
     expect(failed.stderr).toContain('unknown key: colour');
-    const skipped = runHsa(['augment', '--harness', CLINIC, '-t', file, '-o', out, '--on-error', 'skip', '-q']);
+    const skipped = runHsa(['augment', '--no-gzip', '--harness', CLINIC, '-t', file, '-o', out, '--on-error', 'skip', '-q']);
     expect(skipped.code, skipped.stderr).toBe(0);
     expect(rejectsOf(out).map((r) => [r.source_line, r.reason_kind])).toEqual([[lines.length + 1, 'input_malformed']]);
     // Now the folder holds finished parts: another config is refused, naming what changed.
-    const again = runHsa(['augment', '--harness', CLINIC, '-t', file, '-o', out, '--on-error', 'fail', '-q']);
+    const again = runHsa(['augment', '--no-gzip', '--harness', CLINIC, '-t', file, '-o', out, '--on-error', 'fail', '-q']);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('changed: config.on_error');
     expect(again.stderr).toContain('--force');
@@ -79,7 +79,7 @@ describe('small things a newcomer hit', () => {
     const file = path.join(dir, 'rail.jsonl');
     writeFileSync(file, `${[good, badSchema, badType].map((r) => JSON.stringify(r)).join('\n')}\n`);
     const out = path.join(dir, 'out');
-    const r = runHsa(['augment', '-t', file, '-o', out, '--on-error', 'skip', '-q']);
+    const r = runHsa(['augment', '--no-gzip', '-t', file, '-o', out, '--on-error', 'skip', '-q']);
     expect(r.code, r.stderr).toBe(0);
     const rejects = rejectsOf(out);
     expect(rejects.map((x) => [x.id, x.reason_kind])).toEqual([['rail-2', 'input_tool_schema'], ['rail-3', 'input_tool_schema']]);
@@ -92,7 +92,7 @@ describe('small things a newcomer hit', () => {
   it('hsa augment --check DIR needs no --out', () => {
     const dir = tempDir('hsa-newcomer-');
     const out = path.join(dir, 'out');
-    const args = ['augment', '--harness', CLINIC, '-t', 'fixtures/clinic/trajectories.jsonl', '-k', '2'];
+    const args = ['augment', '--no-gzip', '--harness', CLINIC, '-t', 'fixtures/clinic/trajectories.jsonl', '-k', '2'];
     expect(runHsa([...args, '-o', out, '-q']).code).toBe(0);
     const same = runHsa([...args, '--check', out]);
     expect(same.code, same.stderr).toBe(0);

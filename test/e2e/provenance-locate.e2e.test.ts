@@ -27,7 +27,7 @@ describe('meta.transforms of a located prompt', () => {
     const wrapped = path.join(dir, 'wrapped.jsonl');
     writeFileSync(wrapped, `${lines.join('\n')}\n`);
     const located = path.join(dir, 'located');
-    const a = runHsa(['augment', '--harness', 'fixtures/clinic/harness', '-t', wrapped, '-o', located, '-k', '8', '--system-prompt', 'locate', '-q']);
+    const a = runHsa(['augment', '--no-gzip', '--harness', 'fixtures/clinic/harness', '-t', wrapped, '-o', located, '-k', '8', '--system-prompt', 'locate', '-q']);
     expect(a.code, a.stderr).toBe(0);
     const recs = sftOf(located);
     expect(recs).toHaveLength(lines.length * 8);
@@ -42,7 +42,7 @@ describe('meta.transforms of a located prompt', () => {
     // The same records in match mode (the logged prompt is the rendered harness): the separator is
     // recorded, and the system message shows it.
     const matched = path.join(dir, 'matched');
-    const m = runHsa(['augment', '--harness', 'fixtures/clinic/harness', '-t', 'fixtures/clinic/trajectories.jsonl', '-o', matched, '-k', '8', '-q']);
+    const m = runHsa(['augment', '--no-gzip', '--harness', 'fixtures/clinic/harness', '-t', 'fixtures/clinic/trajectories.jsonl', '-o', matched, '-k', '8', '-q']);
     expect(m.code, m.stderr).toBe(0);
     const withSep = sftOf(matched).filter((r) => spacingOf(r)?.params.separator !== undefined);
     expect(withSep.length).toBeGreaterThan(0);

@@ -47,7 +47,7 @@ describe.skipIf(reason !== undefined)('hsa emit slurm on a real Slurm', () => {
     expect(logs()).toMatch(/^merged: 7 parts from 4 shards → .*out\/manifest\.json\n$/);
 
     // Paths in the output are written relative to the folder hsa runs in: the jobs run in the config's.
-    const whole = runHsa(['augment', '--no-gzip', '--config', config, '-o', path.join(dir, 'whole'), '-q'], { cwd: dir });
+    const whole = runHsa(['augment', '--config', config, '-o', path.join(dir, 'whole'), '-q'], { cwd: dir });
     expect(whole.code, whole.stderr).toBe(0);
     expect(treeHashes(merged)).toEqual(treeHashes(path.join(dir, 'whole')));
   }, 60_000);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Harness } from '../harness/types.js';
 import { messageContentJson } from '../harness/render.js';
 import { messagesWriter, recordLine } from '../util/json-out.js';
-import { LineFileWriter } from './line-writer.js';
+import { LineFileWriter } from '../util/line-writer.js';
 import { formatProblem } from '../problems.js';
 import type { SystemPromptMode } from '../trajectory/check.js';
 import { readTrajectories } from '../trajectory/read.js';

@@ -1,7 +1,7 @@
 import { mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HsaError } from '../errors.js';
-import type { OutputLine } from '../util/json-out.js';
+import type { OutputLine } from './json-out.js';
 
 /**
  * A JSONL file of output lines (a string, or pieces with shared UTF-8 bytes, as recordLine makes

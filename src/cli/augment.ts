@@ -3,7 +3,7 @@ import { resolveRunConfig, type AugmentFlags, type RunConfig } from '../config/a
 import { runAugment } from '../output/run.js';
 import type { Io } from './io.js';
 import { progressReporter } from './progress.js';
-import { newCounters } from '../teacher/errors.js';
+import { newCounters } from '../llm/errors.js';
 import { forBatchEngine, resolveShard, type Shard, type ShardFlags } from '../scale/shard.js';
 import { UsageError } from '../errors.js';
 

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readConfigFile, resolveRunConfig, type AugmentFlags } from '../config/augment-config.js';
-import { defaultCacheDir } from '../teacher/cache.js';
+import { defaultCacheDir } from '../llm/cache.js';
 import { exportMissing, importResults } from '../teacher/batch.js';
 import type { Io } from './io.js';
 

@@ -8,8 +8,8 @@ import { hasErrors } from '../problems.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import { readJsonlLines } from '../util/jsonl.js';
-import { TeacherCache } from './cache.js';
-import { CacheMissError, newCounters } from './errors.js';
+import { TeacherCache } from '../llm/cache.js';
+import { CacheMissError, newCounters } from '../llm/errors.js';
 import { runEpisode } from './runtime.js';
 
 /** Lines per batch file: the OpenAI Batch API takes at most 50,000 requests a file. */

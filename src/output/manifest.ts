@@ -15,6 +15,12 @@ export function manifestConfig(cfg: RunConfig, tokenizer: TokenizerInfo | null):
   return { gzip: cfg.gzip, arguments: cfg.arguments, toolsFormat: cfg.toolsFormat, stages: cfg.stages, maxTokens: cfg.maxTokens, teacher: { mode: cfg.teacher.mode }, tokenizer };
 }
 
+/** What the manifest restates, read back from a run's descriptor (`hsa merge` has no config, only the folder). */
+export function describedManifestConfig(descriptor: Record<string, unknown>, tokenizer: TokenizerInfo | null): ManifestConfig {
+  const config = descriptor.config as { stages: RunConfig['stages']; tokens?: { max_tokens: number | null }; gzip: boolean; arguments: RunConfig['arguments']; tools_format: RunConfig['toolsFormat']; teacher: { mode: RunConfig['teacher']['mode'] } };
+  return { gzip: config.gzip, arguments: config.arguments, toolsFormat: config.tools_format, teacher: { mode: config.teacher.mode }, stages: config.stages, maxTokens: config.tokens?.max_tokens ?? null, tokenizer };
+}
+
 /**
  * The manifest of a finished run from its descriptor and part markers (in part order) alone, so
  * `hsa merge` rebuilds the bytes a whole run writes. `records`: input records per trajectory file.

@@ -1,6 +1,6 @@
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { buildManifest, writeManifest, type ManifestConfig } from '../output/manifest.js';
+import { buildManifest, describedManifestConfig, writeManifest } from '../output/manifest.js';
 import { checkMarker, META_DIR, readInputs, readRunRecord, readShardRecord, removeShardRecords, shardRecordNames, type PartMarker, type ShardRecord } from '../output/out-folder.js';
 import type { Bucket } from '../output/shared.js';
 
@@ -34,8 +34,7 @@ export async function mergeShards(out: string): Promise<MergeResult> {
   const run = await readRunRecord(out);
   if (!run) throw new MergeError(`${out}: no ${META_DIR}/run.json, so no hsa augment shard has started here`);
   const { fingerprint, descriptor } = run;
-  const config = descriptor.config as { stages: RunConfig['stages']; tokens?: { max_tokens: number | null }; gzip: boolean; arguments: RunConfig['arguments']; tools_format: RunConfig['toolsFormat']; teacher: { mode: RunConfig['teacher']['mode'] } };
-  const buckets: Bucket[] = [...config.stages, 'rejects'];
+  const buckets: Bucket[] = [...(descriptor.config as { stages: RunConfig['stages'] }).stages, 'rejects'];
   const problems: string[] = [];
 
   // Finished shards and the shard counts they were started with.
@@ -73,8 +72,7 @@ export async function mergeShards(out: string): Promise<MergeResult> {
   if (counts.length > 1) problems.push(`note: shards were started with different counts (${list(counts)}); parts are checked one by one`);
   if (problems.some((p) => !p.startsWith('note:'))) throw new MergeError(`${out}: cannot merge, nothing written:\n  ${problems.join('\n  ')}`);
 
-  const cfg: ManifestConfig = { gzip: config.gzip, arguments: config.arguments, toolsFormat: config.tools_format, teacher: { mode: config.teacher.mode }, stages: config.stages, maxTokens: config.tokens?.max_tokens ?? null, tokenizer: inputs.tokenizer ?? null };
-  const manifest = await writeManifest(out, buildManifest(descriptor, markers, buckets, cfg, inputs.records));
+  const manifest = await writeManifest(out, buildManifest(descriptor, markers, buckets, describedManifestConfig(descriptor, inputs.tokenizer ?? null), inputs.records));
   // The shard notes have served; the folder is now what one whole run leaves.
   await removeShardRecords(out);
   return { out, manifest, parts: inputs.parts, shards: counts };

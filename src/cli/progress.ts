@@ -1,4 +1,4 @@
-import type { RunProgress } from '../output/run.js';
+import type { RunProgress } from '../output/executor.js';
 import type { Io } from './io.js';
 import type { TeacherCounters } from '../llm/errors.js';
 

@@ -3,7 +3,7 @@ import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
 import { callKey } from './call-key.js';
-import { preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, type TurnState } from './hooks.js';
+import { feedbackMessage, newTurn, preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, type TurnState } from './hooks.js';
 import { BAD_JSON, type PolicyCall, type PolicyMessage } from './message.js';
 import { DEFAULT_EPISODE_OPTIONS, fixedRoundLimit, type EpisodeOptions } from './options.js';
 import type { EpisodeRow } from './row.js';
@@ -261,7 +261,7 @@ export class Episode {
 
   private startTurn(user: string): void {
     this.turnIndex++;
-    this.turn = { user, called: [], toolRounds: 0, ...(this.row.intent !== undefined ? { intent: this.row.intent } : {}) };
+    this.turn = newTurn(user, this.row.intent);
     this.turns.push({ user, reply: null, feedbackRounds: 0, forced: false, forcedViolations: 0, exhausted: false, blocked: 0, otherFeedback: 0, ended: false });
     this.steps = 0;
     this.forceReply = false;
@@ -329,13 +329,13 @@ export class Episode {
     }
     const out: Msg[] = [tool(result)];
     for (const f of toolHooks(this.harness, 'post_tool_use', c.name, c.args, c.argumentsText, this.turn)) {
-      out.push(this.feedbackMessage({ ...f, hook: { ...f.hook, channel: f.hook.channel === 'tool' ? 'user' : f.hook.channel } }));
+      out.push(this.feedbackMessage(f));
       turn.otherFeedback++;
     }
     return out;
   }
 
   private feedbackMessage(f: HookFailure): Msg {
-    return { role: f.hook.channel === 'system' ? 'system' : 'user', name: `${this.row.hookPrefix}${f.hook.id}`, content: f.feedback };
+    return feedbackMessage(f, this.row.hookPrefix);
   }
 }

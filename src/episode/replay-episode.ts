@@ -6,7 +6,7 @@ import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transfo
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
 import { runCommandHooks } from './command-hooks.js';
-import { preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, type TurnState } from './hooks.js';
+import { feedbackMessage, newTurn, preInference, stopHooks, toolHooks, toolRoundLimit, type TurnState } from './hooks.js';
 import type { ModelReply, ModelRequest, ModelStep } from './model.js';
 import type { EpisodeOptions } from './options.js';
 import type { CallFailureKind, TeacherRejectKind } from './reject-kinds.js';
@@ -129,7 +129,7 @@ export async function runAttempt(setup: EpisodeSetup, sample: number, ask: AskMo
   return episode;
 
   async function runTurn(t: number, userText: string, maxRounds: number): Promise<void> {
-    const turn: TurnState = { user: userText, called: [], toolRounds: 0, ...(intent !== undefined ? { intent } : {}) };
+    const turn = newTurn(userText, intent);
     const hookRounds = new Map<string, number>();
     let forceReply = false;
     let retry = 0;
@@ -140,7 +140,7 @@ export async function runAttempt(setup: EpisodeSetup, sample: number, ask: AskMo
         if (opts.commandHooks && attempt === 0) pre.push(...(await runCommandHooks(to, 'pre_inference', { prompt: turn.user }, opts.commandHooks)));
         for (const f of pre) {
           if (f.hook.action === 'reject') throw new EpisodeRejected('teacher_hook_rejected', `hook ${f.hook.id} rejected the turn: ${f.reason}`);
-          if (!forceReply) messages.push(feedbackMessage(f));
+          if (!forceReply) messages.push(feedbackMessage(f, prefix));
           if (f.hook.action === 'force_reply') forceReply = true;
         }
       }
@@ -172,7 +172,7 @@ export async function runAttempt(setup: EpisodeSetup, sample: number, ask: AskMo
         if (limit) {
           // The extra round is not run: the feedback goes in and the model must reply.
           if (limit.hook.action === 'reject') throw new EpisodeRejected('teacher_hook_rejected', `hook ${limit.hook.id} rejected the turn: ${limit.reason}`);
-          messages.push(feedbackMessage(limit));
+          messages.push(feedbackMessage(limit, prefix));
           forceReply = true;
           continue;
         }
@@ -194,7 +194,7 @@ export async function runAttempt(setup: EpisodeSetup, sample: number, ask: AskMo
       const n = (hookRounds.get(f.hook.id) ?? 0) + 1;
       hookRounds.set(f.hook.id, n);
       if (n > f.hook.maxRounds) throw new EpisodeRejected('teacher_hook_failed', `${f.hook.id} failed after ${f.hook.maxRounds} rounds: ${f.reason}`);
-      messages.push(feedbackMessage(f));
+      messages.push(feedbackMessage(f, prefix));
     }
   }
 
@@ -254,12 +254,7 @@ export async function runAttempt(setup: EpisodeSetup, sample: number, ask: AskMo
     turn.called.push(name);
     const post = toolHooks(to, 'post_tool_use', name, args, c.function.arguments, turn);
     if (opts.commandHooks) post.push(...(await runCommandHooks(to, 'post_tool_use', { tool_name: name, tool_input: args, tool_response: result.content }, opts.commandHooks)));
-    for (const f of post) messages.push(feedbackMessage({ ...f, hook: { ...f.hook, channel: f.hook.channel === 'tool' ? 'user' : f.hook.channel } }));
-  }
-
-  function feedbackMessage(f: HookFailure): Message {
-    const role = f.hook.channel === 'system' ? 'system' : 'user';
-    return { role, name: `${prefix}${f.hook.id}`, content: f.feedback };
+    for (const f of post) messages.push(feedbackMessage(f, prefix));
   }
 }
 

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
-import { Episode, DEFAULT_EPISODE_OPTIONS, type EpisodeOptions } from '../episode/episode.js';
+import { Episode } from '../episode/episode.js';
+import { DEFAULT_EPISODE_OPTIONS, type EpisodeOptions } from '../episode/options.js';
 import { readPolicyMessage } from '../episode/message.js';
 import { scoreEpisode, type ReplyJudge, type RewardConfig, type RewardResult } from '../episode/reward.js';
 import type { TokenCounter } from '../episode/tokens.js';

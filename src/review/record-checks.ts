@@ -1,5 +1,6 @@
 import type { OpenAiTool } from '../harness/types.js';
-import { eligibleIdentifiers, TextRewriter } from '../transform/identifiers.js';
+import { eligibleIdentifiers } from '../transform/identifiers.js';
+import { TextRewriter } from '../transform/text-rewriter.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { keysLeftUnrenamed } from '../transform/schema-walk.js';

@@ -3,7 +3,7 @@ import { parseFeedback } from '../harness/feedback.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { toolSpellings } from '../harness/tools.js';
-import { TextRewriter } from '../transform/identifiers.js';
+import { TextRewriter } from '../transform/text-rewriter.js';
 import { dictionary, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { declares, leafRenamesByTool, planOwners, PREAMBLE_NAME, propertyNames, textMap, textRewriterFor } from './rewrite.js';
 import { discriminatorNames, keysLeftUnrenamed, valueKeysLeftUnrenamed } from '../transform/schema-walk.js';

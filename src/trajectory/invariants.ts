@@ -8,7 +8,8 @@ import { dictionary, mapId, netParamRenames, type RewritePlan } from '../transfo
 import { declares, leafRenamesByTool, planOwners, PREAMBLE_NAME, propertyNames, textMap, textRewriterFor } from './rewrite.js';
 import { discriminatorNames, keysLeftUnrenamed, valueKeysLeftUnrenamed } from '../transform/schema-walk.js';
 import { distinctiveName, gluedNamePattern } from '../transform/state.js';
-import { catalogText, renderRecordPrompt, renderTools, userTextLayout, type RenderedPrompt } from '../harness/render.js';
+import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
+import { userTextLayout } from '../harness/user-text-layout.js';
 import { RenderError } from '../errors.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';

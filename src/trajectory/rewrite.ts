@@ -1,5 +1,6 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
-import { joinUserText, promptMessage, renderRecordPrompt, renderTools, setUserTextLayout, stateTextMessage, userTextLayout } from '../harness/render.js';
+import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from '../harness/render.js';
+import { joinUserText, setUserTextLayout, userTextLayout } from '../harness/user-text-layout.js';
 import type { Harness, Hook } from '../harness/types.js';
 import { openAiSafeName, toolSpellings } from '../harness/tools.js';
 import { TextRewriter } from '../transform/text-rewriter.js';

@@ -3,7 +3,7 @@ import { eligibleIdentifiers } from '../transform/identifiers.js';
 import { TextRewriter } from '../transform/text-rewriter.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { jsonEqual } from '../util/json-equal.js';
-import { keysLeftUnrenamed } from '../transform/schema-walk.js';
+import { keysLeftUnrenamed } from '../transform/unrenamed-keys.js';
 import { schemaPropertyNames } from '../transform/state.js';
 import { checkCalls } from '../trajectory/invariants.js';
 import type { Message, Trajectory } from '../trajectory/types.js';

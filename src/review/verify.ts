@@ -15,7 +15,8 @@ import { textOf, type Trajectory } from '../trajectory/types.js';
 import { IdIndex } from '../util/id-index.js';
 import { BUCKETS, readManifest, recordId, unlistedFiles, type ListedPart, type Manifest, type ReviewBucket } from './folder.js';
 import { newTally, readPartLines } from './part-reader.js';
-import { appliedTransforms, asTrajectory, callProblems, LeakScanCache, metaLeaks, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
+import { appliedTransforms, asTrajectory, callProblems, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
+import { LeakScanCache, metaLeaks } from './meta-leaks.js';
 import { SourceIndex, StateRebuilder } from './rebuild.js';
 
 export interface VerifyOptions {

@@ -17,13 +17,13 @@ export type TransformClass = 'exact' | 'semantic' | 'behavioural';
  * trajectory record (trajectory/types.ts) is one; the engine names no record type of its own, so
  * transform/ sits below trajectory/.
  */
-export interface SourceRecord {
+export interface VariantRecord {
   id: string;
-  messages: SourceMessage[];
+  messages: VariantMessage[];
 }
 
 /** A chat message as the engine reads it: text content (a string or text parts) and any tool calls. */
-export interface SourceMessage {
+export interface VariantMessage {
   role: string;
   content?: string | { text: string }[] | null;
   tool_calls?: { function: { name: string; arguments: string } }[];
@@ -37,7 +37,7 @@ export interface TransformContext<O> {
   /** The source harness state, before any transform of this variant. */
   source: Harness;
   /** The source trajectory, when the variant is for one (previews of a state alone have none). */
-  record?: SourceRecord;
+  record?: VariantRecord;
   /** The plan composed so far: from the source state to the state this transform receives. */
   plan: RewritePlan;
   /** True when a name is already in use (in the source or current state, or as a word of the record). */

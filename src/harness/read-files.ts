@@ -5,6 +5,7 @@ import { stripBom } from '../util/located.js';
 
 // File reads and text normalisation of the harness loader.
 
+/** A file's text; an unreadable file is an UnreadableInputError naming why. */
 export async function readText(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
@@ -23,6 +24,7 @@ export async function listDir(dir: string, required: boolean): Promise<string[] 
   }
 }
 
+/** Whether a path is a folder (false when it does not exist). */
 export async function isDir(p: string): Promise<boolean> {
   try {
     return (await stat(p)).isDirectory();
@@ -31,6 +33,7 @@ export async function isDir(p: string): Promise<boolean> {
   }
 }
 
+/** Whether a path is a file (false when it does not exist). */
 export async function isFile(p: string): Promise<boolean> {
   try {
     return (await stat(p)).isFile();
@@ -62,6 +65,7 @@ export function normaliseNewlines(s: string): string {
   return s.replace(/\r\n/g, '\n');
 }
 
+/** A plain object (not null, not an array). */
 export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }

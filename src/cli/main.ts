@@ -11,7 +11,7 @@ import type { SystemPromptMode } from '../trajectory/check.js';
 
 import type { EnvServeOptions } from './env.js';
 import type { RewardOptions } from './reward.js';
-import type { WordsSuggestOptions } from './words.js';
+import type { WordsSuggestOptions } from '../words/suggest.js';
 import type { ExportFlags } from './export.js';
 import type { MergeOptions } from './merge.js';
 import type { EmitOptions } from './emit.js';

@@ -8,7 +8,8 @@ import { defaultCacheDir } from '../teacher/cache.js';
 import { SPLITS, type Split } from '../transform/split.js';
 import { teacherJudgeSchema } from '../eval/judge-schema.js';
 import type { JudgeSettings } from '../eval/judge.js';
-import { defaultSelection, resolveWordsConfig, WordPackError, wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
+import { WordPackError, wordsConfigSchema } from '../words/packs.js';
+import { defaultSelection, resolveWordsConfig, type WordsSelection } from '../words/selection.js';
 
 export class ConfigError extends HsaError {
   constructor(message: string) {

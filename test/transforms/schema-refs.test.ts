@@ -16,7 +16,7 @@ import { createRng } from '../../src/transform/rng.js';
 import { keysLeftUnrenamed, recursivePropertyNames, renameSchemaProperties, unwalkedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
 import { schemaPropertyNames, stateIdentifiers } from '../../src/transform/state.js';
 import paramRename from '../../transforms/tools/param-rename.js';
-import { builtinWords } from '../../transforms/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
 
 const BOOKING: JsonSchema = {

@@ -1,8 +1,9 @@
 /** The public API of hsa, for scripts and tests. */
-import { useBuiltinTransforms } from './transform/builtins.js';
+import { builtinTransformsModule, useBuiltinTransforms } from './transform/builtins.js';
 
-// The API's registry has the built-in transforms, as the CLI's has (the engine never imports transforms/).
-useBuiltinTransforms(new URL('../transforms/index.js', import.meta.url).href);
+// The API's registry has the built-in transforms, as the CLI's has (the engine never imports
+// transforms/). A plugin imports this module too: what the CLI or a test handed in stays.
+if (builtinTransformsModule() === undefined) useBuiltinTransforms(new URL('../transforms/index.js', import.meta.url).href);
 
 export { loadHarness, type LoadResult } from './harness/load.js';
 export { renderPrompt, renderSystemPrompt, renderTools, catalogText, renderRecordPrompt, renderedSections, promptLayout, type PromptLayout } from './harness/render.js';

@@ -16,10 +16,16 @@ export function useBuiltinTransforms(moduleUrl: string): void {
   setEnvironmentData(BUILTINS_KEY, moduleUrl);
 }
 
+/** The URL handed in, if any. */
+export function builtinTransformsModule(): string | undefined {
+  const url = getEnvironmentData(BUILTINS_KEY);
+  return typeof url === 'string' ? url : undefined;
+}
+
 /** The built-in transforms handed in (the module is loaded once: `import` keeps it). */
 export async function builtinTransforms(): Promise<Record<string, AnyTransform>> {
-  const url = getEnvironmentData(BUILTINS_KEY);
-  if (typeof url !== 'string') throw new Error('no built-in transforms: the caller hands them in with useBuiltinTransforms');
+  const url = builtinTransformsModule();
+  if (url === undefined) throw new Error('no built-in transforms: the caller hands them in with useBuiltinTransforms');
   const mod = (await import(url)) as { builtinTransforms?: Record<string, AnyTransform> };
   if (!mod.builtinTransforms) throw new Error(`${url}: exports no builtinTransforms`);
   return mod.builtinTransforms;

@@ -3,8 +3,8 @@ import { Episode, DEFAULT_EPISODE_OPTIONS, type EpisodeOptions } from '../episod
 import { readPolicyMessage } from '../episode/message.js';
 import { scoreEpisode, type ReplyJudge, type RewardConfig, type RewardResult } from '../episode/reward.js';
 import type { TokenCounter } from '../episode/tokens.js';
-import { TeacherCache } from '../teacher/cache.js';
-import { TeacherFatalError, TeacherRequestError, TeacherUnavailableError, newCounters, type TeacherCounters } from '../teacher/errors.js';
+import { TeacherCache } from '../llm/cache.js';
+import { TeacherFatalError, TeacherRequestError, TeacherUnavailableError, newCounters, type TeacherCounters } from '../llm/errors.js';
 import { OpenAiTeacher, type OpenAiTeacherConfig } from '../teacher/openai.js';
 import type { Message } from '../trajectory/types.js';
 import type { EvalRow } from './set.js';

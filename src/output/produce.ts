@@ -5,7 +5,7 @@ import type { Harness } from '../harness/types.js';
 import { formatProblem, type Problem } from '../problems.js';
 import { ReplayTeacher } from '../teacher/replay.js';
 import { runEpisode, type EpisodeOptions, type EpisodeResult } from '../teacher/runtime.js';
-import { newCounters } from '../teacher/errors.js';
+import { newCounters } from '../llm/errors.js';
 import type { Teacher } from '../teacher/types.js';
 import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
@@ -14,7 +14,6 @@ import { parseTrajectoryLine } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
 import type { ResolvedTransform } from '../transform/variant.js';
 import type { WordLists } from '../words/types.js';
-import { canonicalJson } from '../util/canonical-json.js';
 import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';
 import { messagesWriter, objectWriter, recordLine } from '../util/json-out.js';
@@ -25,6 +24,7 @@ import type { TokenCounter } from '../tokenize/tokenizer.js';
 import { tooLongReason } from '../tokenize/stats.js';
 import { opdRecords, opdShownMessages, rlRecord, sftRecord, type GeneralPrompt, type Provenance, type StageInput } from './stages.js';
 import type { IdIndex } from '../util/id-index.js';
+import { rejectWriter } from './rejects.js';
 import { BadRecordError, checkKind, noteId, type Output, type OutputTokens, type PartCounts } from './shared.js';
 
 /** Members of SFT and OPD records that are the same object for every record of a state. */
@@ -70,13 +70,58 @@ export interface ProduceContext {
  * cached teacher answers), so it can run in any thread.
  */
 export async function produceRecord(run: ProduceContext, item: InputItem, pos: number, partIndex: number, duplicateOf?: string): Promise<Output> {
-  const { cfg, general } = run;
+  const { cfg } = run;
   const out: Output = { lines: [], counts: {}, reasons: [], teacher: {}, recovery: {}, outputs: 0 };
-  const count = (k: keyof PartCounts) => (out.counts[k] = (out.counts[k] ?? 0) + 1);
-  const ordinalBase = (partIndex * cfg.partSize + pos) * (cfg.variants + 1);
+  const reject = rejectWriter(out, item);
+  const valid = validate(run, item, out, reject, duplicateOf);
+  if (!valid) return out;
+  const { ctx, source } = valid;
+  const r: RecordRun = { ctx, item, source, out, reject, emit: emitter(ctx, item, source, out, reject), ordinalBase: (partIndex * cfg.partSize + pos) * (cfg.variants + 1) };
+  if (cfg.keepSource) {
+    count(out, 'kept_sources');
+    r.emit({ id: `${source.id}~src`, record: source, state: ctx.harness, provenance: provenance(r, 'src', [], hashState(ctx.harness)), ordinal: r.ordinalBase + cfg.variants });
+  }
+  if (!ctx.teacher) {
+    // Rewrite mode: one variant at a time, written as soon as it is made, so a variant's objects
+    // die young (holding all K made every scavenge promote them).
+    for (let k = 0; k < cfg.variants; k++) settle(r, k, variantOf(ctx, source, k), undefined);
+    return out;
+  }
+  // Teacher episodes of one record run concurrently (bounded by the run's limiter).
+  const variants = variantsOf(ctx, source);
+  const episodes = await Promise.all(variants.map((v) => ctx.limit!(() => episode(ctx, source, v))));
+  variants.forEach((v, k) => settle(r, k, v, episodes[k]));
+  return out;
+}
+
+type Reject = ReturnType<typeof rejectWriter>;
+
+/** One valid input record being turned into output lines. */
+interface RecordRun {
+  /** The run's context, with the record's own harness and pool when it is inline. */
+  ctx: ProduceContext;
+  item: InputItem;
+  source: Trajectory;
+  out: Output;
+  reject: Reject;
+  /** Write one output (a variant or the kept source) to every stage. */
+  emit: (x: StageInput) => void;
+  ordinalBase: number;
+}
+
+function count(out: Output, k: keyof PartCounts): void {
+  out.counts[k] = (out.counts[k] ?? 0) + 1;
+}
+
+/**
+ * Parse the line, check it against its harness (the run's, or inline the one its own tools and
+ * system message make) and note its id. A record that fails is one reject (or, with
+ * `--on-error fail`, the run's error) and gives undefined.
+ */
+function validate(run: ProduceContext, item: InputItem, out: Output, reject: Reject, duplicateOf: string | undefined): { ctx: ProduceContext; source: Trajectory } | undefined {
+  const { cfg } = run;
   const parsed = parseTrajectoryLine(item.file, item.line, item.text);
   const at: CheckContext = { file: item.file, line: item.line, systemPrompt: cfg.systemPrompt, outcome: {} };
-  // The record's harness: the run's, or (inline) the one its own tools and system message make.
   let ctx = run;
   let problems: Problem[];
   // In inline mode a record whose own tool list is no harness (a bad tool, an invalid schema) is a
@@ -89,7 +134,6 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
     problems = inline.harness ? checkTrajectory(parsed.record, inline.harness, at) : inline.problems;
     badTools = !inline.harness;
   } else problems = checkTrajectory(parsed.record, run.harness, at);
-  const harness = ctx.harness;
   if (parsed.ok) {
     out.id = parsed.record.id;
     const dup = duplicateOf ?? (ctx.seenIds ? noteId(item, ctx.seenIds, parsed.record.id) : undefined);
@@ -98,18 +142,21 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   const errors = problems.filter((p) => p.severity === 'error');
   if (!parsed.ok || errors.length > 0) {
     if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
-    count('rejected_records');
     const kind = errors.some((p) => p.message.startsWith('duplicate id')) ? 'input_duplicate_id' : !parsed.ok ? 'input_malformed' : badTools ? 'input_tool_schema' : 'input_harness_mismatch';
-    out.reasons.push(kind);
-    out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason_kind: kind, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
-    return out;
+    reject(kind, { id: parsed.ok ? parsed.record.id : null, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text });
+    return undefined;
   }
-  const source = parsed.record;
-  count('valid_records');
+  count(out, 'valid_records');
   const prompt = at.outcome?.prompt;
-  if (prompt) count(prompt === 'matched' ? 'prompts_matched' : prompt === 'located' ? 'prompts_located' : 'prompts_replaced');
+  if (prompt) count(out, prompt === 'matched' ? 'prompts_matched' : prompt === 'located' ? 'prompts_located' : 'prompts_replaced');
   if (at.outcome?.discardedChars) out.counts.prompt_chars_discarded = at.outcome.discardedChars;
   if (parsed.warnings.length > 0) out.counts.reused_call_ids = parsed.warnings.length;
+  return { ctx, source: parsed.record };
+}
+
+/** The stage writer of a valid record: each output's SFT, OPD and RL lines (with a tokenizer, those over the budget go to rejects). */
+function emitter(ctx: ProduceContext, item: InputItem, source: Trajectory, out: Output, reject: Reject): (x: StageInput) => void {
+  const { cfg, general } = ctx;
   // A source message shown by more than one SFT record (each variant, the kept source) has its
   // JSON encoded once; when only one record shows it (one variant), it is written as text.
   const sourceMessages = cfg.variants + (cfg.keepSource ? 1 : 0) > 1 ? new Set<object>(source.messages) : undefined;
@@ -131,27 +178,21 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
       throw new RenderError(`${item.file}:${item.line}`, `record ${String(record.id)} does not render through the chat template of ${counter.info.name} (${(e as Error).message})`);
     }
     if (cfg.maxTokens !== null && n > cfg.maxTokens) {
-      tokens.tooLong[stage]++;
-      out.reasons.push(stage === 'sft' ? 'too_long_sft' : 'too_long_opd');
-      // Plain JSON, not canonical: the record keeps its key order, which the template's tojson
-      // renders (sorted keys would count differently).
-      out.lines.push(['rejects', JSON.stringify({ kind: 'too_long', reason_kind: stage === 'sft' ? 'too_long_sft' : 'too_long_opd', stage, id: record.id, source_file: item.file, source_line: item.line, reason: tooLongReason(n, cfg.maxTokens), tokens: n, max_tokens: cfg.maxTokens, record })]);
+      reject(stage === 'sft' ? 'too_long_sft' : 'too_long_opd', { id: record.id, reason: tooLongReason(n, cfg.maxTokens), tokens: n, max_tokens: cfg.maxTokens, record });
       return false;
     }
     tokens[stage].push(n);
     return true;
   };
-  const emit = (x: StageInput) => {
+  return (x: StageInput) => {
     if (cfg.stages.includes('sft')) {
       opdShown = cfg.stages.includes('opd') ? opdShownMessages(x, cfg) : undefined;
       const r = sftRecord(x, cfg);
       if (!x.record.messages.some((m) => m.role === 'assistant')) {
         // Nothing for SFT to learn from: counted always, and skipped into rejects when asked.
-        count('sft_without_assistant');
-        if (cfg.sft.skipWithoutAssistant) {
-          out.reasons.push('sft_no_assistant');
-          out.lines.push(['rejects', canonicalJson({ kind: 'sft', id: x.id, source_file: item.file, source_line: item.line, reason_kind: 'sft_no_assistant', reason: 'the record has no assistant turn (sft.skip_without_assistant)' })]);
-        } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
+        count(out, 'sft_without_assistant');
+        if (cfg.sft.skipWithoutAssistant) reject('sft_no_assistant', { id: x.id, reason: 'the record has no assistant turn (sft.skip_without_assistant)' });
+        else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
       } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
     }
     if (cfg.stages.includes('opd')) {
@@ -162,7 +203,13 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
     if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
   };
-  const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance => ({
+}
+
+/** A written output's provenance: where it came from, which transforms it shows, its harness state. */
+function provenance(r: RecordRun, variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance {
+  const { source, item } = r;
+  const { harness, cfg } = r.ctx;
+  return {
     source_id: source.id,
     source_file: item.file,
     source_line: item.line,
@@ -171,76 +218,59 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
     harness: { name: harness.name, version: harness.version, state_hash: stateHash, ...(slot !== null ? { state_slot: slot } : {}) },
     seed: cfg.seed,
     ...extra,
-  });
-  if (cfg.keepSource) {
-    count('kept_sources');
-    emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
-  }
-  const handle = (k: number, v: AugmentedVariant, episode: { result: EpisodeResult } | undefined) => {
-    count('variants_expected');
-    if (episode) {
-      const { stats, recovery, status } = episode.result;
-      const add = (k: keyof Output['teacher'], n: number) => (out.teacher[k] = (out.teacher[k] ?? 0) + n);
-      add('calls', stats.answers);
-      add('tokens_in', stats.tokensIn);
-      add('tokens_out', stats.tokensOut);
-      const retries = Object.entries(recovery.callRetries);
-      add('call_retries', retries.reduce((n, [, r]) => n + r, 0));
-      add('episode_reruns', recovery.attempts - 1);
-      if (status === 'accepted' && (retries.length > 0 || recovery.attempts > 1)) add('recovered_variants', 1);
-      for (const [kind, n] of retries) out.recovery[`call_retry.${kind}`] = (out.recovery[`call_retry.${kind}`] ?? 0) + n;
-      // A failure followed by another attempt was recovered from (or retried in vain).
-      for (const f of recovery.failures.slice(0, recovery.attempts - 1)) out.recovery[`rerun.${f.kind}`] = (out.recovery[`rerun.${f.kind}`] ?? 0) + 1;
-    }
-    if (episode && episode.result.status === 'rejected') {
-      const useFallback = cfg.teacher.fallback === 'rewrite' && v.failures.length === 0 && v.variant.applied.every((a) => a.class !== 'behavioural');
-      if (!useFallback) {
-        count('variants_rejected');
-        const { kind, reason, recovery } = episode.result;
-        out.reasons.push(kind!);
-        out.lines.push([
-          'rejects',
-          canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: kind, reason, attempts: recovery.failures.map((f) => ({ reason_kind: f.kind, reason: f.reason })), call_retries: recovery.callRetries, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw }),
-        ]);
-        return;
-      }
-      count('variants_written');
-      count('fallbacks');
-      emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason, teacher_reason_kind: episode.result.kind }), ordinal: ordinalBase + k });
-      return;
-    }
-    if (v.promptText.length > 0) {
-      // The record's own prompt text is kept verbatim: a variant that renames what it names would leak the old name.
-      count('variants_rejected');
-      out.reasons.push('check_record_prompt_text');
-      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: 'check_record_prompt_text', reason: `check failed: ${v.promptText[0]}`, problems: v.promptText, transforms: v.variant.applied })]);
-      return;
-    }
-    if (!episode && v.failures.length > 0) {
-      count('variants_rejected');
-      // One kind per reject (the first failing check), so the kinds add up to the rejects.
-      const kind = checkKind(Object.entries(v.checks).find(([, list]) => list.length > 0)?.[0] ?? '');
-      out.reasons.push(kind);
-      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: kind, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
-      return;
-    }
-    count('variants_written');
-    const record = episode ? episode.result.trajectory : v.record;
-    const recovered = episode && (episode.result.recovery.attempts > 1 || Object.keys(episode.result.recovery.callRetries).length > 0);
-    const extra: Partial<Provenance> = episode ? { teacher: cfg.teacher.mode, ...(recovered ? { teacher_recovery: { attempts: episode.result.recovery.attempts, call_retries: episode.result.recovery.callRetries } } : {}) } : {};
-    emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, extra), ordinal: ordinalBase + k });
   };
-  if (!ctx.teacher) {
-    // Rewrite mode: one variant at a time, written as soon as it is made, so a variant's objects
-    // die young (holding all K made every scavenge promote them).
-    for (let k = 0; k < cfg.variants; k++) handle(k, variantOf(ctx, source, k), undefined);
-    return out;
+}
+
+/**
+ * Settle the K-th variant of a record: count its teacher totals, then write it (the teacher's
+ * trajectory, the rewritten record, or the rewrite as a fallback) or reject it with its kind.
+ */
+function settle(r: RecordRun, k: number, v: AugmentedVariant, episode: { result: EpisodeResult } | undefined): void {
+  const { cfg } = r.ctx;
+  const out = r.out;
+  count(out, 'variants_expected');
+  if (episode) {
+    const { stats, recovery, status } = episode.result;
+    const add = (k: keyof Output['teacher'], n: number) => (out.teacher[k] = (out.teacher[k] ?? 0) + n);
+    add('calls', stats.answers);
+    add('tokens_in', stats.tokensIn);
+    add('tokens_out', stats.tokensOut);
+    const retries = Object.entries(recovery.callRetries);
+    add('call_retries', retries.reduce((n, [, c]) => n + c, 0));
+    add('episode_reruns', recovery.attempts - 1);
+    if (status === 'accepted' && (retries.length > 0 || recovery.attempts > 1)) add('recovered_variants', 1);
+    for (const [kind, n] of retries) out.recovery[`call_retry.${kind}`] = (out.recovery[`call_retry.${kind}`] ?? 0) + n;
+    // A failure followed by another attempt was recovered from (or retried in vain).
+    for (const f of recovery.failures.slice(0, recovery.attempts - 1)) out.recovery[`rerun.${f.kind}`] = (out.recovery[`rerun.${f.kind}`] ?? 0) + 1;
   }
-  // Teacher episodes of one record run concurrently (bounded by the run's limiter).
-  const variants = variantsOf(ctx, source);
-  const episodes = await Promise.all(variants.map((v) => ctx.limit!(() => episode(ctx, source, v))));
-  variants.forEach((v, k) => handle(k, v, episodes[k]));
-  return out;
+  if (episode && episode.result.status === 'rejected') {
+    const useFallback = cfg.teacher.fallback === 'rewrite' && v.failures.length === 0 && v.variant.applied.every((a) => a.class !== 'behavioural');
+    if (!useFallback) {
+      const { kind, reason, recovery } = episode.result;
+      r.reject(kind!, { id: v.id, reason, attempts: recovery.failures.map((f) => ({ reason_kind: f.kind, reason: f.reason })), call_retries: recovery.callRetries, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw });
+      return;
+    }
+    count(out, 'variants_written');
+    count(out, 'fallbacks');
+    r.emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(r, k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason, teacher_reason_kind: episode.result.kind }), ordinal: r.ordinalBase + k });
+    return;
+  }
+  if (v.promptText.length > 0) {
+    // The record's own prompt text is kept verbatim: a variant that renames what it names would leak the old name.
+    r.reject('check_record_prompt_text', { id: v.id, reason: `check failed: ${v.promptText[0]}`, problems: v.promptText, transforms: v.variant.applied });
+    return;
+  }
+  if (!episode && v.failures.length > 0) {
+    // One kind per reject (the first failing check), so the kinds add up to the rejects.
+    const kind = checkKind(Object.entries(v.checks).find(([, list]) => list.length > 0)?.[0] ?? '');
+    r.reject(kind, { id: v.id, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied });
+    return;
+  }
+  count(out, 'variants_written');
+  const record = episode ? episode.result.trajectory : v.record;
+  const recovered = episode && (episode.result.recovery.attempts > 1 || Object.keys(episode.result.recovery.callRetries).length > 0);
+  const extra: Partial<Provenance> = episode ? { teacher: cfg.teacher.mode, ...(recovered ? { teacher_recovery: { attempts: episode.result.recovery.attempts, call_retries: episode.result.recovery.callRetries } } : {}) } : {};
+  r.emit({ id: v.id, record, state: v.variant.state, provenance: provenance(r, k, v.variant.applied, v.variant.stateHash, v.slot, extra), ordinal: r.ordinalBase + k });
 }
 
 /**
@@ -335,7 +365,7 @@ function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
     // The judge (and the OpenAI client under it) is loaded on first use: rewrite-mode runs never need it.
     let made: Promise<NonNullable<EpisodeOptions['accept']>> | undefined;
     a = async (trajectory, source) => {
-      made ??= import('../eval/judge.js').then(({ RubricJudge, teacherAcceptance }) => teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore));
+      made ??= import('../llm/judge.js').then(({ RubricJudge, teacherAcceptance }) => teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore));
       return (await made)(trajectory, source);
     };
     acceptances.set(cfg, a);

@@ -10,7 +10,7 @@ import { preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, t
 import { isTurnStart } from './turns.js';
 import { runCommandHooks } from './command-hooks.js';
 import type { Teacher, TeacherReply } from './types.js';
-import { TeacherRequestError } from './errors.js';
+import { TeacherRequestError } from '../llm/errors.js';
 import { isRecoverable, type CallFailureKind, type TeacherRejectKind } from './reject-kinds.js';
 import { schemaErrors } from '../util/json-schema.js';
 

@@ -7,7 +7,7 @@ import { HsaError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import type { Harness } from '../harness/types.js';
 import { hasErrors, type Problem } from '../problems.js';
-import { TeacherCache } from '../teacher/cache.js';
+import { TeacherCache } from '../llm/cache.js';
 import { splitWords } from './identifier-words.js';
 import { formatIssues, packSchema, type PackFile } from './packs.js';
 

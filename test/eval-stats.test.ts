@@ -4,7 +4,7 @@ import { readEvalConfig } from '../src/eval/config.js';
 import { readRubric } from '../src/config/judge-settings.js';
 import { bootstrap } from '../src/eval/stats.js';
 import { splitOf, splitWordLists } from '../src/transform/split.js';
-import { emptyWordLists } from '../src/transform/words.js';
+import { emptyWordLists } from '../src/words/lists.js';
 
 describe('bootstrap', () => {
   it('is seeded: the same values, seed and label give the same interval; the interval holds the mean', () => {

@@ -272,7 +272,7 @@ describe('argument validation: the compiled fast path agrees with the interprete
     const { StatePool } = await import('../src/trajectory/augment.js');
     const { resolveTransforms } = await import('../src/transform/variant.js');
     const { builtinTransforms } = await import('../transforms/index.js');
-    const { builtinWords } = await import('../transforms/words/index.js');
+    const { builtinWords } = await import('../src/words/selection.js');
     const { interpretedErrors } = await import('../src/util/json-schema.js');
     const { augmentOne } = await import('../src/trajectory/augment.js');
     const { harness } = await loadHarness(path.join(REPO, 'fixtures/live-commerce/harness'));

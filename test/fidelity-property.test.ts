@@ -9,7 +9,8 @@ import { emptyPlan } from '../src/transform/plan.js';
 import { createRng, type Rng } from '../src/transform/rng.js';
 import { renameInState } from '../src/transform/state.js';
 import { resolveTransforms } from '../src/transform/variant.js';
-import { builtinTransforms, builtinWords } from '../transforms/index.js';
+import { builtinTransforms } from '../transforms/index.js';
+import { builtinWords } from '../src/words/selection.js';
 import { baseHarness } from './helpers/state.js';
 import { hasToken, leaksInBody, leaksInText, tagNames } from './helpers/fidelity.js';
 

@@ -10,7 +10,8 @@ import type { Message, ToolCall, Trajectory } from '../src/trajectory/types.js';
 import { applyArgOps, invertPlan, netParamRenames, type RewritePlan } from '../src/transform/plan.js';
 import { resolveTransforms } from '../src/transform/variant.js';
 import { schemaErrors } from '../src/util/json-schema.js';
-import { builtinTransforms, builtinWords } from '../transforms/index.js';
+import { builtinTransforms } from '../transforms/index.js';
+import { builtinWords } from '../src/words/selection.js';
 import { baseHarness } from './helpers/state.js';
 
 /**

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { builtinWords } from '../transforms/index.js';
+import { builtinWords } from '../src/words/selection.js';
 import { loadHarness } from '../src/harness/load.js';
 import { messageContentJson, promptLayout, renderRecordPrompt } from '../src/harness/render.js';
 import type { Harness } from '../src/harness/types.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { isDistinctive, splitWords, joinWords } from '../src/transform/identifiers.js';
+import { joinWords } from '../src/transform/identifiers.js';
 import { TextRewriter } from '../src/transform/text-rewriter.js';
+import { isDistinctive, splitWords } from '../src/words/identifier-words.js';
 import { applyArgOps, composePlans, emptyPlan, invertPlan, netParamRenames, type RewritePlan } from '../src/transform/plan.js';
 import { createRng } from '../src/transform/rng.js';
 

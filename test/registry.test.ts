@@ -2,7 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { builtinTransforms } from '../transforms/index.js';
-import { optionDefaults, optionsJsonSchema } from '../src/transform/registry.js';
+import { builtinTransformsModule } from '../src/transform/builtins.js';
+import { loadRegistry, optionDefaults, optionsJsonSchema } from '../src/transform/registry.js';
 import { REPO } from './helpers/hsa.js';
 
 const entries = Object.entries(builtinTransforms);
@@ -40,6 +41,16 @@ describe('the transform registry', () => {
   it('pins every options JSON Schema (a change of options is a visible diff)', async () => {
     const schemas = Object.fromEntries(entries.map(([id, t]) => [id, { class: t.class, version: t.version, options: optionsJsonSchema(t) }]));
     await expect(JSON.stringify(schemas, null, 2)).toMatchFileSnapshot('./__snapshots__/transform-options.json');
+  });
+
+  it('loads the built-ins the caller handed in (test/helpers/builtins.ts), then the plugins in order', async () => {
+    const handed = builtinTransformsModule();
+    expect(handed).toBe(new URL('../transforms/index.js', import.meta.url).href);
+    expect(Object.keys(await loadRegistry())).toEqual(Object.keys(builtinTransforms));
+    // The plugin imports the public API (src/index.ts), which hands in only when nobody has.
+    const withPlugin = await loadRegistry([path.join(REPO, 'fixtures/plugins/skill-suffix.mjs')]);
+    expect(Object.keys(withPlugin)).toEqual([...Object.keys(builtinTransforms), 'tools.suffix-plugin']);
+    expect(builtinTransformsModule()).toBe(handed);
   });
 
   it('has a test file per family that exercises every transform', () => {

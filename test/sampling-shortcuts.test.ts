@@ -5,9 +5,9 @@ import type { Harness } from '../src/harness/types.js';
 import { namingContext } from '../src/transform/naming.js';
 import { TextRewriter } from '../src/transform/text-rewriter.js';
 import { composePlans, emptyPlan } from '../src/transform/plan.js';
-import { synonymsFor, wordContext } from '../src/transform/words.js';
+import { synonymsFor, wordContext } from '../src/words/senses.js';
 import { builtinTransforms } from '../transforms/index.js';
-import { builtinWords } from '../transforms/words/index.js';
+import { builtinWords } from '../src/words/selection.js';
 import { REPO } from './helpers/hsa.js';
 import { applyTransform } from './helpers/state.js';
 

@@ -16,7 +16,8 @@ import { createRng, type Rng } from '../src/transform/rng.js';
 import { resolveTransforms } from '../src/transform/variant.js';
 import { canonicalJson, canonicalSchemaJson } from '../src/util/canonical-json.js';
 import { hashState } from '../src/util/hash.js';
-import { builtinTransforms, builtinWords } from '../transforms/index.js';
+import { builtinTransforms } from '../transforms/index.js';
+import { builtinWords } from '../src/words/selection.js';
 import { referenceCanonical } from './helpers/canonical.js';
 
 /** What `state_hash` is defined as: sha256 of the state without tools as JSON, then each tool without parameters as JSON and its parameters in canonical JSON. */

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BUILTIN_PACKS, builtinPackDir, compilePacks, COMPILED_PACKS, listsOf, parsePack, readPackFile, type CompiledPacks } from '../src/transform/word-packs.js';
+import { BUILTIN_PACKS, builtinPackDir, compilePacks, COMPILED_PACKS, listsOf, parsePack, readPackFile, type CompiledPacks } from '../src/words/packs.js';
 import { sha256 } from '../src/util/hash.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');

@@ -6,9 +6,9 @@ import { describe, expect, it } from 'vitest';
 import { readConfigFile } from '../src/config/augment-config.js';
 import { fillIdStyle, namingContext, proposeName } from '../src/transform/naming.js';
 import { createRng } from '../src/transform/rng.js';
-import { BUILTIN_PACKS, builtinWordLists, readPackFile, resolveWordsConfig, wordListsOf, wordsConfigSchema } from '../src/transform/word-packs.js';
-import { mergeWordLists, synonymsFor, wordContext } from '../src/transform/words.js';
-import { builtinWords } from '../transforms/words/index.js';
+import { BUILTIN_PACKS, readPackFile, wordsConfigSchema } from '../src/words/packs.js';
+import { builtinWordLists, builtinWords, mergeWordLists, resolveWordsConfig, wordListsOf } from '../src/words/selection.js';
+import { synonymsFor, wordContext } from '../src/words/senses.js';
 
 const REPO = path.resolve(import.meta.dirname, '..');
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'hsa-packs-'));
@@ -50,7 +50,7 @@ describe('built-in word packs', () => {
   });
 
   it('ships next to the code: the packs are found from the built module too', async () => {
-    const built = await import(path.join(REPO, 'dist/src/transform/word-packs.js'));
+    const built = await import(path.join(REPO, 'dist/src/words/packs.js'));
     expect(built.builtinPackDir()).toBe(path.join(REPO, 'words'));
   });
 });

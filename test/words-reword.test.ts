@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createRng } from '../src/transform/rng.js';
-import { stem } from '../src/transform/words.js';
-import { builtinWords } from '../transforms/words/index.js';
-import { parseDescription, reword, rewordings } from '../transforms/words/reword.js';
+import { parseDescription, reword, rewordings } from '../src/words/reword.js';
+import { builtinWords } from '../src/words/selection.js';
+import { stem } from '../src/words/senses.js';
 
 const frames = builtinWords.descriptionFrames;
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bufferIo } from '../src/cli/io.js';
-import { readPackFile } from '../src/transform/word-packs.js';
+import { readPackFile } from '../src/words/packs.js';
 import { startTeacherServer, type ChatRequest, type TeacherServer } from './helpers/teacher-server.js';
 
 const HARNESS = 'fixtures/airline/harness';

@@ -56,5 +56,3 @@ export const builtinTransforms = {
   'hooks.channel': hooksChannel,
   'hooks.order': hooksOrder,
 } satisfies Record<string, AnyTransform>;
-
-export { builtinWords } from './words/index.js';

@@ -1,6 +1,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { HsaError } from '../errors.js';
 import { HSA_VERSION } from '../version.js';
+import { useBuiltinTransforms } from '../transform/builtins.js';
 import { addReviewCommands } from './review-commands.js';
 import type { AugmentFlags } from '../config/augment-config.js';
 import type { PreviewOptions } from './preview.js';
@@ -11,7 +12,7 @@ import type { SystemPromptMode } from '../trajectory/check.js';
 
 import type { EnvServeOptions } from './env.js';
 import type { RewardOptions } from './reward.js';
-import type { WordsSuggestOptions } from './words.js';
+import type { WordsSuggestOptions } from '../words/suggest.js';
 import type { ExportFlags } from './export.js';
 import type { MergeOptions } from './merge.js';
 import type { EmitOptions } from './emit.js';
@@ -19,6 +20,9 @@ import type { ShardFlags } from '../scale/shard.js';
 
 import { addEvalCommands } from './eval-commands.js';
 import { addMigrateCommands } from './migrate-commands.js';
+
+/** The built-in transforms the CLI hands the registry (loaded by the first command that needs them). */
+const BUILTIN_TRANSFORMS = new URL('../../transforms/index.js', import.meta.url).href;
 
 // Each command's module (and the engine under it) is imported inside its action, so `hsa --version`,
 // `--help` and every command load only what they run (every module at once cost ~0.6 s of CPU per
@@ -322,6 +326,7 @@ function parsePort(v: string): number {
 
 /** Run the CLI on `argv` (without node and script). Never throws; returns the exit code. */
 export async function run(argv: readonly string[], io: Io = processIo): Promise<number> {
+  useBuiltinTransforms(BUILTIN_TRANSFORMS);
   let code = 0;
   const program = buildProgram(io, (c) => {
     code = c;

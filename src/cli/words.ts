@@ -1,170 +1,21 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import path from 'node:path';
-import OpenAI, { APIError } from 'openai';
-import { stringify } from 'yaml';
-import { HsaError, UsageError } from '../errors.js';
-import { loadHarness } from '../harness/load.js';
-import type { Harness } from '../harness/types.js';
-import { formatProblem, hasErrors, sortProblems } from '../problems.js';
-import { TeacherCache } from '../llm/cache.js';
-import { splitWords } from '../transform/identifiers.js';
-import { formatIssues, packSchema, type PackFile } from '../transform/word-packs.js';
+import { UsageError } from '../errors.js';
+import { formatProblem, sortProblems } from '../problems.js';
+import { suggestWords, type WordsSuggestOptions } from '../words/suggest.js';
 import type { Io } from './io.js';
 
-export interface WordsSuggestOptions {
-  harness: string;
-  /** OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1. */
-  modelUrl: string;
-  model: string;
-  /** Pack file to write; stdout when absent. */
-  out?: string;
-  /** Environment variable with the API key (never written anywhere). */
-  keyEnv?: string;
-  /** Answer cache folder (default $HSA_CACHE_DIR/../words, else ~/.cache/hsa/words). */
-  cache?: string;
-  /** Fail on a request missing from the cache instead of sending it. */
-  requireCache?: boolean;
-  /** Requests per suggestion: the first and up to this many corrections of an invalid answer. */
-  attempts?: number;
-  timeoutS?: number;
-}
-
-/** The model answered, but never with a valid pack. */
-export class SuggestionError extends HsaError {
-  constructor(message: string) {
-    super('HSA_TEACHER_REQUEST', message, 1);
-    this.name = 'SuggestionError';
-  }
-}
-
-/** The default cache of suggestions: next to the teacher cache. */
-export function defaultWordsCacheDir(): string {
-  if (process.env.HSA_CACHE_DIR) return path.join(process.env.HSA_CACHE_DIR, 'words');
-  return path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'hsa', 'words');
-}
-
-const INSTRUCTIONS = `You write vocabulary packs for a data-augmentation tool that renames the tools, skills and parameters of an AI agent's harness and adds distractor tools and skills it never uses. Answer with ONE JSON object, no prose, with these keys:
-- "synonyms": object. Keys: single lower-case words that occur in the harness identifiers below. Values: arrays whose items are either a lower-case identifier word that can replace the key in ANY sense, or a sense object {"sense": name, "cues": [words that show this sense in a description], "words": [replacements in this sense]}. Use senses for words with several meanings in this domain (for example "order" as a purchase vs a sequence); never give a replacement that changes what the element does.
-- "prefixes", "suffixes": arrays of short lower-case words fitting this domain, usable as identifier prefixes/suffixes.
-- "distractor_tools": 4-8 plausible tools of THIS domain that the agent does not have: {"name": snake_case, "description": one sentence, "parameters": JSON Schema with "type": "object"}. Never repeat or paraphrase an existing tool.
-- "distractor_skills": 3-6 plausible skills of this domain the agent does not have: {"id": snake_case, "kind": "reply" or "strategy", "description": one sentence, "body": short markdown instructions}.
-Words are ASCII lower-case letters and digits only (no transliterations unless the harness uses them).`;
-
-/** What the model is shown of a harness: names and descriptions of its tools, parameters and skills. */
-export function harnessInventory(h: Harness): string {
-  const lines = [`Harness: ${h.name} ${h.version}`, '', 'Tools:'];
-  for (const t of h.tools) {
-    lines.push(`- ${t.name}: ${t.description.trim()}`);
-    const props = (t.parameters.properties ?? {}) as Record<string, { description?: unknown }>;
-    for (const [p, s] of Object.entries(props)) lines.push(`  - ${p}${typeof s?.description === 'string' ? `: ${s.description}` : ''}`);
-  }
-  if (h.skills.length) {
-    lines.push('', 'Skills:');
-    for (const s of h.skills) lines.push(`- ${s.id}: ${s.description.trim()}`);
-  }
-  const words = new Set<string>();
-  for (const name of [...h.tools.map((t) => t.name), ...h.skills.map((s) => s.id), ...h.tools.flatMap((t) => Object.keys((t.parameters.properties ?? {}) as object))]) for (const w of splitWords(name)) words.add(w);
-  lines.push('', `Identifier words: ${[...words].sort().join(', ')}`);
-  return lines.join('\n');
-}
-
-/** The JSON object in a model answer (a fenced block is accepted). */
-function extractJson(content: string): unknown {
-  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/.exec(content);
-  const text = (fenced ? fenced[1]! : content).trim();
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start < 0 || end < start) throw new Error('the answer holds no JSON object');
-  return JSON.parse(text.slice(start, end + 1));
-}
-
-/** Validate an answer as a pack; problems as `answer: key.path: message` lines. */
-function checkAnswer(content: string, h: Harness): { pack?: PackFile; problems: string } {
-  let value: unknown;
-  try {
-    value = extractJson(content);
-  } catch (e) {
-    return { problems: `answer: not JSON: ${(e as Error).message}` };
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return { problems: 'answer: expected a JSON object' };
-  const { name: _n, description: _d, ...lists } = value as Record<string, unknown>;
-  const r = packSchema.safeParse(lists);
-  if (!r.success) return { problems: formatIssues('answer', r.error.issues, () => undefined) };
-  const taken = new Set([...h.tools.map((t) => t.name), ...h.skills.map((s) => s.id)]);
-  const clash = [...(r.data.distractor_tools ?? []).map((t) => t.name), ...(r.data.distractor_skills ?? []).map((s) => s.id)].filter((n) => taken.has(n));
-  if (clash.length) return { problems: `answer: distractors repeat harness names: ${clash.join(', ')}` };
-  return { pack: r.data, problems: '' };
-}
-
-/**
- * `hsa words suggest`: ask an OpenAI-compatible model for domain synonyms and distractor tools and
- * skills of a harness, validate the answer against the pack schema (asking again with the problems,
- * up to `attempts` requests), and write the pack for review. Every request is cached by the hash of
- * its body, so a rerun with the cache sends nothing and writes the same bytes.
- */
+/** `hsa words suggest`: a word pack for a harness from an OpenAI-compatible model (src/words/suggest.ts), on stdout or in `--out`. */
 export async function wordsSuggestCommand(opts: WordsSuggestOptions, io: Io): Promise<number> {
   if (!opts.modelUrl || !opts.model) throw new UsageError('words suggest: --model-url and --model are required');
-  const loaded = await loadHarness(opts.harness);
-  if (!loaded.harness || hasErrors(loaded.problems)) {
-    for (const p of sortProblems(loaded.problems)) io.err(`${formatProblem(p)}\n`);
+  const r = await suggestWords(opts);
+  if ('problems' in r) {
+    for (const p of sortProblems(r.problems)) io.err(`${formatProblem(p)}\n`);
     io.err(`cannot suggest words: ${opts.harness} has errors (run hsa validate)\n`);
     return 1;
   }
-  const h = loaded.harness;
-  const cache = new TeacherCache(opts.cache ?? defaultWordsCacheDir());
-  const apiKey = process.env[opts.keyEnv ?? 'OPENAI_API_KEY'];
-  const client = new OpenAI({ baseURL: opts.modelUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 3, timeout: (opts.timeoutS ?? 120) * 1000 });
-  const messages: { role: 'system' | 'user' | 'assistant'; content: string }[] = [
-    { role: 'system', content: INSTRUCTIONS },
-    { role: 'user', content: harnessInventory(h) },
-  ];
-  const counts = { sent: 0, cached: 0 };
-  const attempts = Math.max(1, opts.attempts ?? 3);
-  let problems = '';
-  for (let attempt = 0; attempt < attempts; attempt++) {
-    const body = { model: opts.model, messages, temperature: 0, response_format: { type: 'json_object' } };
-    const content = await complete(client, cache, opts, body, counts);
-    const checked = checkAnswer(content, h);
-    if (checked.pack) {
-      const text = packText(checked.pack, h, opts);
-      if (opts.out) {
-        await mkdir(path.dirname(path.resolve(opts.out)), { recursive: true });
-        await writeFile(opts.out, text);
-      } else io.out(text);
-      const p = checked.pack;
-      io.err(
-        `${opts.out ?? 'stdout'}: ${Object.keys(p.synonyms ?? {}).length} synonym entries, ${p.distractor_tools?.length ?? 0} distractor tools, ${p.distractor_skills?.length ?? 0} distractor skills (requests: ${counts.sent} sent, ${counts.cached} from the cache); review it, then select it with words: {packs: [default, ${opts.out ?? 'FILE'}]}\n`,
-      );
-      return 0;
-    }
-    problems = checked.problems;
-    messages.push({ role: 'assistant', content }, { role: 'user', content: `That answer is not a valid pack:\n${problems}\nAnswer again with the whole corrected JSON object.` });
-  }
-  throw new SuggestionError(`${opts.modelUrl}: no valid word pack after ${attempts} answers; the last one:\n${problems}`);
-}
-
-async function complete(client: OpenAI, cache: TeacherCache, opts: WordsSuggestOptions, body: Record<string, unknown>, counts: { sent: number; cached: number }): Promise<string> {
-  const key = TeacherCache.key(opts.modelUrl, body);
-  let response = (await cache.get(key)) as OpenAI.Chat.Completions.ChatCompletion | undefined;
-  if (response) counts.cached++;
-  else {
-    if (opts.requireCache) throw new HsaError('HSA_CACHE_MISS', `words suggest: request ${key.slice(0, 12)} is not in the cache ${cache.dir} (--require-cache)`, 1);
-    try {
-      response = await client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);
-    } catch (e) {
-      if (e instanceof APIError) throw new HsaError('HSA_TEACHER_REQUEST', `${opts.modelUrl}: the model refused the request: ${e.status ?? ''} ${e.message.split('\n')[0]}`, 1);
-      throw new HsaError('HSA_TEACHER_UNAVAILABLE', `${opts.modelUrl}: ${(e as Error).message.split('\n')[0]}`, 1);
-    }
-    counts.sent++;
-    const choice = response.choices?.[0];
-    if (choice?.message && choice.finish_reason !== 'length') await cache.put(key, response);
-  }
-  return response.choices?.[0]?.message?.content ?? '';
-}
-
-/** The pack file: a header that says where it came from (no time: reruns write the same bytes), then the lists. */
-function packText(p: PackFile, h: Harness, opts: WordsSuggestOptions): string {
-  const pack = { name: `${h.name}-suggested`, description: `Suggested by ${opts.model} for the harness ${h.name} ${h.version}; review before use.`, ...p };
-  return `# Word pack suggested by \`hsa words suggest\` (model ${opts.model}) for ${h.name} ${h.version}.\n# Review every entry before you select it (docs/words.md).\n${stringify(pack, { lineWidth: 0 })}`;
+  if (!opts.out) io.out(r.text);
+  const p = r.pack;
+  io.err(
+    `${opts.out ?? 'stdout'}: ${Object.keys(p.synonyms ?? {}).length} synonym entries, ${p.distractor_tools?.length ?? 0} distractor tools, ${p.distractor_skills?.length ?? 0} distractor skills (requests: ${r.requests.sent} sent, ${r.requests.cached} from the cache); review it, then select it with words: {packs: [default, ${opts.out ?? 'FILE'}]}\n`,
+  );
+  return 0;
 }

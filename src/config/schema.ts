@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { endpointSchema } from '../llm/endpoint-schema.js';
 import { teacherJudgeSchema } from '../llm/judge-schema.js';
 import { SPLITS } from '../transform/split.js';
-import { wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
+import { wordsConfigSchema } from '../words/packs.js';
+import type { WordsSelection } from '../words/selection.js';
 
 // hsa.yaml, the augment config: every key with what it does and its default, in one place. The
 // descriptions are the reference docs/config.md is generated from (scripts/docs-config.mjs).

@@ -1,4 +1,4 @@
-import { splitWords } from '../transform/identifiers.js';
+import { splitWords } from '../words/identifier-words.js';
 
 /**
  * The similarity measures plan inference scores matches with. All are set overlaps (Dice

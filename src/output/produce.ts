@@ -14,7 +14,7 @@ import { InlineHarnesses } from '../ingest/inline-harness.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
 import type { ResolvedTransform } from '../transform/variant.js';
-import type { WordLists } from '../transform/words.js';
+import type { WordLists } from '../words/types.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { RenderError } from '../errors.js';
 import { hashState } from '../util/hash.js';

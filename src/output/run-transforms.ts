@@ -1,10 +1,10 @@
-import { builtinWords } from '../../transforms/index.js';
 import type { RunConfig } from '../config/augment-config.js';
 import { ConfigError } from '../errors.js';
 import { loadRegistry } from '../transform/registry.js';
 import { splitWordLists } from '../transform/split.js';
 import { resolveTransforms, type ResolvedTransform } from '../transform/variant.js';
-import { mergeWordLists, type WordLists } from '../transform/words.js';
+import { builtinWords, mergeWordLists } from '../words/selection.js';
+import type { WordLists } from '../words/types.js';
 import { setFormatMode } from '../util/json-schema.js';
 
 // Its own module so a worker thread loads only what producing records needs (not the harness

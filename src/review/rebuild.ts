@@ -1,7 +1,6 @@
 import { open } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { builtinWords } from '../../transforms/index.js';
 import { INLINE_HARNESS } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
 import { deriveInlineHarness, InlineHarnesses, type InlineHarness } from '../ingest/inline-harness.js';
@@ -16,7 +15,8 @@ import type { Trajectory } from '../trajectory/types.js';
 import { emptyPlan } from '../transform/plan.js';
 import { loadRegistry } from '../transform/registry.js';
 import { resolveTransforms, sampleVariant, type ResolvedTransform, type Variant } from '../transform/variant.js';
-import { mergeWordLists, type WordLists } from '../transform/words.js';
+import { builtinWords, mergeWordLists } from '../words/selection.js';
+import type { WordLists } from '../words/types.js';
 import { expandInputs } from '../util/inputs.js';
 import type { Manifest } from './folder.js';
 import { readPartLines, newTally } from './part-reader.js';

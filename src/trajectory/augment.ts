@@ -1,7 +1,7 @@
 import type { Harness } from '../harness/types.js';
 import { isIdentityPlan } from '../transform/plan.js';
 import { sampleVariant, type ResolvedTransform, type Variant } from '../transform/variant.js';
-import type { WordLists } from '../transform/words.js';
+import type { WordLists } from '../words/types.js';
 import { createRng } from '../transform/rng.js';
 import { promptLayout } from '../harness/render.js';
 import { checkVariant, leakFinder, reportFailures, type CheckReport } from './invariants.js';

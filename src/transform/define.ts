@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Harness } from '../harness/types.js';
 import type { RewritePlan } from './plan.js';
 import type { Rng } from './rng.js';
-import type { WordLists } from './words.js';
+import type { WordLists } from '../words/types.js';
 
 export type TransformFamily = 'skills' | 'tools' | 'prompt' | 'hooks';
 /**

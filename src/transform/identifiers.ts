@@ -1,4 +1,5 @@
 import { TextKeyedCache } from '../util/bounded-cache.js';
+import { isDistinctive, splitWords } from '../words/identifier-words.js';
 /**
  * Identifiers in text: the words and naming style of a name, which names count in prose, and the
  * token tables of texts (cached) that TextRewriter (text-rewriter.ts) rewrites.
@@ -14,30 +15,12 @@ import { TextKeyedCache } from '../util/bounded-cache.js';
 const SPANS = /`[^`\n]+`|"required"\s*:\s*\[[^\][{}]*\]|"[A-Za-z_][A-Za-z0-9_-]*"(?=\s*:)|"(?<="name"\s*:\s*")[A-Za-z_][A-Za-z0-9_-]*"|\{\{[^{}\n]*\}\}/g;
 
 /**
- * A distinctive identifier (has `_`, `-`, a digit or an inner capital) is recognisable in prose and
- * is rewritten everywhere in text. A plain word (`query`, `greet`) is rewritten only in structural
- * places and inside `code spans`, so natural language is never touched.
- */
-export function isDistinctive(name: string): boolean {
-  return /[_\-0-9]/.test(name) || /[a-z][A-Z]/.test(name);
-}
-
-/**
  * A name found in prose too: a distinctive one, a namespaced one (`plants.find`, see pushCompounds),
  * or one that is no identifier token and not only lower-case words (`Get Weather`, `Get Prices (v2)`;
  * `get weather` is plain words, found only in code).
  */
 export function countsInProse(name: string): boolean {
   return isDistinctive(name) || /[.:/]/.test(name) || (!TOKEN_NAME.test(name) && /[^a-z ]/.test(name));
-}
-
-/** Split an identifier into lower-case words: `calculateOptimal_promo-v2` → calculate, optimal, promo, v2. */
-export function splitWords(name: string): string[] {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[^A-Za-z0-9]+/)
-    .filter((w) => w !== '')
-    .map((w) => w.toLowerCase());
 }
 
 /**

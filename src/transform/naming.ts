@@ -1,7 +1,9 @@
-import { caseStyleOf, joinWords, splitWords, type CaseStyle } from './identifiers.js';
+import { splitWords } from '../words/identifier-words.js';
+import { caseStyleOf, joinWords, type CaseStyle } from './identifiers.js';
 import { TextKeyedCache } from '../util/bounded-cache.js';
 import type { Rng } from './rng.js';
-import { LazyWordContext, synonymsFor, wordContext, type WordContext, type WordLists } from './words.js';
+import { LazyWordContext, synonymsFor, wordContext, type WordContext } from '../words/senses.js';
+import type { WordLists } from '../words/types.js';
 import { dict } from '../util/dict.js';
 
 export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { builtinTransforms } from '../../transforms/index.js';
 import { HsaError } from '../errors.js';
+import { builtinTransforms } from './builtins.js';
 import type { AnyTransform } from './define.js';
 
 export class PluginError extends HsaError {
@@ -16,12 +16,13 @@ const FAMILIES = ['skills', 'tools', 'prompt', 'hooks'];
 const CLASSES = ['exact', 'semantic', 'behavioural'];
 
 /**
- * The built-in transforms plus the user's plugins (`--plugin file.js`), in application order:
- * built-ins first, then plugins in the order given. A plugin module default-exports one
- * transform (the shape `defineTransform` takes) or an array of them, or exports `transforms`.
+ * The built-in transforms (as handed in) plus the user's plugins (`--plugin file.js`), in
+ * application order: built-ins first, then plugins in the order given. A plugin module
+ * default-exports one transform (the shape `defineTransform` takes) or an array of them, or
+ * exports `transforms`.
  */
 export async function loadRegistry(plugins: readonly string[] = []): Promise<Record<string, AnyTransform>> {
-  const registry: Record<string, AnyTransform> = { ...builtinTransforms };
+  const registry: Record<string, AnyTransform> = { ...(await builtinTransforms()) };
   for (const file of plugins) {
     let mod: Record<string, unknown>;
     try {

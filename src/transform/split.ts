@@ -1,5 +1,5 @@
 import { sha256 } from '../util/hash.js';
-import type { SynonymEntry, WordLists } from './words.js';
+import type { SynonymEntry, WordLists } from '../words/types.js';
 
 export const SPLITS = ['train', 'eval'] as const;
 export type Split = (typeof SPLITS)[number];

@@ -8,7 +8,7 @@ import { composePlans, emptyPlan, type RewritePlan } from './plan.js';
 import { createRng } from './rng.js';
 import { eligibleIdentifiers } from './identifiers.js';
 import { stateIdentifiers } from './state.js';
-import type { WordLists } from './words.js';
+import type { WordLists } from '../words/types.js';
 
 /** A transform chosen for a run, with its validated options. */
 export interface ResolvedTransform {

@@ -4,7 +4,7 @@ import type { AnyTransform, TransformResult } from '../../src/transform/define.j
 import { emptyPlan } from '../../src/transform/plan.js';
 import { createRng } from '../../src/transform/rng.js';
 import { stateIdentifiers } from '../../src/transform/state.js';
-import { builtinWords } from '../../transforms/words/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 
 /** A small harness state with neutral defaults; tests override what they need. */
 export function baseHarness(over: Partial<Harness> = {}): Harness {

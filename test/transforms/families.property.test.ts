@@ -7,7 +7,8 @@ import { checkTrajectory } from '../../src/trajectory/check.js';
 import { readTrajectories } from '../../src/trajectory/read.js';
 import type { Trajectory } from '../../src/trajectory/types.js';
 import { resolveTransforms } from '../../src/transform/variant.js';
-import { builtinTransforms, builtinWords } from '../../transforms/index.js';
+import { builtinTransforms } from '../../transforms/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
 
 // The acceptance property of the transforms: on the fixtures, 1,000 variants per family with 0

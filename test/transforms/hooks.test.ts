@@ -17,7 +17,7 @@ import order from '../../transforms/hooks/order.js';
 import rename, { retag } from '../../transforms/hooks/rename.js';
 import threshold from '../../transforms/hooks/threshold.js';
 import toggle from '../../transforms/hooks/toggle.js';
-import { builtinWords } from '../../transforms/words/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { emptyPlan } from '../../src/transform/plan.js';
 import { createRng } from '../../src/transform/rng.js';
 import { REPO } from '../helpers/hsa.js';

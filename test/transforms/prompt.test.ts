@@ -22,7 +22,7 @@ import placement from '../../transforms/prompt/placement.js';
 import ruleOrder from '../../transforms/prompt/rule-order.js';
 import sectionOrder from '../../transforms/prompt/section-order.js';
 import spacing from '../../transforms/prompt/spacing.js';
-import { builtinWords } from '../../transforms/words/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
 
 /** The prompt family, in the order the property tests apply them. */

@@ -17,7 +17,7 @@ import { recursivePropertyNames, renameSchemaProperties, unwalkedPropertyNames, 
 import { keysLeftUnrenamed } from '../../src/transform/unrenamed-keys.js';
 import { schemaPropertyNames, stateIdentifiers } from '../../src/transform/state.js';
 import paramRename from '../../transforms/tools/param-rename.js';
-import { builtinWords } from '../../transforms/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
 
 const BOOKING: JsonSchema = {

@@ -22,7 +22,7 @@ import { valueKeysLeftUnrenamed } from '../../src/transform/unrenamed-keys.js';
 import { stateIdentifiers } from '../../src/transform/state.js';
 import paramRename from '../../transforms/tools/param-rename.js';
 import toolRename from '../../transforms/tools/rename.js';
-import { builtinWords } from '../../transforms/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
 
 const DIR = path.join(REPO, 'fixtures/pydantic-unions');

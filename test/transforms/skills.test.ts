@@ -14,11 +14,11 @@ import { rewriteTrajectory } from '../../src/trajectory/rewrite.js';
 import type { Trajectory } from '../../src/trajectory/types.js';
 import bodyLayout, { bodyStyle, restyleBody, type LayoutChoice } from '../../transforms/skills/body-layout.js';
 import catalogOrder from '../../transforms/skills/catalog-order.js';
-import describeSkills, { lowerFirst } from '../../transforms/skills/describe.js';
-import { rewordings } from '../../transforms/words/reword.js';
+import describeSkills from '../../transforms/skills/describe.js';
+import { lowerFirst, rewordings } from '../../src/words/reword.js';
 import distractors from '../../transforms/skills/distractors.js';
 import rename from '../../transforms/skills/rename.js';
-import { builtinWords } from '../../transforms/words/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
 import { applyTransform, baseHarness, stateErrors } from '../helpers/state.js';
 

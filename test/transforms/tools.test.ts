@@ -19,7 +19,8 @@ import paramOrder from '../../transforms/tools/param-order.js';
 import paramRename from '../../transforms/tools/param-rename.js';
 import rename from '../../transforms/tools/rename.js';
 import schemaStyle from '../../transforms/tools/schema-style.js';
-import { builtinTransforms, builtinWords } from '../../transforms/index.js';
+import { builtinTransforms } from '../../transforms/index.js';
+import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
 
 const FAMILY: AnyTransform[] = [distractors, order, rename, paramRename, paramOrder, schemaStyle, describeTools];

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Harness } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { isDistinctive } from '../../src/transform/identifiers.js';
+import { isDistinctive } from '../../src/words/identifier-words.js';
 import { namingContext, renameSome, type NamingRules } from '../../src/transform/naming.js';
 import { renameInState } from '../../src/transform/state.js';
 

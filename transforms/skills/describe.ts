@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { cloneState } from '../../src/transform/state.js';
-import { reword } from '../words/reword.js';
+import { reword } from '../../src/words/reword.js';
 
-export { lowerFirst } from '../words/reword.js';
 
 /** The longest description the Agent Skills convention allows. */
 const MAX_DESCRIPTION = 1024;

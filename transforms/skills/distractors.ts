@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { Skill } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { caseStyleOf, joinWords, splitWords } from '../../src/transform/identifiers.js';
+import { caseStyleOf, joinWords } from '../../src/transform/identifiers.js';
+import { splitWords } from '../../src/words/identifier-words.js';
 import { cloneState } from '../../src/transform/state.js';
 import { skillNamingRules } from './rename.js';
 

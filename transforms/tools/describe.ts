@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { shallowState } from '../../src/transform/state.js';
-import { reword } from '../words/reword.js';
+import { reword } from '../../src/words/reword.js';
 import { dict } from '../../src/util/dict.js';
 
 /**

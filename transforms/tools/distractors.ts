@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Tool } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { splitWords } from '../../src/transform/identifiers.js';
+import { splitWords } from '../../src/words/identifier-words.js';
 import { schemaPropertyNames, shallowState } from '../../src/transform/state.js';
 
 /** Add plausible tools that the trajectory never calls, at random positions. */

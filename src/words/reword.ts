@@ -1,6 +1,5 @@
-import { isDistinctive } from '../../src/transform/identifiers.js';
-import type { Rng } from '../../src/transform/rng.js';
-import type { DescriptionShape, WordLists } from '../../src/transform/words.js';
+import { isDistinctive } from './identifier-words.js';
+import type { DescriptionShape, WordLists } from './types.js';
 
 /**
  * Grammatical rewording of tool and skill descriptions. The first sentence is parsed into a shape
@@ -232,8 +231,13 @@ export function rewordings(text: string, frames: WordLists['descriptionFrames'],
   return out;
 }
 
+/** The part of a seeded rng that reword uses (the transform engine's Rng is one). */
+export interface Picker {
+  pick<T>(items: readonly T[]): T;
+}
+
 /** One rewording chosen by `rng` (null when there is none). */
-export function reword(text: string, words: WordLists, thing: 'tool' | 'skill', rng: Rng, maxLength = Infinity): { text: string; frame: string } | null {
+export function reword(text: string, words: WordLists, thing: 'tool' | 'skill', rng: Picker, maxLength = Infinity): { text: string; frame: string } | null {
   const options = cachedRewordings(text, words.descriptionFrames, thing, maxLength);
   return options.length ? rng.pick(options) : null;
 }

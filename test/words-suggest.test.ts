@@ -98,7 +98,7 @@ describe('hsa words suggest', () => {
   it('a refused request (401) and a cache miss under --require-cache are errors (exit 1)', async () => {
     const a = await hsa(['words', 'suggest', '--harness', HARNESS, '--model-url', denied.url, '--model', 'm1', '--cache', path.join(tmp(), 'c')]);
     expect(a.code).toBe(1);
-    expect(a.stderr).toContain('the model refused the request: 401');
+    expect(a.stderr).toContain('the model refused our credentials (401)');
     const b = await hsa(['words', 'suggest', '--harness', HARNESS, '--model-url', server.url, '--model', 'm1', '--cache', path.join(tmp(), 'c'), '--require-cache']);
     expect(b.code).toBe(1);
     expect(b.stderr).toContain('is not in the cache');

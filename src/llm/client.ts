@@ -26,6 +26,10 @@ export interface ClientOptions {
   requireCache: boolean;
   signal?: AbortSignal;
   counters: TeacherCounters;
+  /** Who the endpoint is in messages (default "teacher"); its key setting and flag (default teacher.api_key_env, --teacher-key-env). */
+  who?: string;
+  keySetting?: string;
+  keyFlag?: string;
 }
 
 /** A tool call as the Chat Completions API sends it (arguments: the JSON text as sent). */
@@ -71,18 +75,20 @@ export function requestBody(cfg: EndpointSettings, fields: Record<string, unknow
 export class EndpointClient {
   private readonly client: OpenAI;
   private readonly limiter: RateLimiter;
+  private readonly who: string;
 
   constructor(
     readonly cfg: EndpointSettings,
     private readonly cache: TeacherCache,
     private readonly opts: ClientOptions,
   ) {
+    this.who = opts.who ?? 'teacher';
     const apiKey = process.env[cfg.apiKeyEnv];
     // Local servers (vLLM, SGLang) often need no key; the client wants a non-empty string. A remote
     // endpoint without a key would answer 401 to every request: say so before the run starts
     // (runs that only read the cache need no key).
     if (!apiKey && !opts.requireCache && !isLoopback(cfg.baseUrl)) {
-      throw new TeacherFatalError(`teacher.api_key_env: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}, or name another variable with --teacher-key-env)`);
+      throw new TeacherFatalError(`${opts.keySetting ?? 'teacher.api_key_env'}: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}, or name another variable with ${opts.keyFlag ?? '--teacher-key-env'})`);
     }
     this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 0, timeout: cfg.timeoutMs, fetch: endpointFetch() });
     this.limiter = new RateLimiter(cfg.rpm, cfg.tpm);
@@ -100,7 +106,7 @@ export class EndpointClient {
       () => void this.storing.delete(p),
       (e: unknown) => {
         this.storing.delete(p);
-        this.storeError ??= new TeacherRequestError(`cannot store a teacher answer in the cache ${this.cache.dir}: ${firstLine((e as Error).message)}`);
+        this.storeError ??= new TeacherRequestError(`cannot store a ${this.who} answer in the cache ${this.cache.dir}: ${firstLine((e as Error).message)}`);
       },
     );
     this.storing.add(p);
@@ -171,14 +177,14 @@ export class EndpointClient {
         if (!retryable) {
           c.failures++;
           // Every request would get the same answer: the run stops, and resumes once fixed.
-          const fatal = fatalError(e, this.cfg);
+          const fatal = fatalError(e, this.cfg, this.who);
           if (fatal) throw (this.fatal ??= fatal);
-          if (e instanceof APIError) throw new TeacherRequestError(`teacher refused the request: ${e.status ?? ''} ${e.constructor.name}: ${firstLine(e.message)}`);
-          throw new TeacherRequestError(`teacher answer unusable: ${firstLine((e as Error).message)}`, 'unusable');
+          if (e instanceof APIError) throw new TeacherRequestError(`${this.who} refused the request: ${e.status ?? ''} ${e.constructor.name}: ${firstLine(e.message)}`);
+          throw new TeacherRequestError(`${this.who} answer unusable: ${firstLine((e as Error).message)}`, 'unusable');
         }
         if (attempt >= this.cfg.maxRetries) {
           c.failures++;
-          throw new TeacherUnavailableError(`teacher unavailable after ${attempt + 1} attempts: ${e.constructor.name}${e instanceof APIError && e.status ? ` ${e.status}` : ''}`);
+          throw new TeacherUnavailableError(`${this.who} unavailable after ${attempt + 1} attempts: ${e.constructor.name}${e instanceof APIError && e.status ? ` ${e.status}` : ''}`);
         }
         c.retries++;
         const retryAfter = e instanceof APIError ? retryAfterMs(e.headers) : undefined;
@@ -233,10 +239,10 @@ export function readCompletion(response: unknown, cached: boolean): Completion {
 }
 
 /** The run-ending error for an answer that refuses every request alike: 401, 403, 404. */
-function fatalError(e: unknown, cfg: EndpointSettings): TeacherFatalError | undefined {
-  if (e instanceof AuthenticationError) return new TeacherFatalError(`teacher refused our credentials (401) at ${cfg.baseUrl}: check the key in ${cfg.apiKeyEnv}: ${firstLine(e.message)}`);
-  if (e instanceof PermissionDeniedError) return new TeacherFatalError(`teacher denied permission (403) at ${cfg.baseUrl} for model ${cfg.model}: ${firstLine(e.message)}`);
-  if (e instanceof NotFoundError) return new TeacherFatalError(`teacher answered 404 at ${cfg.baseUrl}: no model "${cfg.model}" there, or the base_url is wrong: ${firstLine(e.message)}`);
+function fatalError(e: unknown, cfg: EndpointSettings, who: string): TeacherFatalError | undefined {
+  if (e instanceof AuthenticationError) return new TeacherFatalError(`${who} refused our credentials (401) at ${cfg.baseUrl}: check the key in ${cfg.apiKeyEnv}: ${firstLine(e.message)}`);
+  if (e instanceof PermissionDeniedError) return new TeacherFatalError(`${who} denied permission (403) at ${cfg.baseUrl} for model ${cfg.model}: ${firstLine(e.message)}`);
+  if (e instanceof NotFoundError) return new TeacherFatalError(`${who} answered 404 at ${cfg.baseUrl}: no model "${cfg.model}" there, or the base_url is wrong: ${firstLine(e.message)}`);
   return undefined;
 }
 

@@ -1,13 +1,14 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import OpenAI, { APIError } from 'openai';
 import { stringify } from 'yaml';
 import { HsaError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import type { Harness } from '../harness/types.js';
 import { hasErrors, type Problem } from '../problems.js';
 import { TeacherCache } from '../llm/cache.js';
+import { EndpointClient, type EndpointSettings } from '../llm/client.js';
+import { newCounters } from '../llm/errors.js';
 import { splitWords } from './identifier-words.js';
 import { formatIssues, packSchema, type PackFile } from './packs.js';
 
@@ -126,42 +127,33 @@ export async function suggestWords(opts: WordsSuggestOptions): Promise<SuggestRe
         await mkdir(path.dirname(path.resolve(opts.out)), { recursive: true });
         await writeFile(opts.out, text);
       }
+      await model.settle();
       return { pack: checked.pack, text, requests: model.requests };
     }
     problems = checked.problems;
     messages.push({ role: 'assistant', content }, { role: 'user', content: `That answer is not a valid pack:\n${problems}\nAnswer again with the whole corrected JSON object.` });
   }
+  await model.settle();
   throw new SuggestionError(`${opts.modelUrl}: no valid word pack after ${attempts} answers; the last one:\n${problems}`);
 }
 
 /**
- * The model behind `opts.modelUrl`: `answer(body)` returns the content of one chat completion,
- * from the answer cache or sent (a missing answer with `requireCache` is an error), and counts both.
+ * The model behind `opts.modelUrl`, through the one endpoint client (src/llm): `answer(body)`
+ * returns the content of one chat completion, from the answer cache or sent (a missing answer with
+ * `requireCache` is an error), and counts both; `settle()` waits for the cache writes.
  */
-function modelEndpoint(opts: WordsSuggestOptions): { answer: (body: Record<string, unknown>) => Promise<string>; requests: { sent: number; cached: number } } {
-  const cache = new TeacherCache(opts.cache ?? defaultWordsCacheDir());
-  const apiKey = process.env[opts.keyEnv ?? 'OPENAI_API_KEY'];
-  const client = new OpenAI({ baseURL: opts.modelUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 3, timeout: (opts.timeoutS ?? 120) * 1000 });
+function modelEndpoint(opts: WordsSuggestOptions): { answer: (body: Record<string, unknown>) => Promise<string>; settle: () => Promise<void>; requests: { sent: number; cached: number } } {
+  const counters = newCounters();
+  const settings: EndpointSettings = { baseUrl: opts.modelUrl, model: opts.model, apiKeyEnv: opts.keyEnv ?? 'OPENAI_API_KEY', timeoutMs: (opts.timeoutS ?? 120) * 1000, maxRetries: 3 };
+  const client = new EndpointClient(settings, new TeacherCache(opts.cache ?? defaultWordsCacheDir()), { requireCache: opts.requireCache === true, counters, who: 'the model', keySetting: 'words suggest', keyFlag: '--key-env' });
   const requests = { sent: 0, cached: 0 };
   const answer = async (body: Record<string, unknown>): Promise<string> => {
-    const key = TeacherCache.key(opts.modelUrl, body);
-    let response = (await cache.get(key)) as OpenAI.Chat.Completions.ChatCompletion | undefined;
-    if (response) requests.cached++;
-    else {
-      if (opts.requireCache) throw new HsaError('HSA_CACHE_MISS', `words suggest: request ${key.slice(0, 12)} is not in the cache ${cache.dir} (--require-cache)`, 1);
-      try {
-        response = await client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);
-      } catch (e) {
-        if (e instanceof APIError) throw new HsaError('HSA_TEACHER_REQUEST', `${opts.modelUrl}: the model refused the request: ${e.status ?? ''} ${e.message.split('\n')[0]}`, 1);
-        throw new HsaError('HSA_TEACHER_UNAVAILABLE', `${opts.modelUrl}: ${(e as Error).message.split('\n')[0]}`, 1);
-      }
-      requests.sent++;
-      const choice = response.choices?.[0];
-      if (choice?.message && choice.finish_reason !== 'length') await cache.put(key, response);
-    }
-    return response.choices?.[0]?.message?.content ?? '';
+    const reply = await client.complete(body);
+    if (reply.cached) requests.cached++;
+    else requests.sent++;
+    return reply.content ?? '';
   };
-  return { answer, requests };
+  return { answer, settle: () => client.settle(), requests };
 }
 
 /** The pack file: a header that says where it came from (no time: reruns write the same bytes), then the lists. */

@@ -11,7 +11,7 @@ import { renameInState } from '../src/transform/state.js';
 import { resolveTransforms } from '../src/transform/variant.js';
 import { builtinTransforms, builtinWords } from '../transforms/index.js';
 import { baseHarness } from './helpers/state.js';
-import { hasToken, leaksInBody, leaksInText, tagNames } from './helpers/fidelity.js';
+import { hasToken, leaksInBody, leaksInText, tagNames } from './helpers/output-scanner.js';
 
 /**
  * Generated harnesses whose section titles, sub-headings and list items spell their own tools',

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const keepAt = process.argv.indexOf('--keep');
@@ -83,13 +83,19 @@ for (const pair of readdirSync(join(root, 'fixtures/migrate')).sort()) {
   spawnSync('sh', ['-c', 'cat > "$0"', join(work, 'migrate', pair, 'diff.json')], { input: diff.stdout });
 }
 
-// the list
+// the list; a migrate plan names its harnesses relative to itself, so the repository's own
+// place (a worktree, a clone) is written as <repo> before hashing
+function bytesOf(path) {
+  const bytes = readFileSync(path);
+  if (!path.endsWith('plan.yaml')) return bytes;
+  return bytes.toString('utf8').split(`${relative(dirname(path), root)}/`).join('<repo>/');
+}
 const lines = [];
 (function walk(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) walk(path);
-    else lines.push(`${createHash('sha256').update(readFileSync(path)).digest('hex')}  ${relative(work, path)}`);
+    else lines.push(`${createHash('sha256').update(bytesOf(path)).digest('hex')}  ${relative(work, path)}`);
   }
 })(work);
 process.stdout.write(lines.join('\n') + '\n');

@@ -46,6 +46,14 @@ export class UnreadableInputError extends HsaError {
   }
 }
 
+/** An hsa.yaml (or another config file) that does not parse or fit its schema: exit 2. */
+export class ConfigError extends HsaError {
+  constructor(message: string) {
+    super('HSA_BAD_CONFIG', message, 2);
+    this.name = 'ConfigError';
+  }
+}
+
 /** A template slot with no value, or another failure to render a harness state. */
 export class RenderError extends HsaError {
   readonly path: string;

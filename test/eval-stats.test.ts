@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cohenKappa } from '../src/eval/calibrate.js';
 import { readEvalConfig } from '../src/eval/config.js';
-import { readRubric } from '../src/eval/judge.js';
+import { readRubric } from '../src/config/judge-settings.js';
 import { bootstrap } from '../src/eval/stats.js';
 import { splitOf, splitWordLists } from '../src/transform/split.js';
 import { emptyWordLists } from '../src/transform/words.js';

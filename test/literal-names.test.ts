@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextRewriter } from '../src/transform/identifiers.js';
+import { TextRewriter } from '../src/transform/text-rewriter.js';
 
 /**
  * Names no identifier token can be (`Get Weather`, `Get Prices (v2)`, `get moon phase`), as

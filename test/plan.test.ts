@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { TextRewriter, isDistinctive, splitWords, joinWords } from '../src/transform/identifiers.js';
+import { isDistinctive, splitWords, joinWords } from '../src/transform/identifiers.js';
+import { TextRewriter } from '../src/transform/text-rewriter.js';
 import { applyArgOps, composePlans, emptyPlan, invertPlan, netParamRenames, type RewritePlan } from '../src/transform/plan.js';
 import { createRng } from '../src/transform/rng.js';
 

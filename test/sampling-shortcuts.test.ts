@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { loadHarness } from '../src/harness/load.js';
 import type { Harness } from '../src/harness/types.js';
 import { namingContext } from '../src/transform/naming.js';
-import { TextRewriter } from '../src/transform/identifiers.js';
+import { TextRewriter } from '../src/transform/text-rewriter.js';
 import { composePlans, emptyPlan } from '../src/transform/plan.js';
 import { synonymsFor, wordContext } from '../src/transform/words.js';
 import { builtinTransforms } from '../transforms/index.js';

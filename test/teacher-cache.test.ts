@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TeacherCache } from '../src/teacher/cache.js';
+import { TeacherCache } from '../src/llm/cache.js';
 
 // The cache writes its files from a worker thread: what lands on disk, what a reader gets back,
 // how a write that cannot be done is reported, and that the worker does not hold a process open.
@@ -49,7 +49,7 @@ describe('TeacherCache', () => {
   it('lets the process end once its writes are done', () => {
     const dir = tmp();
     // The built module (as the e2e tests run bin/hsa from dist/).
-    const src = path.resolve('dist/src/teacher/cache.js');
+    const src = path.resolve('dist/src/llm/cache.js');
     // A child that stores one answer and does nothing else: it must exit by itself (the timeout fails it otherwise).
     const code = `import { TeacherCache } from ${JSON.stringify(src)}; await new TeacherCache(${JSON.stringify(dir)}).put('ab12', { ok: 1 }); console.log('stored');`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8', timeout: 20_000 });

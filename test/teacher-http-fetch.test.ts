@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { teacherFetch } from '../src/teacher/http-fetch.js';
+import { endpointFetch } from '../src/llm/http-fetch.js';
 
 // The teacher's fetch against a real server on 127.0.0.1: what the openai client reads of a
 // response, a kept-alive connection the server dropped, and the client's abort (its timeout).
@@ -20,7 +20,7 @@ afterEach(async () => {
   server = undefined;
 });
 
-describe('teacherFetch', () => {
+describe('endpointFetch', () => {
   it('sends the body with its length and headers, and reads status, headers and a gzip body', async () => {
     const seen: { body: string; length?: string; type?: string; auth?: string }[] = [];
     const url = await serve((req, res) => {
@@ -33,7 +33,7 @@ describe('teacherFetch', () => {
       });
     });
     const body = JSON.stringify({ model: 'm', messages: [{ role: 'user', content: '你好' }] });
-    const r = await teacherFetch()(url, { method: 'POST', headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer k' }), body });
+    const r = await endpointFetch()(url, { method: 'POST', headers: new Headers({ 'content-type': 'application/json', authorization: 'Bearer k' }), body });
     expect(seen).toEqual([{ body, length: String(Buffer.byteLength(body)), type: 'application/json', auth: 'Bearer k' }]);
     expect(r.status).toBe(429);
     expect(r.ok).toBe(false);
@@ -58,7 +58,7 @@ describe('teacherFetch', () => {
         res.end(JSON.stringify({ n: requests }));
       });
     });
-    const f = teacherFetch();
+    const f = endpointFetch();
     const send = () => f(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
     expect(await (await send()).json()).toEqual({ n: 1 });
     expect(await (await send()).json()).toEqual({ n: 3 });
@@ -72,11 +72,11 @@ describe('teacherFetch', () => {
       req.resume(); // never answers
     });
     const controller = new AbortController();
-    const pending = teacherFetch()(url, { method: 'POST', body: '{}', signal: controller.signal });
+    const pending = endpointFetch()(url, { method: 'POST', body: '{}', signal: controller.signal });
     setTimeout(() => controller.abort(), 50);
     await expect(pending).rejects.toMatchObject({ name: 'AbortError' });
     expect(requests).toBe(1);
     server!.closeAllConnections();
-    await expect(teacherFetch()(url.replace(/:\d+\//, ':1/'), { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(endpointFetch()(url.replace(/:\d+\//, ':1/'), { method: 'POST', body: '{}' })).rejects.toMatchObject({ code: 'ECONNREFUSED' });
   });
 });

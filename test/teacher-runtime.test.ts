@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Harness, Tool } from '../src/harness/types.js';
 import { ReplayTeacher } from '../src/teacher/replay.js';
-import { runEpisode, turnRoundLimit, type EpisodeOptions } from '../src/teacher/runtime.js';
+import type { EpisodeOptions } from '../src/episode/options.js';
+import { turnRoundLimit } from '../src/episode/replay-env.js';
+import { runEpisode } from '../src/teacher/runtime.js';
 import type { Teacher, TeacherReply, TeacherRequest, TeacherStep } from '../src/teacher/types.js';
 import type { Message, ToolCall, Trajectory } from '../src/trajectory/types.js';
 import { emptyPlan } from '../src/transform/plan.js';

@@ -3,8 +3,10 @@ import { resolveRunConfig, type AugmentFlags, type RunConfig } from '../config/a
 import { runAugment } from '../output/run.js';
 import type { Io } from './io.js';
 import { progressReporter } from './progress.js';
-import { newCounters } from '../teacher/errors.js';
-import { forBatchEngine, resolveShard, type Shard, type ShardFlags } from '../scale/shard.js';
+import { newCounters } from '../llm/errors.js';
+import type { Shard } from '../output/out-folder.js';
+import type { MakePartPool } from '../output/part-pool.js';
+import { forBatchEngine, resolveShard, type ShardFlags } from '../scale/shard.js';
 import { UsageError } from '../errors.js';
 
 /** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
@@ -62,7 +64,8 @@ async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: stri
       signal: controller.signal,
       counters,
       ...(shard ? { shard } : {}),
-      ...(flags.workers !== undefined ? { workers: flags.workers } : {}),
+      // Worker threads are loaded only by a run that asks for them.
+      ...(flags.workers !== undefined && flags.workers > 1 ? { pool: await workerPool(flags.workers) } : {}),
     });
   } finally {
     process.removeListener('SIGINT', onSigint);
@@ -120,4 +123,10 @@ function tokenLines(tokens: Record<string, unknown> | undefined): string {
     ([stage, s]) => `${stage} min ${f(s.min)} · p50 ${f(s.p50)} · p95 ${f(s.p95)} · max ${f(s.max)}${t.max_tokens !== null ? `, ${f(s.too_long)} over ${f(t.max_tokens)}` : ''}`,
   );
   return `  tokens (${t.tokenizer.name}): ${parts.join('; ')}\n`;
+}
+
+/** `--workers N`: the run's records produced on N threads (the main thread and N − 1 workers). */
+async function workerPool(size: number): Promise<MakePartPool> {
+  const { WorkerPool } = await import('../scale/workers.js');
+  return (init, hooks) => new WorkerPool(init, size, hooks);
 }

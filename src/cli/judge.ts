@@ -1,10 +1,11 @@
 import { UsageError } from '../errors.js';
 import type { EpisodeRow } from '../episode/row.js';
-import { defaultCacheDir } from '../teacher/cache.js';
-import { newCounters } from '../teacher/errors.js';
+import { defaultCacheDir } from '../llm/cache.js';
+import { newCounters } from '../llm/errors.js';
 import { calibrate, readLabels } from '../eval/calibrate.js';
 import { readEvalConfig } from '../eval/config.js';
-import { judgeSettings, RubricJudge } from '../eval/judge.js';
+import { judgeSettings } from '../config/judge-settings.js';
+import { RubricJudge } from '../llm/judge.js';
 import { loadEvalSet, setFiles } from '../eval/set.js';
 import type { Io } from './io.js';
 

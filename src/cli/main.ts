@@ -28,7 +28,7 @@ import { addMigrateCommands } from './migrate-commands.js';
  * Build the program. Each action calls a command function with a typed options object and stores
  * its exit code; `run` is the one place that turns errors into messages and exit codes.
  */
-function buildProgram(io: Io, setCode: (code: number) => void): Command {
+export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   const program = new Command('hsa')
     .description('Harness-State Augmentation: show agent trajectories under many task-preserving variants of their harness')
     .version(HSA_VERSION, '-V, --version')

@@ -117,7 +117,7 @@ export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Pr
 async function applyTeacher(opts: MigrateApplyOptions): Promise<ApplyTeacher> {
   if (!opts.teacherUrl) throw new UsageError('migrate apply: --teacher openai needs --teacher-url');
   if (!opts.teacherModel) throw new UsageError('migrate apply: --teacher openai needs --teacher-model');
-  const [{ OpenAiTeacher }, { TeacherCache, defaultCacheDir }, { newCounters }] = await Promise.all([import('../teacher/openai.js'), import('../teacher/cache.js'), import('../teacher/errors.js')]);
+  const [{ OpenAiTeacher }, { TeacherCache, defaultCacheDir }, { newCounters }] = await Promise.all([import('../teacher/openai.js'), import('../llm/cache.js'), import('../llm/errors.js')]);
   const client = new OpenAiTeacher({ baseUrl: opts.teacherUrl, model: opts.teacherModel, apiKeyEnv: opts.teacherKeyEnv ?? 'OPENAI_API_KEY', timeoutMs: 60_000, maxRetries: 5 }, new TeacherCache(opts.cache ?? defaultCacheDir()), { requireCache: false, counters: newCounters() });
   return { teacher: client, options: { consistency: opts.consistency ?? 'exact', maxRounds: 'auto', maxCallRetries: 0, maxAttempts: 1 } };
 }

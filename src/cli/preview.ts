@@ -10,7 +10,7 @@ import { loadRegistry } from '../transform/registry.js';
 import type { AnyTransform } from '../transform/define.js';
 import { INLINE_HARNESS, resolveRunConfig } from '../config/augment-config.js';
 import { renderTools } from '../harness/render.js';
-import { loadRunInputs } from '../output/run.js';
+import { loadRunInputs } from '../output/setup.js';
 import { inlineHarnessesFor, statePoolFor } from '../output/produce.js';
 import type { StatePool } from '../trajectory/augment.js';
 import type { Io } from './io.js';

@@ -1,6 +1,6 @@
-import type { RunProgress } from '../output/run.js';
+import type { RunProgress } from '../output/executor.js';
 import type { Io } from './io.js';
-import type { TeacherCounters } from '../teacher/errors.js';
+import type { TeacherCounters } from '../llm/errors.js';
 
 /**
  * Progress on stderr: a live line when stderr is a terminal (redrawn at most 10 times a second),

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { readConfigFile, resolveRunConfig, type AugmentFlags } from '../config/augment-config.js';
-import { defaultCacheDir } from '../teacher/cache.js';
-import { exportMissing, importResults } from '../teacher/batch.js';
+import { defaultCacheDir } from '../llm/cache.js';
+import { exportMissing, importResults } from '../output/batch.js';
 import type { Io } from './io.js';
 
 /** `hsa teacher export`: the requests missing from the cache, as OpenAI Batch JSONL. */

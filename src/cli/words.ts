@@ -7,7 +7,7 @@ import { HsaError, UsageError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
-import { TeacherCache } from '../teacher/cache.js';
+import { TeacherCache } from '../llm/cache.js';
 import { splitWords } from '../transform/identifiers.js';
 import { formatIssues, packSchema, type PackFile } from '../transform/word-packs.js';
 import type { Io } from './io.js';

@@ -1,173 +1,29 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
-import { HsaError, UnreadableInputError } from '../errors.js';
+import { ConfigError, UnreadableInputError } from '../errors.js';
 import { isParseFailure, parseLocated } from '../util/located.js';
 import { describeIssue } from '../harness/schema.js';
-import { defaultCacheDir } from '../teacher/cache.js';
+import { defaultCacheDir } from '../llm/cache.js';
+import type { EndpointSettings } from '../llm/client.js';
+import { ENDPOINT_DEFAULTS } from '../llm/endpoint-schema.js';
+import type { JudgeSettings } from '../llm/judge.js';
 import { SPLITS, type Split } from '../transform/split.js';
-import { teacherJudgeSchema } from '../eval/judge-schema.js';
-import type { JudgeSettings } from '../eval/judge.js';
-import { defaultSelection, resolveWordsConfig, WordPackError, wordsConfigSchema, type WordsSelection } from '../transform/word-packs.js';
+import { defaultSelection, resolveWordsConfig, WordPackError, type WordsSelection } from '../transform/word-packs.js';
+import type { AugmentFlags } from './flags.js';
+import { judgeSettings } from './judge-settings.js';
+import { augmentConfigSchema, INLINE_HARNESS, STAGES, SYSTEM_PROMPT_MODES, type AugmentConfigFile, type Stage, type SystemPromptMode } from './schema.js';
 
-export class ConfigError extends HsaError {
-  constructor(message: string) {
-    super('HSA_BAD_CONFIG', message, 2);
-    this.name = 'ConfigError';
-  }
-}
+export { augmentConfigSchema, INLINE_HARNESS, STAGES, SYSTEM_PROMPT_MODES, type AugmentConfigFile, type Stage, type SystemPromptMode } from './schema.js';
+export type { AugmentFlags } from './flags.js';
 
-export const STAGES = ['sft', 'opd', 'rl'] as const;
 /** Tokenizer names `tokenizer:` resolves without a path (see src/tokenize/tokenizer.ts). */
 const BUILTIN_TOKENIZERS = ['qwen3'];
-export type Stage = (typeof STAGES)[number];
-
-/** How a logged system message is taken (see docs/harness-format.md, "Logged system prompts"). */
-export const SYSTEM_PROMPT_MODES = ['match', 'locate', 'replace'] as const;
-export type SystemPromptMode = (typeof SYSTEM_PROMPT_MODES)[number];
-
-/** The `harness` value (or an omitted harness) that makes every record's own tools and system message its harness. */
-export const INLINE_HARNESS = 'inline';
-
-/** hsa.yaml, the augment config. Paths inside it are relative to the file. */
-export const augmentConfigSchema = z.strictObject({
-  harness: z.string().min(1).optional(),
-  trajectories: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-  general: z.string().min(1).nullable().optional(),
-  out: z.string().min(1).optional(),
-  seed: z.union([z.string(), z.number()]).optional(),
-  variants: z.number().int().min(0).max(10_000).optional(),
-  keep_source: z.boolean().optional(),
-  stages: z.array(z.enum(STAGES)).min(1).optional(),
-  part_size: z.number().int().min(1).optional(),
-  gzip: z.boolean().optional(),
-  on_error: z.enum(['fail', 'skip']).optional(),
-  concurrency: z.number().int().min(1).max(1024).optional(),
-  /** Shards of a sharded run (hsa emit writes it); the index comes from the batch engine. */
-  shards: z.number().int().min(1).max(100000).optional(),
-  state_pool: z.number().int().min(0).max(65536).optional(),
-  system_prompt: z.enum(SYSTEM_PROMPT_MODES).optional(),
-  validation: z.strictObject({ formats: z.enum(['annotate', 'assert']).optional() }).optional(),
-  teacher: z
-    .union([
-      z.enum(['rewrite', 'replay', 'openai']),
-      z.strictObject({
-        mode: z.enum(['rewrite', 'replay', 'openai']).optional(),
-        base_url: z.string().min(1).optional(),
-        model: z.string().min(1).optional(),
-        api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name').optional(),
-        temperature: z.number().min(0).max(2).optional(),
-        top_p: z.number().min(0).max(1).optional(),
-        max_tokens: z.number().int().positive().optional(),
-        seed: z.number().int().optional(),
-        extra_body: z.record(z.string(), z.unknown()).optional(),
-        timeout_s: z.number().positive().optional(),
-        max_retries: z.number().int().min(0).max(20).optional(),
-        rpm: z.number().int().positive().optional(),
-        tpm: z.number().int().positive().optional(),
-        consistency: z.enum(['exact', 'superset', 'any']).optional(),
-        max_rounds: z.union([z.number().int().min(1).max(1000), z.literal('auto')]).optional(),
-        fallback: z.enum(['none', 'rewrite']).optional(),
-        recovery: z
-          .strictObject({
-            max_call_retries: z.number().int().min(0).max(100).optional(),
-            max_attempts: z.number().int().min(1).max(100).optional(),
-          })
-          .optional(),
-        /** A rubric judge as an acceptance check of every teacher trajectory (docs/eval.md). */
-        judge: teacherJudgeSchema.optional(),
-      }),
-    ])
-    .optional(),
-  cache: z.string().min(1).optional(),
-  require_cache: z.boolean().optional(),
-  allow_command_hooks: z.boolean().optional(),
-  arguments: z.enum(['object', 'string']).optional(),
-  tools_format: z.enum(['list', 'json-string']).optional(),
-  tokenizer: z.string().min(1).optional(),
-  max_tokens: z.number().int().positive().optional(),
-  opd: z
-    .strictObject({
-      turns: z.enum(['all', 'first']).optional(),
-      /** OPD prompts per output record: N of its assistant turns (seeded), or `all` (every one). */
-      prompts: z.union([z.number().int().min(1).max(10_000), z.literal('all')]).optional(),
-      general_ratio: z.number().min(0).max(0.95).optional(),
-    })
-    .optional(),
-  sft: z.strictObject({ skip_without_assistant: z.boolean().optional() }).optional(),
-  rl: z.strictObject({ data_source: z.string().min(1).optional(), ability: z.string().min(1).optional() }).optional(),
-  transforms: z.record(z.string(), z.union([z.boolean(), z.record(z.string(), z.unknown()), z.null()])).optional(),
-  /** Word packs and lists (docs/words.md); resolved to a selection by readConfigFile. */
-  words: wordsConfigSchema.optional(),
-  /** train | eval: draw new names from disjoint pools (src/transform/split.ts); none by default. */
-  split: z.enum(SPLITS).optional(),
-  /** Transform ids held out of training: off in `split: train`, on in `split: eval`. */
-  split_holdout: z.array(z.string().min(1)).optional(),
-});
-/** hsa.yaml as read: `words:` resolved to the packs it selects (paths relative to the file, sha256 of each). */
-export type AugmentConfigFile = Omit<z.infer<typeof augmentConfigSchema>, 'words'> & { words?: WordsSelection };
-
-/** Flags of `hsa augment`; each overrides the config key of the same meaning. */
-export interface AugmentFlags {
-  config?: string;
-  harness?: string;
-  trajectories?: string[];
-  general?: string;
-  out?: string;
-  seed?: string;
-  variants?: number;
-  keepSource?: boolean;
-  transforms?: string[];
-  stages?: string;
-  partSize?: number;
-  gzip?: boolean;
-  onError?: string;
-  concurrency?: number;
-  statePool?: number;
-  systemPrompt?: string;
-  formats?: string;
-  teacher?: string;
-  teacherUrl?: string;
-  teacherModel?: string;
-  teacherKeyEnv?: string;
-  cache?: string;
-  requireCache?: boolean;
-  fallback?: string;
-  consistency?: string;
-  allowCommandHooks?: boolean;
-  arguments?: string;
-  toolsFormat?: string;
-  skipEmptySft?: boolean;
-  /** `N` or `all`: OPD prompts per output record (config `opd.prompts`). */
-  opdPrompts?: string;
-  tokenizer?: string;
-  maxTokens?: number;
-  plugin?: string[];
-  split?: string;
-  /** Word packs (built-in names or files) instead of the config's `words.packs` / `words.file`. */
-  words?: string[];
-  force?: boolean;
-  json?: boolean;
-  quiet?: boolean;
-}
 
 export type TeacherMode = 'rewrite' | 'replay' | 'openai';
 
 /** How variants get their final trajectory: rewritten, or re-run by a teacher. */
-export interface TeacherSettings {
+export interface TeacherSettings extends EndpointSettings {
   mode: TeacherMode;
-  baseUrl: string;
-  model: string;
-  apiKeyEnv: string;
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  seed?: number;
-  extraBody?: Record<string, unknown>;
-  timeoutMs: number;
-  maxRetries: number;
-  rpm?: number;
-  tpm?: number;
   consistency: 'exact' | 'superset' | 'any';
   /** Model calls per user turn: a number, or `auto` (from the source turn; see turnRoundLimit). */
   maxRounds: number | 'auto';
@@ -306,7 +162,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const model = flags.teacherModel ?? t.model ?? '';
   if (mode === 'openai' && !baseUrl) problems.push('teacher.base_url: required with --teacher openai (or --teacher-url)');
   if (mode === 'openai' && !model) problems.push('teacher.model: required with --teacher openai (or --teacher-model)');
-  const keyEnv = flags.teacherKeyEnv ?? t.api_key_env ?? 'OPENAI_API_KEY';
+  const keyEnv = flags.teacherKeyEnv ?? t.api_key_env ?? ENDPOINT_DEFAULTS.apiKeyEnv;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(keyEnv)) problems.push(`--teacher-key-env: "${keyEnv}" is not an environment variable name`);
   const args = flags.arguments ?? file.arguments ?? DEFAULTS.arguments;
   if (args !== 'object' && args !== 'string') problems.push(`--arguments: must be object or string, not "${args}"`);
@@ -317,8 +173,7 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const tj = 'judge' in t ? t.judge : undefined;
   if (tj && mode === 'rewrite') problems.push('teacher.judge: needs a teacher (mode replay or openai); rewrite mode runs no episode to judge');
   if (problems.length) throw new ConfigError(problems.join('\n'));
-  // The judge's module (and the OpenAI client under it) is loaded only for a config that has one.
-  const judge = tj ? { settings: await (await import('../eval/judge.js')).judgeSettings({ ...tj, rubric: rel(tj.rubric) }), minScore: tj.min_score } : undefined;
+  const judge = tj ? { settings: await judgeSettings({ ...tj, rubric: rel(tj.rubric) }), minScore: tj.min_score } : undefined;
 
   let transforms: Record<string, unknown> | undefined = file.transforms ?? undefined;
   if (flags.transforms?.length) {
@@ -353,8 +208,8 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
       ...(t.max_tokens !== undefined ? { maxTokens: t.max_tokens } : {}),
       ...(t.seed !== undefined ? { seed: t.seed } : {}),
       ...(t.extra_body !== undefined ? { extraBody: t.extra_body } : {}),
-      timeoutMs: (t.timeout_s ?? 60) * 1000,
-      maxRetries: t.max_retries ?? 5,
+      timeoutMs: (t.timeout_s ?? ENDPOINT_DEFAULTS.timeoutS) * 1000,
+      maxRetries: t.max_retries ?? ENDPOINT_DEFAULTS.maxRetries,
       ...(t.rpm !== undefined ? { rpm: t.rpm } : {}),
       ...(t.tpm !== undefined ? { tpm: t.tpm } : {}),
       consistency: consistency as TeacherSettings['consistency'],

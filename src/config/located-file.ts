@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { UnreadableInputError } from '../errors.js';
+import { ConfigError, UnreadableInputError } from '../errors.js';
 import { describeIssue } from '../harness/schema.js';
 import { isParseFailure, parseLocated, type LocatedDoc } from '../util/located.js';
-import { ConfigError } from './augment-config.js';
 
 /** Read a YAML/JSON file against a strict schema; every problem at once as `file:line: key.path: message`. */
 export async function readLocated<S extends z.ZodType>(file: string, schema: S, what: string): Promise<{ data: z.infer<S>; doc: LocatedDoc }> {

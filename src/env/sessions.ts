@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULT_EPISODE_OPTIONS, Episode, type EpisodeOptions, type StepResult } from '../episode/episode.js';
+import { Episode, type StepResult } from '../episode/episode.js';
+import { DEFAULT_MAX_ROUNDS, type EpisodeOptions } from '../episode/options.js';
 import { BadMessageError, readPolicyMessage } from '../episode/message.js';
 import { scoreEpisode, type RewardConfig, type RewardResult, type ReplyJudge } from '../episode/reward.js';
 import type { EpisodeRow } from '../episode/row.js';
@@ -90,8 +91,8 @@ export class SessionStore {
     this.sweep();
     if (id !== undefined && this.sessions.has(id)) throw new EnvError(409, 'conflict', `session ${JSON.stringify(id)} already exists`, 'session_id');
     if (this.sessions.size >= this.options.maxSessions) throw new EnvError(429, 'too_many', `${this.sessions.size} sessions are open (the limit is ${this.options.maxSessions}); close some or wait for them to expire`);
-    const opts: SessionOptions = { invalidArguments: options.invalidArguments ?? 'error', maxStepsPerTurn: options.maxStepsPerTurn ?? DEFAULT_EPISODE_OPTIONS.maxStepsPerTurn };
-    const episodeOptions: EpisodeOptions = { maxStepsPerTurn: opts.maxStepsPerTurn };
+    const opts: SessionOptions = { invalidArguments: options.invalidArguments ?? 'error', maxStepsPerTurn: options.maxStepsPerTurn ?? DEFAULT_MAX_ROUNDS };
+    const episodeOptions: EpisodeOptions = { maxRoundsPerTurn: opts.maxStepsPerTurn };
     const sid = id ?? randomUUID();
     const session: Session = { id: sid, episode: new Episode(row, episodeOptions), options: opts, lastSeen: this.now() };
     this.expired.delete(sid);

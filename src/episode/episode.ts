@@ -1,18 +1,20 @@
 import type { Harness } from '../harness/types.js';
-import { preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, type TurnState } from '../teacher/hooks.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
+import { callKey } from './call-key.js';
+import { feedbackMessage, newTurn, preInference, stopHooks, toolHooks, toolRoundLimit, type HookFailure, type TurnState } from './hooks.js';
 import { BAD_JSON, type PolicyCall, type PolicyMessage } from './message.js';
+import { DEFAULT_EPISODE_OPTIONS, fixedRoundLimit, type EpisodeOptions } from './options.js';
 import type { EpisodeRow } from './row.js';
 import { splitReasoning, type TokenCounter } from './tokens.js';
 
 /**
- * The episode core shared by the RL environment, `hsa reward` (and later `hsa eval`): one session
- * state built from an RL row alone, advanced one policy message at a time. It follows the teacher
- * runtime's semantics (src/teacher/runtime.ts) and uses its hook checks, with one difference that
- * belongs to an environment: the policy's mistakes never end the episode — they are answered (a
- * tool error, hook feedback) and scored.
+ * The episode of an RL row, shared by the RL environment, `hsa reward` and `hsa eval`: one session
+ * state built from the row alone, advanced one policy message at a time. It follows the rules of a
+ * teacher-mode episode (replay-episode.ts) with the same hook checks and call key, with one
+ * difference that belongs to an environment: the policy's mistakes never end the episode — they
+ * are answered (a tool error, hook feedback) and scored (docs/env.md describes both).
  *
  * - A tool call is answered from the row's replay table (`extra_info.env.tool_replay`, new names):
  *   matched by name and canonical arguments to an unused recorded call. A call already answered
@@ -23,13 +25,8 @@ import { splitReasoning, type TokenCounter } from './tokens.js';
  *   the turn goes on, up to the hook's `maxRounds`; then the next user turn, or the end.
  * - A tool round beyond `max_tool_rounds` is not run: its calls are answered "not run", the hook's
  *   feedback goes in and the policy must reply (calls made while a reply is forced are not run).
+ * - Past `maxRoundsPerTurn` policy messages in one user turn the episode is cut off (`step_limit`).
  */
-export interface EpisodeOptions {
-  /** Policy messages allowed in one user turn before the episode is cut off. */
-  maxStepsPerTurn: number;
-}
-
-export const DEFAULT_EPISODE_OPTIONS: EpisodeOptions = { maxStepsPerTurn: 12 };
 
 export type CallOutcome = 'ok' | 'repeat' | 'unknown_tool' | 'bad_json' | 'invalid_args' | 'blocked' | 'no_record' | 'not_run';
 
@@ -102,10 +99,6 @@ function harnessOfRow(row: EpisodeRow): Harness {
   };
 }
 
-function callKey(name: string, args: unknown): string {
-  return `${name}\u0000${canonicalJson(args)}`;
-}
-
 /** What every episode of a row derives from it alone, built once per (read-only, shared) row. */
 export interface RowRuntime {
   harness: Harness;
@@ -124,12 +117,12 @@ export function rowRuntime(row: EpisodeRow): RowRuntime {
   if (rt) return rt;
   const replay = new Map<string, string[]>();
   for (const r of row.replay) {
-    const key = callKey(r.name, r.arguments);
+    const key = callKey(r.name, canonicalJson(r.arguments));
     const list = replay.get(key);
     if (list) list.push(r.result);
     else replay.set(key, [r.result]);
   }
-  rt = { harness: harnessOfRow(row), toolNames: new Set(row.tools.map((t) => t.function.name)), replay, expectedKeys: row.truth.expectedCalls.map((e) => callKey(e.name, e.arguments)) };
+  rt = { harness: harnessOfRow(row), toolNames: new Set(row.tools.map((t) => t.function.name)), replay, expectedKeys: row.truth.expectedCalls.map((e) => callKey(e.name, canonicalJson(e.arguments))) };
   runtimes.set(row, rt);
   return rt;
 }
@@ -255,7 +248,7 @@ export class Episode {
         out.push({ role: 'user', content: next });
       }
     }
-    if (this.steps >= this.options.maxStepsPerTurn) {
+    if (this.steps >= fixedRoundLimit(this.options)) {
       this.done = true;
       this.truncated = 'step_limit';
       this.messages.push(...out);
@@ -268,7 +261,7 @@ export class Episode {
 
   private startTurn(user: string): void {
     this.turnIndex++;
-    this.turn = { user, called: [], toolRounds: 0, ...(this.row.intent !== undefined ? { intent: this.row.intent } : {}) };
+    this.turn = newTurn(user, this.row.intent);
     this.turns.push({ user, reply: null, feedbackRounds: 0, forced: false, forcedViolations: 0, exhausted: false, blocked: 0, otherFeedback: 0, ended: false });
     this.steps = 0;
     this.forceReply = false;
@@ -316,7 +309,7 @@ export class Episode {
       turn.blocked++;
       return [tool(blocking.feedback)];
     }
-    const key = `${c.name}\u0000${args}`;
+    const key = callKey(c.name, args);
     const hits = this.runtime.replay.get(key);
     if (!hits) {
       record('no_record');
@@ -336,13 +329,13 @@ export class Episode {
     }
     const out: Msg[] = [tool(result)];
     for (const f of toolHooks(this.harness, 'post_tool_use', c.name, c.args, c.argumentsText, this.turn)) {
-      out.push(this.feedbackMessage({ ...f, hook: { ...f.hook, channel: f.hook.channel === 'tool' ? 'user' : f.hook.channel } }));
+      out.push(this.feedbackMessage(f));
       turn.otherFeedback++;
     }
     return out;
   }
 
   private feedbackMessage(f: HookFailure): Msg {
-    return { role: f.hook.channel === 'system' ? 'system' : 'user', name: `${this.row.hookPrefix}${f.hook.id}`, content: f.feedback };
+    return feedbackMessage(f, this.row.hookPrefix);
   }
 }

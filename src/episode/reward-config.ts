@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ConfigError } from '../config/augment-config.js';
+import { ConfigError } from '../errors.js';
 import { readLocated } from '../config/located-file.js';
 import { DEFAULT_REWARD_CONFIG, type RewardConfig } from './reward.js';
 

@@ -1,4 +1,5 @@
-import { DEFAULT_EPISODE_OPTIONS, Episode, type EpisodeOptions } from './episode.js';
+import { Episode } from './episode.js';
+import { DEFAULT_EPISODE_OPTIONS, type EpisodeOptions } from './options.js';
 import { readPolicyMessage } from './message.js';
 import type { EpisodeRow } from './row.js';
 

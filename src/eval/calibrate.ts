@@ -1,7 +1,7 @@
 import pLimit from 'p-limit';
 import type { EpisodeRow } from '../episode/row.js';
 import { readJsonlLines } from '../util/jsonl.js';
-import { evidenceOf, LabelsError, type JudgeCase, type Rubric, type RubricJudge } from './judge.js';
+import { evidenceOf, LabelsError, type JudgeCase, type Rubric, type RubricJudge } from '../llm/judge.js';
 import { r4 } from './stats.js';
 
 /** One human label: a reply to one turn of a row of the set, with a level per criterion. */

@@ -1,15 +1,16 @@
 import path from 'node:path';
 import { z } from 'zod';
 import { readLocated } from '../config/located-file.js';
-import { endpoint, judgeConfigSchema } from './judge-schema.js';
+import { endpointSchema } from '../llm/endpoint-schema.js';
+import { judgeConfigSchema } from '../llm/judge-schema.js';
 
 export { readLocated };
-export type { JudgeConfigFile } from './judge-schema.js';
+export type { JudgeConfigFile } from '../llm/judge-schema.js';
 
 /** `hsa eval --config FILE`: every key optional; flags override the key of the same meaning. */
 export const evalConfigSchema = z.strictObject({
   set: z.array(z.string().min(1)).optional(),
-  model: z.strictObject({ ...endpoint, base_url: endpoint.base_url.optional(), model: endpoint.model.optional() }).optional(),
+  model: endpointSchema.optional(),
   concurrency: z.number().int().min(1).optional(),
   cache: z.string().min(1).optional(),
   require_cache: z.boolean().optional(),

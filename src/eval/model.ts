@@ -1,10 +1,11 @@
 import pLimit from 'p-limit';
-import { Episode, DEFAULT_EPISODE_OPTIONS, type EpisodeOptions } from '../episode/episode.js';
+import { Episode } from '../episode/episode.js';
+import { DEFAULT_EPISODE_OPTIONS, type EpisodeOptions } from '../episode/options.js';
 import { readPolicyMessage } from '../episode/message.js';
 import { scoreEpisode, type ReplyJudge, type RewardConfig, type RewardResult } from '../episode/reward.js';
 import type { TokenCounter } from '../episode/tokens.js';
-import { TeacherCache } from '../teacher/cache.js';
-import { TeacherFatalError, TeacherRequestError, TeacherUnavailableError, newCounters, type TeacherCounters } from '../teacher/errors.js';
+import { TeacherCache } from '../llm/cache.js';
+import { TeacherFatalError, TeacherRequestError, TeacherUnavailableError, newCounters, type TeacherCounters } from '../llm/errors.js';
 import { OpenAiTeacher, type OpenAiTeacherConfig } from '../teacher/openai.js';
 import type { Message } from '../trajectory/types.js';
 import type { EvalRow } from './set.js';

@@ -1,4 +1,4 @@
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
@@ -6,19 +6,14 @@ import { UnreadableInputError } from '../errors.js';
 import { cmp, type Problem } from '../problems.js';
 import { globFiles } from '../util/inputs.js';
 import { isParseFailure, parseLocated, stripBom, type LocatedDoc } from '../util/located.js';
-import {
-  describeIssue,
-  harnessFileSchema,
-  HOOK_EVENT_ALIASES,
-  hookSchema,
-  skillFrontMatterKnown,
-  skillFrontMatterSchema,
-  type HarnessFile,
-  type HookInput,
-} from './schema.js';
 import { claudeHooksBlock, describeKind, HOOKS_SHAPES, readClaudeHooks } from './claude-hooks.js';
+import { normaliseHook } from './hook-input.js';
+import type { HarnessOrigins } from './origins.js';
+import { isDir, isFile, isPlainObject, jsonSyntaxError, listDir, normaliseNewlines, readText } from './read-files.js';
+import { describeIssue, harnessFileSchema, hookSchema, type HarnessFile } from './schema.js';
+import { longDescription, parseSkillFile, SKILL_DESCRIPTION_LIMIT, type SkillLines } from './skill-file.js';
 import { normaliseToolFile, suspectSchemaKeys } from './tools.js';
-import type { Harness, Hook, HookCheck, Section, Skill, Tool } from './types.js';
+import type { Harness, Hook, Section, Skill, Tool } from './types.js';
 import { validateHarness } from './validate.js';
 
 export interface LoadResult {
@@ -27,17 +22,6 @@ export interface LoadResult {
   problems: Problem[];
   /** Every file read, relative to the snapshot root, with its bytes: for manifests. */
   files: { file: string; text: string }[];
-}
-
-/** Where each harness part came from, for cross-reference problems. */
-export interface HarnessOrigins {
-  harnessFile: string;
-  harnessDoc?: LocatedDoc;
-  /** `keyPath`: where the skill sits inside its file (`skills.items.<i>` for inline skills, empty for SKILL.md). */
-  skills: Record<string, { file: string; line?: number; toolLines?: (number | undefined)[]; keyPath?: string }>;
-  tools: Record<string, { file: string; line?: number }>;
-  hooks: Record<string, { file: string; line?: number; doc?: LocatedDoc; path: (string | number)[] }>;
-  sections: Record<string, { file: string }>;
 }
 
 /**
@@ -376,109 +360,6 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   return { harness, problems, files };
 }
 
-/** Lines of a parsed SKILL.md's `name` and `tools` items, for cross-reference problems. */
-export interface SkillLines {
-  line?: number;
-  toolLines?: (number | undefined)[];
-}
-
-/** Front-matter keys of the Agent Skills specification that hsa keeps without interpreting them. */
-const AGENT_SKILLS_KEYS: ReadonlySet<string> = new Set(['license', 'compatibility', 'metadata', 'allowed-tools']);
-
-/** Parse `SKILL.md`: YAML front matter between `---` lines, then the markdown body. */
-export function parseSkillFile(file: string, folderName: string, raw: string, problems: Problem[], where?: SkillLines): Skill | undefined {
-  const text = normaliseNewlines(stripBom(raw));
-  const m = /^---\n([\s\S]*?)\n---[ \t]*(?:\n|$)/.exec(text);
-  if (!m) {
-    problems.push({ file, line: 1, path: 'front-matter', message: 'SKILL.md must start with YAML front matter between --- lines', severity: 'error' });
-    return undefined;
-  }
-  const fmText = m[1] ?? '';
-  const doc = parseLocated(file, fmText);
-  if (isParseFailure(doc)) {
-    problems.push({ file, line: (doc.line ?? 0) + 1, path: 'front-matter', message: `YAML syntax: ${doc.message}`, severity: 'error' });
-    return undefined;
-  }
-  const lineOf = (p: (string | number)[]) => {
-    const l = doc.lineOf(p);
-    return l === undefined ? 2 : l + 1;
-  };
-  const r = skillFrontMatterSchema.safeParse(doc.value ?? {}, { reportInput: true });
-  if (!r.success) {
-    for (const issue of r.error.issues) {
-      const d = describeIssue(issue);
-      problems.push({ file, line: lineOf(d.path), path: d.path.join('.') || 'front-matter', message: d.message, severity: 'error' });
-    }
-    return undefined;
-  }
-  const fm = r.data;
-  const extra: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fm)) {
-    if ((skillFrontMatterKnown as readonly string[]).includes(k)) continue;
-    extra[k] = v;
-    // Keys the Agent Skills specification defines are kept silently; only unknown keys warn.
-    if (AGENT_SKILLS_KEYS.has(k)) continue;
-    problems.push({ file, line: lineOf([k]), path: k, message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' });
-  }
-  if (fm.description.length > SKILL_DESCRIPTION_LIMIT) {
-    problems.push({ file, line: lineOf(['description']), path: 'description', message: longDescription(fm.description), severity: 'warning' });
-  }
-  if (where) {
-    where.line = lineOf(['name']);
-    where.toolLines = (fm.tools ?? []).map((_, i) => lineOf(['tools', i]));
-  }
-  if (fm.name !== folderName) {
-    problems.push({ file, line: lineOf(['name']), path: 'name', message: `"${fm.name}" must equal the folder name "${folderName}"`, severity: 'error' });
-  }
-  return {
-    id: fm.name,
-    description: fm.description,
-    kind: fm.kind ?? 'reply',
-    tools: fm.tools ?? [],
-    body: text.slice(m[0].length).trim(),
-    extra,
-  };
-}
-
-/** The Agent Skills specification's description limit; published skills (Anthropic's own) exceed it. */
-const SKILL_DESCRIPTION_LIMIT = 1024;
-
-function longDescription(d: string): string {
-  return `${d.length} characters, more than the Agent Skills limit of ${SKILL_DESCRIPTION_LIMIT} (kept as written)`;
-}
-
-function normaliseHook(h: HookInput): Hook {
-  const event = HOOK_EVENT_ALIASES[h.event]!;
-  // A forbid check looks at the reply on stop/pre_inference hooks and at the call's arguments on tool hooks.
-  const forbidTarget = event === 'stop' || event === 'pre_inference' ? 'reply' : 'arguments';
-  const checks: HookCheck[] = (h.checks ?? []).map((c): HookCheck => {
-    if ('max_chars' in c) return { type: 'max_chars', value: c.max_chars };
-    if ('forbid' in c) return { type: 'forbid', phrases: c.forbid.phrases ?? [], regex: c.forbid.regex ?? [], target: c.forbid.target ?? forbidTarget };
-    if ('require_tool' in c) {
-      const out: HookCheck = { type: 'require_tool', tools: c.require_tool.tools };
-      if (c.require_tool.intents) out.intents = c.require_tool.intents;
-      if (c.require_tool.when_reply_matches !== undefined) out.whenReplyMatches = c.require_tool.when_reply_matches;
-      return out;
-    }
-    if ('schema_valid' in c) return { type: 'schema_valid' };
-    return { type: 'max_tool_rounds', value: c.max_tool_rounds };
-  });
-  const hook: Hook = {
-    id: h.id,
-    event,
-    checks,
-    action: h.action ?? (event === 'pre_tool_use' ? 'reject' : 'retry'),
-    channel: h.channel ?? (event === 'pre_tool_use' || event === 'post_tool_use' ? 'tool' : 'user'),
-    feedback: h.feedback ?? `[${h.id}] {{reason}}`,
-    maxRounds: h.max_rounds ?? 3,
-  };
-  if (h.description !== undefined) hook.description = h.description;
-  if (h.matcher !== undefined) hook.matcher = typeof h.matcher === 'string' ? [h.matcher] : h.matcher;
-  if (h.command !== undefined) hook.command = h.command;
-  if (h.timeout !== undefined) hook.timeout = h.timeout;
-  return hook;
-}
-
 function pushZod(
   problems: Problem[],
   file: string,
@@ -496,63 +377,3 @@ function pushZod(
   }
 }
 
-async function readText(file: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UnreadableInputError(`${file}: cannot read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'})`);
-  }
-}
-
-/** Sorted entries of a folder; `null` when it does not exist and was required, `[]` when optional. */
-async function listDir(dir: string, required: boolean): Promise<string[] | null> {
-  try {
-    return (await readdir(dir)).sort(cmp);
-  } catch {
-    return required ? null : [];
-  }
-}
-
-async function isDir(p: string): Promise<boolean> {
-  try {
-    return (await stat(p)).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-async function isFile(p: string): Promise<boolean> {
-  try {
-    return (await stat(p)).isFile();
-  } catch {
-    return false;
-  }
-}
-
-/** The JSON.parse error of a text (with the line of its position when known), or undefined. */
-function jsonSyntaxError(text: string): { message: string; line?: number } | undefined {
-  const body = stripBom(text);
-  try {
-    JSON.parse(body);
-    return undefined;
-  } catch (e) {
-    const message = (e as Error).message;
-    const pos = /at position (\d+)/.exec(message);
-    if (!pos) return { message };
-    return { message, line: body.slice(0, Number(pos[1])).split('\n').length };
-  }
-}
-
-/**
- * CRLF line ends (files saved on Windows) read as `\n`. A lone carriage return is text, not a line
- * end: logged prompts carry them inside lines (API descriptions pasted from web pages), and a
- * prompt file written from such a log must render it back byte for byte.
- */
-function normaliseNewlines(s: string): string {
-  return s.replace(/\r\n/g, '\n');
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
-}

@@ -1,7 +1,8 @@
 import { parseSection, renderSection as renderMarkdownSection, restyleSection, styleKey, type ParsedSection } from './markdown.js';
 import { fillTemplate, hasSlots } from './template.js';
 import { attach, attached } from '../util/attach.js';
-import { LruCache, TextKeyedCache } from '../util/bounded-cache.js';
+import { TextKeyedCache } from '../util/bounded-cache.js';
+import { ContextCache } from './context-cache.js';
 import type { Harness, OpenAiTool, Section } from './types.js';
 
 /**
@@ -21,7 +22,7 @@ export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
   // contextEntry): in real logs the records of one live session share a context, and the source
   // state's render, its escaped JSON and the template fills are then made once per context.
   for (const r of recentPrompts) if (r.h === h && r.context === context) return r.r.out;
-  const { key, entry } = contextOf(context);
+  const { key, entry } = contexts.of(context);
   let r = entry?.renders.get(h);
   if (r === undefined) {
     r = computePrompt(h, context, key);
@@ -35,61 +36,9 @@ export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
   return r.out;
 }
 
-/**
- * What is kept of one context (by its JSON): section fills by defaults and template text, and the
- * renders of its first few states (weakly: a per-record harness is not kept alive by them).
- */
-interface ContextEntry {
-  fills: Map<string, Map<string, string>>;
-  renders: WeakMap<Harness, Rendered>;
-  kept: number;
-}
-
-// At most 256 contexts of ~8 renders of ~5 KB (the sections without slots are shared): ~10 MB.
-const contexts = new LruCache<string, ContextEntry>(256);
+// Entries of at most 256 contexts of ~8 renders of ~5 KB (the sections without slots are shared): ~10 MB.
+const contexts = new ContextCache<Rendered>(256);
 const RENDERS_PER_CONTEXT = 8;
-/** Context keys seen lately (cleared when their length passes SIGHTING_CHARS). */
-const sightings = new Set<string>();
-let sightingChars = 0;
-const SIGHTING_CHARS = 2_000_000;
-
-/**
- * The kept entry of a context, made at its second sighting: a context seen once (logs whose every
- * record has its own) costs its key in a set, not an entry of renders that lives long enough to be
- * promoted and collected as old. Undefined while a context is new.
- */
-function contextEntry(key: string): ContextEntry | undefined {
-  let entry = contexts.get(key);
-  if (entry === undefined) {
-    if (sightings.has(key)) contexts.set(key, (entry = { fills: new Map(), renders: new WeakMap(), kept: 0 }));
-    else {
-      if (sightingChars + key.length > SIGHTING_CHARS) {
-        sightings.clear();
-        sightingChars = 0;
-      }
-      sightings.add(key);
-      sightingChars += key.length;
-    }
-  }
-  return entry;
-}
-
-// A record's context is keyed (and sighted) once for its source render and each variant's.
-let lastContext: unknown;
-let last: { key: string; entry: ContextEntry | undefined } = { key: '', entry: undefined };
-
-/**
- * A context's JSON, the key of everything rendered from it ('' for none), and its kept entry. By
- * object: the renders of one record ask with the same context object.
- */
-function contextOf(context: unknown): { key: string; entry: ContextEntry | undefined } {
-  if (context !== lastContext || context === undefined) {
-    const key = context === undefined ? '' : JSON.stringify(context);
-    last = { key, entry: contextEntry(key) };
-    lastContext = context;
-  }
-  return last;
-}
 
 interface Rendered {
   h: Harness;
@@ -228,58 +177,6 @@ export function renderRecordPrompt(h: Harness, rec: { context?: unknown; message
   recentLayouts[layoutNext] = { h, layout, context: rec.context, out };
   layoutNext = (layoutNext + 1) % RECENT_PROMPTS;
   return out;
-}
-
-/**
- * Where a harness's user-turn texts (`prompt.user_sections`) stand in a user message: `texts[i]`
- * (the text as the message holds it, in the state the message was written under) between
- * `outer[i]` and `outer[i + 1]`, the user's own words, kept verbatim.
- */
-export interface UserTextLayout {
-  ids: readonly string[];
-  texts: readonly string[];
-  outer: readonly string[];
-}
-
-const USER_LAYOUT = Symbol('hsa.user-text-layout');
-
-/** Keep the layout of harness text found in a user message on the message. */
-export function setUserTextLayout(message: object, layout: UserTextLayout): void {
-  attach(message, USER_LAYOUT, layout);
-}
-
-/**
- * The user-text layout kept on a message, when it still describes the message's content (a
- * message edited since holds its text as data again).
- */
-export function userTextLayout(message: object | undefined, content: string): UserTextLayout | undefined {
-  const layout = message === undefined ? undefined : attached<UserTextLayout>(message, USER_LAYOUT);
-  return layout !== undefined && joinUserText(layout.outer, layout.texts) === content ? layout : undefined;
-}
-
-/** A user message's content from its own words and the harness texts between them. */
-export function joinUserText(outer: readonly string[], texts: readonly string[]): string {
-  let out = outer[0] ?? '';
-  texts.forEach((t, i) => (out += t + (outer[i + 1] ?? '')));
-  return out;
-}
-
-/**
- * The harness's user-turn texts found, in order, in a message's content: the layout, or the id
- * of the first one not found after the ones before it.
- */
-export function locateUserTexts(h: Harness, content: string): UserTextLayout | { missing: string; after?: string } {
-  const texts = h.userTexts ?? [];
-  const outer: string[] = [];
-  let pos = 0;
-  for (let i = 0; i < texts.length; i++) {
-    const at = content.indexOf(texts[i]!.text, pos);
-    if (at < 0) return { missing: texts[i]!.id, ...(i > 0 ? { after: texts[i - 1]!.id } : {}) };
-    outer.push(content.slice(pos, at));
-    pos = at + texts[i]!.text.length;
-  }
-  outer.push(content.slice(pos));
-  return { ids: texts.map((t) => t.id), texts: texts.map((t) => t.text), outer };
 }
 
 /** The harness with every section pinned (`--system-prompt locate`: sections keep the slots they hold in the log). */
@@ -482,7 +379,7 @@ function renderSection(h: Harness, s: Section, context: unknown, defaults: Recor
 function fillsFor(context: unknown, defaults: string): Map<string, string> {
   for (const f of recentFills) if (f.defaults === defaults && f.context === context) return f.texts;
   // A context's fills are shared by every state that keeps the section's text (most do).
-  const entry = contextOf(context).entry;
+  const entry = contexts.of(context).entry;
   let texts = entry?.fills.get(defaults);
   if (texts === undefined) {
     texts = new Map();

@@ -1,6 +1,6 @@
 import type { Problem } from '../problems.js';
 import { compileSchema } from '../util/json-schema.js';
-import type { HarnessOrigins } from './load.js';
+import type { HarnessOrigins } from './origins.js';
 import { templateSlots } from './template.js';
 import { unknownTypes } from './tools.js';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type Harness } from './types.js';

@@ -5,16 +5,16 @@ import { UsageError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import { renderSystemPrompt, renderTools } from '../harness/render.js';
 import { hasSlots } from '../harness/template.js';
-import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type OpenAiTool, type SkillNaming } from '../harness/types.js';
 import { cmp, hasErrors, ProblemSummary, type Problem, type ProblemKindCount } from '../problems.js';
 import { checkTrajectory, toolListDifference } from '../trajectory/check.js';
 import { readTrajectories } from '../trajectory/read.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
-import { callArgs, NOT_JSON } from '../util/call-args.js';
-import { canonicalJson } from '../util/canonical-json.js';
 import { jsonEqual } from '../util/json-equal.js';
 import { expandInputs } from '../util/inputs.js';
 import { splitPrompt } from './prompt-split.js';
+import { inferSkills } from './init-skills.js';
+import { inferTools } from './init-tools.js';
+import type { Loc, Seen } from './init-types.js';
 
 export interface InitOptions {
   trajectories: string[];
@@ -52,16 +52,6 @@ export interface InitReport {
   };
   files: string[];
   problems: Problem[];
-}
-
-interface Loc {
-  file: string;
-  line: number;
-}
-
-interface Seen {
-  rec: Trajectory;
-  at: Loc;
 }
 
 /**
@@ -291,229 +281,3 @@ function hasSlotsSafe(text: string): boolean {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Tools
-
-interface ToolVariant {
-  tool: OpenAiTool;
-  key: string;
-  records: Loc[];
-}
-
-/**
- * One tool per name. A name listed with different definitions (description or schema) in
- * different records is a conflict: the definition listed by the most records wins (ties: the one
- * seen first), and the conflict is reported with the records holding each definition. Order: the
- * most common tool list's order, then other tools in the order first seen.
- */
-function inferTools(records: Seen[], note: (p: Omit<Problem, 'severity'>) => void): { list: OpenAiTool[]; conflicts: string[]; inferred: string[] } {
-  const byName = new Map<string, ToolVariant[]>();
-  const lists = new Map<string, { n: number; names: string[] }>();
-  for (const { rec, at } of records) {
-    if (!rec.tools) continue;
-    const names = rec.tools.map((t) => t.function.name);
-    const lk = JSON.stringify(names);
-    const l = lists.get(lk);
-    if (l) l.n++;
-    else lists.set(lk, { n: 1, names });
-    for (const t of rec.tools) {
-      const key = canonicalJson(t);
-      const vs = byName.get(t.function.name) ?? [];
-      if (!byName.has(t.function.name)) byName.set(t.function.name, vs);
-      const v = vs.find((x) => x.key === key);
-      if (v) v.records.push(at);
-      else vs.push({ tool: t, key, records: [at] });
-    }
-  }
-  let order: string[] = [];
-  let top = 0;
-  for (const l of lists.values()) if (l.n > top) [order, top] = [l.names, l.n];
-  const names = [...order, ...[...byName.keys()].filter((n) => !order.includes(n))];
-  const conflicts: string[] = [];
-  const list: OpenAiTool[] = names.map((name) => {
-    const vs = byName.get(name)!;
-    const pick = vs.reduce((a, b) => (b.records.length > a.records.length ? b : a));
-    if (vs.length > 1) {
-      conflicts.push(name);
-      const where = vs.map((v) => `${v === pick ? 'kept' : 'other'}: ${v.records.length} record${v.records.length === 1 ? '' : 's'} (${v.records.slice(0, 3).map((r) => `${r.file}:${r.line}`).join(', ')}${v.records.length > 3 ? ', …' : ''})`);
-      const first = vs.find((v) => v !== pick)!.records[0]!;
-      note({ file: first.file, line: first.line, path: `tools.${name}`, message: `tool "${name}" is listed with ${vs.length} different definitions; the most common is written — ${where.join('; ')}` });
-    }
-    return withObjectType(pick.tool, note, pick.records[0]!);
-  });
-  // Tools that are called but listed by no record: a schema from the calls.
-  const inferred: string[] = [];
-  const calls = new Map<string, { args: Record<string, unknown>[]; at: Loc }>();
-  for (const { rec, at } of records) {
-    for (const m of rec.messages) {
-      if (m.role !== 'assistant') continue;
-      for (const c of m.tool_calls ?? []) {
-        if (byName.has(c.function.name)) continue;
-        const e = calls.get(c.function.name) ?? { args: [], at };
-        calls.set(c.function.name, e);
-        const a = callArgs(c.function);
-        if (a !== NOT_JSON && a !== null && typeof a === 'object' && !Array.isArray(a)) e.args.push(a as Record<string, unknown>);
-      }
-    }
-  }
-  for (const [name, { args, at }] of calls) {
-    inferred.push(name);
-    list.push({ type: 'function', function: { name, description: '', parameters: schemaFromCalls(args) } });
-    note({ file: at.file, line: at.line, path: `tools.${name}`, message: `tool "${name}" is called but no record lists it: written with a schema inferred from ${args.length} call${args.length === 1 ? '' : 's'} (check it)` });
-  }
-  return { list, conflicts, inferred };
-}
-
-/** A harness tool's parameters must be an object schema: an untyped one gets `type: object`. */
-function withObjectType(t: OpenAiTool, note: (p: Omit<Problem, 'severity'>) => void, at: Loc): OpenAiTool {
-  const p = t.function.parameters as Record<string, unknown> | undefined;
-  if (p === undefined || p.type === 'object') return t;
-  if (p.type === undefined) {
-    note({ file: at.file, line: at.line, path: `tools.${t.function.name}.parameters`, message: 'schema has no type: written with "type": "object"' });
-    return { ...t, function: { ...t.function, parameters: { type: 'object', ...p } } };
-  }
-  return t;
-}
-
-function schemaFromCalls(args: Record<string, unknown>[]): Record<string, unknown> {
-  const types = new Map<string, Set<string>>();
-  for (const a of args) {
-    for (const [k, v] of Object.entries(a)) {
-      const s = types.get(k) ?? new Set<string>();
-      types.set(k, s);
-      s.add(v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
-    }
-  }
-  const properties: Record<string, unknown> = {};
-  for (const k of [...types.keys()].sort(cmp)) {
-    const s = types.get(k)!;
-    if (s.has('number')) s.delete('integer');
-    properties[k] = s.size === 1 ? { type: [...s][0] } : {};
-  }
-  return { type: 'object', properties };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Skills
-
-interface InferredSkills {
-  loader: { tool: string; argument: string };
-  naming: SkillNaming;
-  items: Map<string, { description: string; body: string }>;
-  written: string[];
-  title?: string;
-  intro?: string;
-  catalogText?: string;
-  note?: string;
-}
-
-const MIN_SKILL_CHARS = 200;
-
-/**
- * A skill loader is a tool every call of which has one string argument (the same one) naming an
- * id, and whose results are long texts (≥ 200 characters on average, with line breaks, not JSON);
- * when several tools fit, the first (named like `skill`, then the most distinct ids) whose ids
- * the prompt lists as a catalog wins. Each
- * id's body is its most common result (trimmed). Skills are written only when the system message
- * holds their catalog exactly as hsa renders it (`# Title`, an optional intro paragraph, then
- * `- id: description` lines in id order), since the harness renders the catalog into the prompt;
- * otherwise the loader stays a plain tool and the report says why.
- */
-function inferSkills(records: Seen[], tools: OpenAiTool[], system: string | undefined): InferredSkills {
-  const empty = (note?: string): InferredSkills => ({ loader: { tool: '', argument: '' }, naming: 'identifier', items: new Map(), written: [], ...(note ? { note } : {}) });
-  type Cand = { argument: string | null; ok: boolean; results: Map<string, Map<string, number>>; chars: number; n: number };
-  const cands = new Map<string, Cand>();
-  for (const { rec } of records) {
-    const pending = new Map<string, { tool: string; id: string | null }>();
-    for (const m of rec.messages) {
-      if (m.role === 'assistant') {
-        for (const c of m.tool_calls ?? []) {
-          const cand = cands.get(c.function.name) ?? { argument: null, ok: true, results: new Map(), chars: 0, n: 0 };
-          cands.set(c.function.name, cand);
-          const a = callArgs(c.function);
-          const entries = a !== NOT_JSON && a !== null && typeof a === 'object' && !Array.isArray(a) ? Object.entries(a) : [];
-          const [k, v] = entries[0] ?? [];
-          if (entries.length !== 1 || typeof v !== 'string' || (cand.argument !== null && cand.argument !== k)) cand.ok = false;
-          else cand.argument = k!;
-          pending.set(c.id, { tool: c.function.name, id: typeof v === 'string' ? v : null });
-        }
-      } else if (m.role === 'tool') {
-        const p = pending.get(m.tool_call_id);
-        if (!p || p.id === null) continue;
-        const cand = cands.get(p.tool)!;
-        const body = textOf(m.content).trim();
-        cand.chars += body.length;
-        cand.n++;
-        // Skills are texts with line breaks, not data: a JSON result marks a data tool.
-        if (!body.includes('\n') || isJsonText(body)) cand.ok = false;
-        const counts = cand.results.get(p.id) ?? new Map<string, number>();
-        cand.results.set(p.id, counts);
-        counts.set(body, (counts.get(body) ?? 0) + 1);
-      }
-    }
-  }
-  const fits = [...cands.entries()].filter(([, c]) => c.ok && c.argument !== null && c.n > 0 && c.chars / c.n >= MIN_SKILL_CHARS);
-  if (fits.length === 0) return empty();
-  fits.sort(([a, x], [b, y]) => Number(/skill/i.test(b)) - Number(/skill/i.test(a)) || y.results.size - x.results.size || cmp(a, b));
-  // The first candidate whose skills the prompt lists as a catalog; else the report names the first.
-  const found = fits.map(([tool, cand]) => ({ tool, cand, ids: [...cand.results.keys()].sort(cmp) })).find((f) => system !== undefined && findCatalog(system, f.ids) !== undefined);
-  const { tool, cand, ids } = found ?? { tool: fits[0]![0], cand: fits[0]![1], ids: [...fits[0]![1].results.keys()].sort(cmp) };
-  const loader = { tool, argument: cand.argument! };
-  if (!tools.some((t) => t.function.name === tool)) return empty(`loader-like tool "${tool}" is not in the tools`);
-  const seen = `tool "${tool}" loads ${ids.length} skill${ids.length === 1 ? '' : 's'} (${ids.slice(0, 5).join(', ')}${ids.length > 5 ? ', …' : ''})`;
-  const catalog = found && system !== undefined ? findCatalog(system, ids) : undefined;
-  if (!catalog) {
-    return empty(
-      `${seen}, but the system message has no skill catalog in the form hsa renders ("# Title", an optional intro, then "- id: description" lines in id order, listing every loaded skill); skills are not written and "${tool}" stays a plain tool, because the harness would render a catalog the logged prompt does not have`,
-    );
-  }
-  const listed = catalog.entries.map(([id]) => id);
-  const naming = (['agent-skills', 'snake', 'kebab', 'identifier'] as const).find((n) => listed.every((id) => id.length <= SKILL_NAME_MAX && SKILL_NAME_PATTERNS[n].test(id)));
-  if (!naming) return empty(`${seen}, but not every id is a skill name (letters, digits, - and _, at most ${SKILL_NAME_MAX} characters): not written as skills`);
-  const items = new Map<string, { description: string; body: string }>();
-  for (const [id, description] of catalog.entries) {
-    const counts = cand.results.get(id);
-    let body = '';
-    let top = 0;
-    for (const [b, n] of counts ?? []) if (n > top) [body, top] = [b, n];
-    items.set(id, { description, body });
-  }
-  const written = [...items.keys()];
-  return { loader, naming, items, written, title: catalog.title, ...(catalog.intro !== undefined ? { intro: catalog.intro } : {}), catalogText: catalog.text };
-}
-
-function isJsonText(text: string): boolean {
-  if (!/^[[{]/.test(text)) return false;
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A section of the prompt that is exactly a rendered catalog listing (at least) `ids`. */
-function findCatalog(system: string, ids: string[]): { title: string; intro?: string; entries: [string, string][]; text: string } | undefined {
-  for (const { text } of splitPrompt(system).sections) {
-    const m = /^# ([^\n]+)\n\n(?:([\s\S]*?)\n\n)?((?:- [^\n]*(?:\n|$))+)$/.exec(text);
-    if (!m) continue;
-    const entries: [string, string][] = [];
-    for (const line of m[3]!.split('\n').filter((l) => l !== '')) {
-      const e = /^- ([^\s:]+): (\S(?:.*\S)?)$/.exec(line);
-      if (!e || e[2]!.length > 1024) break;
-      entries.push([e[1]!, e[2]!]);
-    }
-    const listed = entries.map(([id]) => id);
-    if (listed.length !== m[3]!.split('\n').filter((l) => l !== '').length) continue;
-    if (listed.some((id, i) => i > 0 && cmp(listed[i - 1]!, id) >= 0)) continue;
-    if (!ids.every((id) => listed.includes(id))) continue;
-    const intro = m[2]?.trim();
-    // The same lines catalogText renders.
-    const lines = [`# ${m[1]}`, ''];
-    if (intro) lines.push(intro, '');
-    for (const [id, d] of entries) lines.push(`- ${id}: ${d}`);
-    if (lines.join('\n') !== text) continue;
-    return { title: m[1]!, ...(intro ? { intro } : {}), entries, text };
-  }
-  return undefined;
-}

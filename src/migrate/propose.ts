@@ -1,8 +1,8 @@
 import OpenAI from 'openai';
 import type { Harness } from '../harness/types.js';
 import { HsaError } from '../errors.js';
-import { TeacherCache } from '../teacher/cache.js';
-import { isLoopback } from '../teacher/openai.js';
+import { TeacherCache } from '../llm/cache.js';
+import { isLoopback } from '../llm/client.js';
 import type { MigrationPlan, Proposal } from './types.js';
 
 export interface ProposeSettings {

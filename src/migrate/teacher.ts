@@ -1,5 +1,6 @@
 import type { Harness } from '../harness/types.js';
-import { runEpisode, type Consistency } from '../teacher/runtime.js';
+import type { Consistency } from '../episode/options.js';
+import { runEpisode } from '../teacher/runtime.js';
 import type { Teacher } from '../teacher/types.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { checkLeaks } from '../trajectory/invariants.js';

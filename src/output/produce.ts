@@ -4,8 +4,9 @@ import type { RunConfig } from '../config/augment-config.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, type Problem } from '../problems.js';
 import { ReplayTeacher } from '../teacher/replay.js';
-import { runEpisode, type EpisodeOptions, type EpisodeResult } from '../teacher/runtime.js';
-import { newCounters } from '../teacher/errors.js';
+import type { EpisodeOptions } from '../episode/options.js';
+import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
+import { newCounters } from '../llm/errors.js';
 import type { Teacher } from '../teacher/types.js';
 import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
@@ -335,7 +336,7 @@ function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
     // The judge (and the OpenAI client under it) is loaded on first use: rewrite-mode runs never need it.
     let made: Promise<NonNullable<EpisodeOptions['accept']>> | undefined;
     a = async (trajectory, source) => {
-      made ??= import('../eval/judge.js').then(({ RubricJudge, teacherAcceptance }) => teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore));
+      made ??= import('../llm/judge.js').then(({ RubricJudge, teacherAcceptance }) => teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore));
       return (await made)(trajectory, source);
     };
     acceptances.set(cfg, a);

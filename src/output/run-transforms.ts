@@ -1,5 +1,6 @@
 import { builtinWords } from '../../transforms/index.js';
-import { ConfigError, type RunConfig } from '../config/augment-config.js';
+import type { RunConfig } from '../config/augment-config.js';
+import { ConfigError } from '../errors.js';
 import { loadRegistry } from '../transform/registry.js';
 import { splitWordLists } from '../transform/split.js';
 import { resolveTransforms, type ResolvedTransform } from '../transform/variant.js';

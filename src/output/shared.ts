@@ -2,7 +2,7 @@ import type { Stage } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
 import type { IdIndex } from '../util/id-index.js';
 import type { OutputLine } from '../util/json-out.js';
-import { TEACHER_REJECT_KINDS } from '../teacher/reject-kinds.js';
+import { TEACHER_REJECT_KINDS } from '../episode/reject-kinds.js';
 
 /** A stage folder or the rejects folder. */
 export type Bucket = Stage | 'rejects';

@@ -130,7 +130,7 @@ export class StateRebuilder {
       else if (now.get(file) !== sha) warnings.push(`${path.join(harnessPath, file)}: differs from the run's harness (sha256)`);
     }
     const systemPrompt: SystemPromptMode = cfg.system_prompt === 'locate' || cfg.system_prompt === 'replace' ? cfg.system_prompt : 'match';
-    // As the run made its states (src/output/run.ts): a located run pins every section in its slot.
+    // As the run made its states (src/output/setup.ts): a located run pins every section in its slot.
     const harness = systemPrompt === 'locate' ? withPinnedSections(loaded.harness) : loaded.harness;
     const pool = poolSize > 0 ? new StatePool(harness, transforms, seed, words, poolSize) : undefined;
     return new StateRebuilder(harness, transforms, seed, words, pool, warnings, systemPrompt);

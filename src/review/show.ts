@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { HsaError } from '../errors.js';
-import { TextRewriter } from '../transform/identifiers.js';
+import { TextRewriter } from '../transform/text-rewriter.js';
 import { trainerMessages } from '../output/stages.js';
 import { BUCKETS, readManifest, type ReviewBucket } from './folder.js';
 import { newTally, readPartLines } from './part-reader.js';

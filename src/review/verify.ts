@@ -2,18 +2,21 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
-import { promptLayout, renderPrompt, setPromptLayout, setUserTextLayout, userTextLayout, type PromptLayout, type UserTextLayout } from '../harness/render.js';
+import { promptLayout, renderPrompt, setPromptLayout, type PromptLayout } from '../harness/render.js';
+import { setUserTextLayout, userTextLayout, type UserTextLayout } from '../harness/user-text-layout.js';
 import type { Harness } from '../harness/types.js';
 import { checkTrajectory, firstUserTurn, mcpNames, type SystemPromptMode } from '../trajectory/check.js';
 import { textRewriterFor } from '../trajectory/rewrite.js';
 import type { RewritePlan } from '../transform/plan.js';
-import { checkLeaks, checkRoundTrip } from '../trajectory/invariants.js';
+import { checkLeaks } from '../trajectory/invariants.js';
+import { checkRoundTrip } from '../trajectory/round-trip.js';
 import { renameCalls } from '../trajectory/read.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';
 import { IdIndex } from '../util/id-index.js';
 import { BUCKETS, readManifest, recordId, unlistedFiles, type ListedPart, type Manifest, type ReviewBucket } from './folder.js';
 import { newTally, readPartLines } from './part-reader.js';
-import { appliedTransforms, asTrajectory, callProblems, LeakScanCache, metaLeaks, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
+import { appliedTransforms, asTrajectory, callProblems, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
+import { LeakScanCache, metaLeaks } from './meta-leaks.js';
 import { SourceIndex, StateRebuilder } from './rebuild.js';
 
 export interface VerifyOptions {

@@ -1,10 +1,8 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
-import path from 'node:path';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { buildManifest, checkMarker, META_DIR, writeManifest, type ManifestConfig, type PartMarker } from '../output/run.js';
+import { buildManifest, describedManifestConfig, writeManifest } from '../output/manifest.js';
+import { checkMarker, META_DIR, readInputs, readRunRecord, readShardRecord, removeShardRecords, shardRecordNames, type PartMarker, type ShardRecord } from '../output/out-folder.js';
 import type { Bucket } from '../output/shared.js';
-import type { TokenizerInfo } from '../tokenize/tokenizer.js';
 
 /** A merge that cannot write the manifest yet (or ever): exit 1, nothing written. */
 export class MergeError extends HsaError {
@@ -22,21 +20,6 @@ export interface MergeResult {
   shards: number[];
 }
 
-interface ShardRecord {
-  fingerprint: string;
-  shard: number;
-  shards: number;
-  parts: number[];
-}
-
-async function readJson<T>(file: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as T;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Part or shard numbers as `1, 3, 5`. */
 function list(ns: number[]): string {
   return ns.join(', ');
@@ -48,31 +31,23 @@ function list(ns: number[]): string {
  * missing, foreign and corrupt shards and parts and write nothing. Running it again is harmless.
  */
 export async function mergeShards(out: string): Promise<MergeResult> {
-  const meta = path.join(out, META_DIR);
-  const run = await readJson<{ fingerprint: string; descriptor: Record<string, unknown> }>(path.join(meta, 'run.json'));
+  const run = await readRunRecord(out);
   if (!run) throw new MergeError(`${out}: no ${META_DIR}/run.json, so no hsa augment shard has started here`);
   const { fingerprint, descriptor } = run;
-  const config = descriptor.config as { stages: RunConfig['stages']; tokens?: { max_tokens: number | null }; gzip: boolean; arguments: RunConfig['arguments']; tools_format: RunConfig['toolsFormat']; teacher: { mode: RunConfig['teacher']['mode'] } };
-  const buckets: Bucket[] = [...config.stages, 'rejects'];
+  const buckets: Bucket[] = [...(descriptor.config as { stages: RunConfig['stages'] }).stages, 'rejects'];
   const problems: string[] = [];
 
   // Finished shards and the shard counts they were started with.
-  let names: string[] = [];
-  try {
-    names = (await readdir(path.join(meta, 'shards'))).filter((n) => /^shard-\d+-of-\d+\.json$/.test(n));
-  } catch {
-    names = [];
-  }
   const finished: ShardRecord[] = [];
-  for (const n of names.sort()) {
-    const rec = await readJson<ShardRecord>(path.join(meta, 'shards', n));
+  for (const n of await shardRecordNames(out)) {
+    const rec = await readShardRecord(out, n);
     if (!rec) problems.push(`${META_DIR}/shards/${n}: not valid JSON`);
     else if (rec.fingerprint !== fingerprint) problems.push(`foreign shard ${rec.shard} of ${rec.shards}: made with other inputs, config or seed (fingerprint ${rec.fingerprint.slice(0, 12)}…, this folder's is ${fingerprint.slice(0, 12)}…)`);
     else finished.push(rec);
   }
   const counts = [...new Set(finished.map((r) => r.shards))].sort((a, b) => a - b);
 
-  const inputs = await readJson<{ fingerprint: string; parts: number; records: Record<string, number>; tokenizer?: TokenizerInfo }>(path.join(meta, 'inputs.json'));
+  const inputs = await readInputs(out);
   if (!inputs || inputs.fingerprint !== fingerprint) {
     const expected = counts[0];
     const missing = expected === undefined ? [] : [...Array(expected).keys()].filter((i) => !finished.some((r) => r.shard === i && r.shards === expected));
@@ -97,9 +72,8 @@ export async function mergeShards(out: string): Promise<MergeResult> {
   if (counts.length > 1) problems.push(`note: shards were started with different counts (${list(counts)}); parts are checked one by one`);
   if (problems.some((p) => !p.startsWith('note:'))) throw new MergeError(`${out}: cannot merge, nothing written:\n  ${problems.join('\n  ')}`);
 
-  const cfg: ManifestConfig = { gzip: config.gzip, arguments: config.arguments, toolsFormat: config.tools_format, teacher: { mode: config.teacher.mode }, stages: config.stages, maxTokens: config.tokens?.max_tokens ?? null, tokenizer: inputs.tokenizer ?? null };
-  const manifest = await writeManifest(out, buildManifest(descriptor, markers, buckets, cfg, inputs.records));
+  const manifest = await writeManifest(out, buildManifest(descriptor, markers, buckets, describedManifestConfig(descriptor, inputs.tokenizer ?? null), inputs.records));
   // The shard notes have served; the folder is now what one whole run leaves.
-  await rm(path.join(meta, 'shards'), { recursive: true, force: true });
+  await removeShardRecords(out);
   return { out, manifest, parts: inputs.parts, shards: counts };
 }

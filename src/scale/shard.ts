@@ -1,12 +1,5 @@
 import { HsaError, UsageError } from '../errors.js';
-
-/** Which slice of a run this process writes: parts p with p mod count = index. */
-export interface Shard {
-  index: number;
-  count: number;
-  /** Where the index came from (a flag, HSA_*, Kubernetes or Slurm), for messages. */
-  from: string;
-}
+import type { Shard } from '../output/out-folder.js';
 
 /** Exit code of a shard that must not be retried: the same input would fail the same way. */
 export const DO_NOT_RETRY = 42;
@@ -65,7 +58,3 @@ export function resolveShard(flags: ShardFlags, env: NodeJS.ProcessEnv, configSh
   return shard;
 }
 
-/** Whether part `part` belongs to `shard` (every part when the run is whole). */
-export function ownsPart(shard: Shard | undefined, part: number): boolean {
-  return !shard || part % shard.count === shard.index;
-}

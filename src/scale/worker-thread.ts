@@ -11,9 +11,10 @@ import { HsaError } from '../errors.js';
 import { runTransforms } from '../output/run-transforms.js';
 import { inlineHarnessesFor, produceRecord, statePoolFor, type ProduceContext } from '../output/produce.js';
 import type { OutputLine } from '../util/json-out.js';
-import { BUCKETS, type BatchReply, type BatchRequest, type RecordIndex, type WorkerInit } from './workers.js';
+import type { PartPoolInit } from '../output/part-pool.js';
+import { BUCKETS, type BatchReply, type BatchRequest, type RecordIndex } from './workers.js';
 
-const { cfg, general, harness } = workerData as WorkerInit;
+const { cfg, general, harness } = workerData as PartPoolInit;
 const ready = (async (): Promise<ProduceContext> => {
   const { transforms, words } = await runTransforms(cfg);
   const inline = cfg.harness === INLINE_HARNESS;

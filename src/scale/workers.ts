@@ -1,11 +1,7 @@
 import { Worker } from 'node:worker_threads';
-import type { RunConfig } from '../config/augment-config.js';
 import { HsaError, type ErrorCode } from '../errors.js';
-import type { Harness } from '../harness/types.js';
-import type { InputItem } from '../output/produce.js';
+import type { PartPool, PartPoolHooks, PartPoolInit } from '../output/part-pool.js';
 import { BadRecordError, type Bucket, type Output } from '../output/shared.js';
-import type { GeneralPrompt } from '../output/stages.js';
-import type { IdIndex } from '../util/id-index.js';
 import type { JsonlRange } from '../util/jsonl.js';
 
 /** Input records sent to a thread at once, and the input bytes after which a batch leaves anyway. */
@@ -13,14 +9,6 @@ const BATCH = 32;
 const BATCH_BYTES = 1 << 20;
 /** Input buffers kept for reuse on the main thread. */
 const SPARES = 8;
-
-/** What every thread is started with: the run's config, general prompts and its checked harness. */
-export interface WorkerInit {
-  cfg: RunConfig;
-  general: readonly GeneralPrompt[];
-  /** The harness as the main thread loaded and validated it (plain data): threads do not load it again. */
-  harness: Harness;
-}
 
 /**
  * A batch as a thread receives it: which of its input slabs holds the lines' bytes and, per
@@ -102,16 +90,6 @@ interface Slabs {
   free: number[];
 }
 
-/** What the pool does on the main thread besides sending records: duplicate ids are found here, in input order. */
-export interface PoolHooks {
-  seenIds: IdIndex;
-  /**
-   * Produce a record in this thread (without noting its id): the main thread's share of the
-   * records, and a duplicate made again as the reject it is (`duplicateOf`: where its id came first).
-   */
-  produceHere: (item: InputItem, pos: number, partIndex: number, duplicateOf?: string) => Promise<Output>;
-}
-
 /**
  * `size` threads producing records: the main thread and `size − 1` worker threads. The main thread
  * reads, splits lines, notes ids in input order and writes, and produces the batches the workers
@@ -125,7 +103,7 @@ export interface PoolHooks {
  * with the fewest batches out unless each has two, then to the main thread when it has none;
  * results are handed back in the order `produce` was called, whoever made them.
  */
-export class WorkerPool {
+export class WorkerPool implements PartPool {
   private readonly workers: Worker[];
   private readonly load: number[];
   private readonly slabs: Slabs[];
@@ -139,9 +117,9 @@ export class WorkerPool {
   private noted: Promise<unknown> = Promise.resolve();
 
   constructor(
-    init: WorkerInit,
+    init: PartPoolInit,
     readonly size: number,
-    private readonly hooks: PoolHooks,
+    private readonly hooks: PartPoolHooks,
   ) {
     const url = new URL('./worker-thread.js', import.meta.url);
     this.workers = Array.from({ length: size - 1 }, () => {

@@ -1,7 +1,7 @@
 import type { Trajectory } from '../trajectory/types.js';
 import { textOf } from '../trajectory/types.js';
 import type { Teacher, TeacherReply, TeacherRequest, TeacherStep } from './types.js';
-import { isTurnStart } from './turns.js';
+import { isTurnStart } from '../episode/turns.js';
 
 /**
  * The built-in offline teacher: it answers each step with the rewritten reference, through the

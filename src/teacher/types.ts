@@ -1,41 +1,9 @@
-import type { OpenAiTool } from '../harness/types.js';
-import type { Message, ToolCall } from '../trajectory/types.js';
+import type { ModelReply, ModelRequest, ModelStep } from '../episode/model.js';
 
-/** One Chat Completions request as hsa sends it (before sampling parameters are added). */
-export interface TeacherRequest {
-  messages: Message[];
-  tools: OpenAiTool[];
-  /** `none` when a hook forces a reply. */
-  toolChoice?: 'auto' | 'none';
-}
-
-/** Where in an episode a request stands (the replay teacher answers from this). */
-export interface TeacherStep {
-  variantId: string;
-  /** Index of the user turn (0-based). */
-  turn: number;
-  /** Model calls already made in this turn (a per-call retry asks again at the same step). */
-  attempt: number;
-  forceReply: boolean;
-  /**
-   * Which sample of the whole episode this is (trajectory-level recovery re-runs a failed episode
-   * with the next index); part of the cache key, so a warm cache replays every attempt. Default 0.
-   */
-  sample?: number;
-  /** Per-call retries already made at this step (the previous answer's calls were invalid). Default 0. */
-  retry?: number;
-}
-
-export interface TeacherReply {
-  content: string | null;
-  toolCalls: ToolCall[];
-  finishReason: string;
-  usage: { prompt: number; completion: number };
-  /** Served from the cache (no request made). */
-  cached: boolean;
-  /** The raw response body, for rejects. */
-  raw?: unknown;
-}
+/** The episode's request, step and reply shapes (src/episode/model.ts), as the teachers name them. */
+export type TeacherRequest = ModelRequest;
+export type TeacherStep = ModelStep;
+export type TeacherReply = ModelReply;
 
 export interface Teacher {
   readonly kind: 'replay' | 'openai';

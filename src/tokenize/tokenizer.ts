@@ -6,8 +6,10 @@ import { Template } from '@huggingface/jinja';
 import { TokenizerLoader } from '@lenml/tokenizers';
 import { HsaError, UnreadableInputError, UsageError } from '../errors.js';
 import { ByteBpeCounter, plainByteBpe } from './byte-bpe.js';
-import { callText, joinBlocks, NotRenderable, QWEN3_TEMPLATE_SHA256, renderQwen3, toolsPart, walkQwen3, type Msg, type Qwen3Sink } from './qwen3-template.js';
-import { promptTextPieces } from '../harness/render.js';
+import { CountCache } from './count-cache.js';
+import { Assembler } from './piece-assembler.js';
+import { lineSafe, parseJson, pickTemplate, readRequired, templateVariables } from './tokenizer-files.js';
+import { joinBlocks, NotRenderable, QWEN3_TEMPLATE_SHA256, renderQwen3, toolsPart, walkQwen3, type Msg } from './qwen3-template.js';
 import { sha256 } from '../util/hash.js';
 
 /** Built-in tokenizers: the name and the package folder holding `tokenizer.json` + `tokenizer_config.json`. */
@@ -33,16 +35,6 @@ interface AddedToken {
   single_word?: boolean;
   normalized?: boolean;
 }
-
-/**
- * The Split regex of the byte-level BPE tokenizers (Qwen2/2.5/3) under which a line break followed
- * by a non-space character is always a pre-token boundary — none of its alternatives runs from a
- * `\n` into a following non-space character, and what precedes the break tokenises the same
- * whatever follows (the alternatives that end in newlines are greedy either way).
- */
-const LINE_SAFE_SPLITS = new Set([
-  "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
-]);
 
 /** Largest cached segment length: bigger segments are encoded every time (they rarely repeat). */
 const MAX_CACHED_SEGMENT = 4096;
@@ -75,7 +67,7 @@ const CHECK_EVERY = 1024;
  * `<tool_call>`…), which the tokenizer itself splits out before anything else, so a segment between
  * two of them is encoded on its own by construction — unless a token strips its neighbours' spaces,
  * then this cut is not made; (2) for the byte-level BPE pre-tokenizers known to be safe (see
- * `LINE_SAFE_SPLITS`, with an NFC or no normaliser), also after each line break followed by a
+ * `LINE_SAFE_SPLITS` (tokenizer-files.ts), with an NFC or no normaliser), also after each line break followed by a
  * non-space, non-combining character. Counts are therefore exact, not estimates; a test compares
  * them with whole-text encoding on every demo record.
  *
@@ -237,7 +229,6 @@ export class TokenCounter {
     this.pairChars.n = 0;
   }
 
-
   /**
    * A text between cuts that was not in the piece caches (a record's own text, mostly never seen
    * before): counted line by line, each line looked up in the segment cache (a filled section's
@@ -340,108 +331,6 @@ export class TokenCounter {
   }
 }
 
-/**
- * Token counts by text, with a budget on the characters kept (cleared whole when spent) and a
- * longest text worth keeping; longer texts are counted every time.
- */
-class CountCache {
-  private readonly map = new Map<string, number>();
-  private chars = 0;
-
-  constructor(
-    private readonly maxText: number,
-    private readonly maxChars: number,
-    /** Characters kept by a group of caches that share a budget (their owner clears them all when it is spent). */
-    private readonly shared: { n: number } | null = null,
-  ) {}
-
-  count(text: string, compute: (t: string) => number): number {
-    if (text.length > this.maxText) return compute(text);
-    const hit = this.map.get(text);
-    if (hit !== undefined) return hit;
-    const n = compute(text);
-    if (this.chars + text.length > this.maxChars) {
-      this.map.clear();
-      this.chars = 0;
-    }
-    this.map.set(text, n);
-    this.chars += text.length;
-    if (this.shared) this.shared.n += text.length;
-    return n;
-  }
-
-  clear(): void {
-    this.map.clear();
-    this.chars = 0;
-  }
-}
-
-/**
- * Counts the pieces of a native walk (see TokenCounter): pieces are collected into a group until a
- * cut — an added token the template writes, or a line break followed by a character that starts a
- * pre-token — and each group is counted by its pieces.
- */
-class Assembler implements Qwen3Sink {
-  private n = 0;
-  /** The pieces since the last cut: group[0 .. size). */
-  private readonly group: string[] = [];
-  private size = 0;
-
-  constructor(
-    private readonly c: TokenCounter,
-    private readonly toolList: { text: string; n: number | null } | null,
-  ) {}
-
-  text(s: string): void {
-    if (s === '') return;
-    if (this.size > 0 && this.c.cutBetween(this.group[this.size - 1]!, s)) this.flush();
-    this.group[this.size++] = s;
-  }
-
-  special(token: string): void {
-    if (!this.c.isSpecial(token)) return this.text(token);
-    this.flush();
-    this.n++;
-  }
-
-  system(message: object, content: string): void {
-    const parts = promptTextPieces(message);
-    if (parts === undefined) return this.text(content);
-    for (const p of parts) this.text(p);
-  }
-
-  tools(text: string): void {
-    // The list is followed by the next block's <|im_start|> (or the end): when a cut precedes it, it is a group of its own.
-    if (this.toolList && this.toolList.text === text && (this.size === 0 || this.c.cutBetween(this.group[this.size - 1]!, text))) {
-      this.flush();
-      this.n += this.c.countTools(this.toolList);
-    } else this.text(text);
-  }
-
-  call(name: string, args: unknown): void {
-    // Between <tool_call> and </tool_call>: a group of its own when both are added tokens.
-    if (this.size === 0 && this.c.isSpecial('<tool_call>') && this.c.isSpecial('</tool_call>')) this.n += this.c.countPiece(callText(name, args));
-    else this.text(callText(name, args));
-  }
-
-  end(): number {
-    this.flush();
-    return this.n;
-  }
-
-  private flush(): void {
-    const g = this.group;
-    if (this.size === 1) this.n += this.c.countPiece(g[0]!);
-    else if (this.size === 2) this.n += this.c.countPair(g[0]!, g[1]!);
-    else if (this.size > 2) {
-      let t = '';
-      for (let i = 0; i < this.size; i++) t += g[i];
-      this.n += this.c.countPiece(t);
-    }
-    this.size = 0;
-  }
-}
-
 /** Where a tokenizer spec points: a built-in name or a folder. */
 export function describeTokenizerSpec(spec: string): string {
   return BUILTIN[spec] ? `built-in ${spec}` : spec;
@@ -506,61 +395,6 @@ export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
   // A folder is named by its last component, so manifests do not depend on how its path was spelled.
   const info: TokenizerInfo = { name: BUILTIN[spec] ? spec : path.basename(path.resolve(spec)), tokenizer_sha256: tokenizerSha, template_sha256: sha256(templateText) };
   return new TokenCounter(info, encoder, template, templateVariables(config), specials, safe, fast);
-}
-
-function lineSafe(t: { pre_tokenizer?: unknown; normalizer?: unknown; model?: { type?: string } }): boolean {
-  const normaliser = t.normalizer as { type?: string } | null | undefined;
-  if (normaliser && normaliser.type !== 'NFC') return false;
-  if (t.model?.type !== 'BPE') return false;
-  const pre = t.pre_tokenizer as { type?: string; pretokenizers?: { type?: string; pattern?: { Regex?: string }; behavior?: string; invert?: boolean; use_regex?: boolean }[] } | undefined;
-  if (pre?.type !== 'Sequence' || pre.pretokenizers?.length !== 2) return false;
-  const [split, bytes] = pre.pretokenizers;
-  return (
-    split?.type === 'Split' &&
-    split.behavior === 'Isolated' &&
-    split.invert === false &&
-    LINE_SAFE_SPLITS.has(split.pattern?.Regex ?? '') &&
-    bytes?.type === 'ByteLevel' &&
-    bytes.use_regex === false
-  );
-}
-
-/** Special-token strings a template may use (`bos_token`, `eos_token`…), as plain strings. */
-function templateVariables(config: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const k of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
-    const v = config[k];
-    if (typeof v === 'string') out[k] = v;
-    else if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') out[k] = (v as { content: string }).content;
-  }
-  return out;
-}
-
-/** `chat_template` is a string, or a list of named templates (the `default` one is used). */
-function pickTemplate(v: unknown, file: string): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'string') return v;
-  if (Array.isArray(v)) {
-    const d = v.find((x) => x && typeof x === 'object' && (x as { name?: unknown }).name === 'default') as { template?: unknown } | undefined;
-    if (d && typeof d.template === 'string') return d.template;
-  }
-  throw new UnreadableInputError(`${file}: chat_template: must be a string or a list with a "default" template`);
-}
-
-async function readRequired(file: string, spec: string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch {
-    throw new UnreadableInputError(`${file}: cannot read (--tokenizer ${spec} needs tokenizer.json and tokenizer_config.json as Hugging Face writes them)`);
-  }
-}
-
-function parseJson(file: string, text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (e) {
-    throw new UnreadableInputError(`${file}: not valid JSON (${(e as Error).message})`);
-  }
 }
 
 const LINE_START = /^[^\s\p{M}]/u;

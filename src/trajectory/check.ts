@@ -1,4 +1,5 @@
-import { locateUserTexts, renderPrompt, renderedSections, renderTools, setPromptLayout, setUserTextLayout } from '../harness/render.js';
+import { renderPrompt, renderedSections, renderTools, setPromptLayout } from '../harness/render.js';
+import { locateUserTexts, setUserTextLayout } from '../harness/user-text-layout.js';
 import { normaliseTool } from '../harness/tools.js';
 import type { Harness, JsonSchema, OpenAiTool } from '../harness/types.js';
 import type { Problem } from '../problems.js';

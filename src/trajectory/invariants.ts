@@ -1,21 +1,25 @@
-import { isProcedure, markedUnordered, normaliseUnit, restyleSection, sectionLists, sectionUnits } from '../harness/markdown.js';
+import { restyleSection } from '../harness/markdown.js';
 import { parseFeedback } from '../harness/feedback.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
-import { canonicalJson } from '../util/canonical-json.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { toolSpellings } from '../harness/tools.js';
-import { TextRewriter } from '../transform/identifiers.js';
-import { dictionary, invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
-import { bodyRewriterFor, declares, leafRenamesByTool, planOwners, PREAMBLE_NAME, propertyNames, rewriteTrajectory, textMap, textRewriterFor } from './rewrite.js';
-import { discriminatorNames, keysLeftUnrenamed, valueKeysLeftUnrenamed } from '../transform/schema-walk.js';
+import { TextRewriter } from '../transform/text-rewriter.js';
+import { dictionary, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
+import { declares, leafRenamesByTool, planOwners, PREAMBLE_NAME, propertyNames, textMap, textRewriterFor } from './rewrite.js';
+import { discriminatorNames } from '../transform/schema-walk.js';
+import { keysLeftUnrenamed, valueKeysLeftUnrenamed } from '../transform/unrenamed-keys.js';
 import { distinctiveName, gluedNamePattern } from '../transform/state.js';
-import { catalogText, renderRecordPrompt, renderTools, userTextLayout, type RenderedPrompt } from '../harness/render.js';
+import { catalogText, renderRecordPrompt, renderTools, type RenderedPrompt } from '../harness/render.js';
+import { userTextLayout } from '../harness/user-text-layout.js';
 import { RenderError } from '../errors.js';
-import { jsonEqual } from '../util/json-equal.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
 import { ownMemo, pairMemo, schemaMemo } from '../util/derived.js';
 import { textOf, type Trajectory } from './types.js';
+import { clip } from '../util/clip.js';
+import { checkBodies } from './body-check.js';
+import { checkRules } from './rules-check.js';
+import { checkRoundTrip } from './round-trip.js';
 
 /**
  * The checks every augmented record passes (DESIGN §5): calls valid against the record's tools,
@@ -348,231 +352,6 @@ function stateLeaks(to: Harness, finder: LeakFinder): string[] {
   return out;
 }
 
-/**
- * A skill body changes only where the plan explains it: every identifier changed between the
- * source state's body and the target state's is a rename of the plan at a place that refers to
- * the renamed element (the reference rules of skill bodies), and everything else is a restyle
- * skills.body-layout declares — bullet markers, heading levels, and the order of items only in
- * lists the harness marks unordered (never procedures). Once per state and plan.
- */
-export function checkBodies(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  return pairMemo(BODIES, plan, to, () => computeBodies(from, to, plan));
-}
-
-const BODIES = Symbol('hsa.checkBodies');
-
-function computeBodies(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  const out: string[] = [];
-  const inverse = invertPlan(plan).skills;
-  const sources = new Map(from.skills.map((k) => [k.id, k]));
-  for (const k of to.skills) {
-    if (k.distractor) continue;
-    const src = sources.get(mapId(inverse, k.id));
-    if (!src) {
-      out.push(`skills.${k.id}: no skill of the source state becomes this one`);
-      continue;
-    }
-    if (src.body === k.body) continue;
-    const expected = bodyRewriterFor(plan, from).rewriteReferences(src.body);
-    if (expected === k.body) continue;
-    const a = bodyShape(expected, src.unorderedLists === true);
-    const b = bodyShape(k.body, k.unorderedLists === true);
-    const diff = firstDifference(a, b);
-    if (diff) out.push(`skills.${k.id}.body line ${diff.line}: ${diff.what}, which the plan does not explain`);
-  }
-  return out;
-}
-
-const BODY_FENCE = /^\s{0,3}(`{3,}|~{3,})/;
-const BODY_HEADING = /^#{1,6}(?=[ \t]|$)/;
-const BODY_BULLET = /^(\s*)([-*+])([ \t]+\S.*)$/;
-const BODY_THEMATIC = /^\s{0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
-
-interface ShapeLine {
-  /** The line with its layout normalised: every heading `#`, every bullet `-`. */
-  text: string;
-  /** 1-based line number in the body. */
-  line: number;
-}
-
-/**
- * A body's lines with what skills.body-layout may restyle taken out: heading levels and bullet
- * markers normalised (outside fenced code), and the items of each list that may be reordered (its
- * skill or the list is marked unordered, and it is no procedure) sorted.
- */
-function bodyShape(body: string, unorderedSkill: boolean): ShapeLine[] {
-  const raw = body.split('\n');
-  const code: boolean[] = [];
-  let fence: string | null = null;
-  for (const line of raw) {
-    const f = BODY_FENCE.exec(line);
-    if (fence !== null) {
-      code.push(true);
-      if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && line.trim() === f[1]) fence = null;
-    } else {
-      code.push(f !== null);
-      if (f) fence = f[1]!;
-    }
-  }
-  const norm = (line: string, i: number): string => {
-    if (code[i]) return line;
-    if (BODY_HEADING.test(line)) return line.replace(/^#+/, '#');
-    const b = BODY_THEMATIC.test(line) ? null : BODY_BULLET.exec(line);
-    return b ? `${b[1]}-${b[3]}` : line;
-  };
-  const topBullet = (i: number) => !code[i] && !BODY_THEMATIC.test(raw[i]!) && BODY_BULLET.exec(raw[i]!)?.[1] === '';
-  const out: ShapeLine[] = [];
-  for (let i = 0; i < raw.length; ) {
-    if (!topBullet(i)) {
-      out.push({ text: norm(raw[i]!, i), line: i + 1 });
-      i++;
-      continue;
-    }
-    const marker = BODY_BULLET.exec(raw[i]!)![2];
-    const items: ShapeLine[][] = [];
-    let j = i;
-    for (; j < raw.length; j++) {
-      if (topBullet(j) && BODY_BULLET.exec(raw[j]!)![2] === marker) items.push([{ text: norm(raw[j]!, j), line: j + 1 }]);
-      else if (!code[j] && /^\s+\S/.test(raw[j]!)) items[items.length - 1]!.push({ text: norm(raw[j]!, j), line: j + 1 });
-      else break;
-    }
-    const free = (unorderedSkill || markedUnordered(raw, i)) && !isProcedure(items.map((it) => it[0]!.text.replace(/^-[ \t]+/, '')));
-    const key = (it: ShapeLine[]) => it.map((l) => l.text).join('\n');
-    const order = free ? [...items].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : 0)) : items;
-    for (const it of order) out.push(...it);
-    i = j;
-  }
-  return out;
-}
-
-/** Where two shapes first differ: the line in `b` and the first word that differs. */
-function firstDifference(a: readonly ShapeLine[], b: readonly ShapeLine[]): { line: number; what: string } | null {
-  const n = Math.max(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const x = a[i];
-    const y = b[i];
-    if (x && y && x.text === y.text) continue;
-    const line = y?.line ?? x?.line ?? 0;
-    if (!x || !y) return { line, what: `the body has ${b.length} lines where ${a.length} were expected` };
-    const wa = x.text.split(/(\s+)/);
-    const wb = y.text.split(/(\s+)/);
-    const k = wa.findIndex((w, j) => w !== wb[j]);
-    const at = k === -1 ? wa.length : k;
-    if (a.some((l) => l.text === y.text)) return { line, what: `"${clip(y.text)}" moved (list order changed)` };
-    return { line, what: `"${clip(wa[at] ?? '')}" became "${clip(wb[at] ?? '')}"` };
-  }
-  return null;
-}
-
-/** Applying the inverse plan to the augmented record gives the source back, canonically. */
-export function checkRoundTrip(source: Trajectory, augmented: Trajectory, plan: RewritePlan, from: Harness, to: Harness): string[] {
-  const back = rewriteTrajectory(augmented, invertPlan(plan), to, from);
-  if (back.messages.length !== source.messages.length) return [`inverse has ${back.messages.length} messages, source has ${source.messages.length}`];
-  const out: string[] = [];
-  source.messages.forEach((m, i) => {
-    const n = back.messages[i]!;
-    // Messages that pass through untouched are the same objects; others compare structurally,
-    // and in the canonical form (parsed arguments, null content as "") only when that differs.
-    if (jsonEqual(m, n)) return;
-    const [a, b] = canonicalRecord({ ...source, messages: [m, n] });
-    if (a !== b) out.push(`messages.${i} differs after inverse: ${clip(b!)} vs ${clip(a!)}`);
-  });
-  if (source.tools && !jsonEqual(source.tools, back.tools)) out.push('tools differ after inverse');
-  return out;
-}
-
-/** The canonical form compared by the round trip: messages with parsed arguments and "" for null content. */
-export function canonicalRecord(rec: Trajectory): string[] {
-  return rec.messages.map((m) => {
-    if (m.role !== 'assistant') return canonicalJson(m);
-    const calls = m.tool_calls?.map((c) => {
-      let args: unknown = c.function.arguments;
-      try {
-        args = JSON.parse(c.function.arguments);
-      } catch {
-        /* compared as text */
-      }
-      return { ...c, function: { ...c.function, arguments: args } };
-    });
-    return canonicalJson({ ...m, content: m.content ?? '', ...(calls ? { tool_calls: calls } : {}) });
-  });
-}
-
-/**
- * Semantic transforms keep the prompt's rules: the multiset of normalised rules (list items and
- * paragraphs of prompt sections, before template filling, identifiers renamed) is the same in both
- * states, every ordered list (any list outside an unordered section, and every procedure) is the
- * same sequence, and every rule of the new state without template tags is visible in the state's rendered
- * sections. Both depend on the state and plan only, so they are computed once per state.
- */
-export function checkRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  return pairMemo(RULES, plan, to, () => computeRules(from, to, plan));
-}
-
-const RULES = Symbol('hsa.checkRules');
-
-function computeRules(from: Harness, to: Harness, plan: RewritePlan): string[] {
-  const before = renamedUnits(from, plan);
-  const after = stateUnits(to);
-  const out: string[] = [];
-  const count = (xs: readonly string[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>());
-  const cb = count(before);
-  const ca = count(after);
-  const listDiffs: string[] = [];
-  for (const [u, n] of cb) {
-    if ((ca.get(u) ?? 0) === n) continue;
-    if (u.startsWith('list:')) listDiffs.push(u);
-    else out.push(`rule ${clip(u)} appears ${ca.get(u) ?? 0}× (was ${n}×)`);
-  }
-  for (const [u, n] of ca) if (!cb.has(u) && !u.startsWith('list:')) out.push(`new rule ${clip(u)} (${n}×)`);
-  // Same rules, but a list no longer in its order.
-  if (out.length === 0) for (const u of listDiffs) out.push(`ordered list ${clip(u.slice(5).replace(/\u0001/g, ' | '))} lost its order`);
-  const shown = normaliseUnit(to.sections.map((s) => (s.kind === 'text' ? (to.promptStyle ? restyleSection(s.text, to.promptStyle) : s.text) : '')).join('\n'));
-  for (const u of new Set(after)) {
-    if (u.includes('{{') || u.startsWith('list:')) continue;
-    const body = u.slice(u.indexOf(':') + 1);
-    if (!shown.includes(body)) out.push(`rule ${clip(u)} is not in the rendered prompt`);
-  }
-  return out;
-}
-/**
- * Rules of a state's text sections (titles excluded), sorted. Not kept: the rules check is cached
- * per state and plan, and the source state's own units are the only ones asked for again.
- */
-function stateUnits(h: Harness, rename?: TextRewriter): string[] {
-  if (!rename && h === lastUnits?.h) return lastUnits.units;
-  const out: string[] = [];
-  const unordered = new Set(h.unordered);
-  for (const s of h.sections) {
-    if (s.kind !== 'text') continue;
-    const text = rename ? rename.rewrite(s.text) : s.text;
-    for (const u of sectionUnits(text)) if (!u.startsWith('title:')) out.push(u);
-    // Each list once more as a whole: in order, unless its section is unordered and it is no
-    // procedure (numbered, or items that read as steps), when only its items count.
-    for (const l of sectionLists(text)) {
-      const free = unordered.has(s.id) && !l.procedure;
-      out.push(`list:${(free ? [...l.items].sort() : l.items).join('\u0001')}`);
-    }
-  }
-  out.sort();
-  if (!rename) lastUnits = { h, units: out };
-  return out;
-}
-
-let lastUnits: { h: Harness; units: string[] } | undefined;
-
-function renamedUnits(from: Harness, plan: RewritePlan): string[] {
-  const rename = textRewriterFor(plan, from);
-  // A plan that changes no section text leaves the source state's own rules, worked out once for
-  // all the plans from it (the variants of a record with its own harness).
-  if (from.sections.every((s) => s.kind !== 'text' || rename.rewrite(s.text) === s.text)) {
-    return ownMemo(OWN_UNITS, from, () => stateUnits(from));
-  }
-  return stateUnits(from, rename);
-}
-
-const OWN_UNITS = Symbol('hsa.ownUnits');
-
 const DESCRIPTIONS = Symbol('hsa.descriptions');
 
 /** A schema's descriptions and titles, one a line, kept by schema object (shared by a record's variants). */
@@ -622,6 +401,3 @@ function collectTitles(s: unknown, out: string[] = []): string[] {
   return out;
 }
 
-function clip(s: string): string {
-  return s.length > 120 ? `${s.slice(0, 120)}…` : s;
-}

@@ -1,8 +1,9 @@
 import { parseFeedback, renderFeedback } from '../harness/feedback.js';
-import { joinUserText, promptMessage, renderRecordPrompt, renderTools, setUserTextLayout, stateTextMessage, userTextLayout } from '../harness/render.js';
+import { promptMessage, renderRecordPrompt, renderTools, stateTextMessage } from '../harness/render.js';
+import { joinUserText, setUserTextLayout, userTextLayout } from '../harness/user-text-layout.js';
 import type { Harness, Hook } from '../harness/types.js';
 import { openAiSafeName, toolSpellings } from '../harness/tools.js';
-import { TextRewriter } from '../transform/identifiers.js';
+import { TextRewriter } from '../transform/text-rewriter.js';
 import { applyArgOps, dictionary, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';

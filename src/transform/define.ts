@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { Harness } from '../harness/types.js';
-import type { Trajectory } from '../trajectory/types.js';
 import type { RewritePlan } from './plan.js';
 import type { Rng } from './rng.js';
 import type { WordLists } from './words.js';
@@ -13,6 +12,23 @@ export type TransformFamily = 'skills' | 'tools' | 'prompt' | 'hooks';
  */
 export type TransformClass = 'exact' | 'semantic' | 'behavioural';
 
+/**
+ * What the engine reads of the record a variant is for: its id and its chat messages. A
+ * trajectory record (trajectory/types.ts) is one; the engine names no record type of its own, so
+ * transform/ sits below trajectory/.
+ */
+export interface VariantRecord {
+  id: string;
+  messages: VariantMessage[];
+}
+
+/** A chat message as the engine reads it: text content (a string or text parts) and any tool calls. */
+export interface VariantMessage {
+  role: string;
+  content?: string | { text: string }[] | null;
+  tool_calls?: { function: { name: string; arguments: string } }[];
+}
+
 export interface TransformContext<O> {
   /** Options after defaults, validated by the transform's schema. */
   options: O;
@@ -21,7 +37,7 @@ export interface TransformContext<O> {
   /** The source harness state, before any transform of this variant. */
   source: Harness;
   /** The source trajectory, when the variant is for one (previews of a state alone have none). */
-  record?: Trajectory;
+  record?: VariantRecord;
   /** The plan composed so far: from the source state to the state this transform receives. */
   plan: RewritePlan;
   /** True when a name is already in use (in the source or current state, or as a word of the record). */

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../harness/types.js';
 import { keyedObject } from '../util/dict.js';
 import { schemaMemo } from '../util/derived.js';
+import { declaredAt, expandBranches, itemSchemas, resolveLocalRef } from './schema-places.js';
 
 /**
  * Walk the object properties of a JSON Schema: `visit(path, propertySchema, parentSchema)` for
@@ -54,22 +55,6 @@ function walkFrom(
     walkFrom(target, visit, prefix, root, onStack, onCycle, budget);
     onStack.delete(target);
   }
-}
-
-/**
- * What a local JSON pointer (`#`, `#/$defs/FlightInfo`, `~0`/`~1` escapes) points at inside
- * `root`, or undefined (a reference to another document, or to nothing).
- */
-export function resolveLocalRef(root: unknown, ref: string): unknown {
-  if (ref === '#') return root;
-  if (!ref.startsWith('#/')) return undefined;
-  let target: unknown = root;
-  for (const seg of ref.slice(2).split('/')) {
-    if (target === null || typeof target !== 'object') return undefined;
-    const key = decodeURIComponent(seg).replace(/~1/g, '/').replace(/~0/g, '~');
-    target = Object.prototype.hasOwnProperty.call(target, key) ? (target as Record<string, unknown>)[key] : undefined;
-  }
-  return target;
 }
 
 /**
@@ -162,7 +147,7 @@ export function discriminatorNames(schema: unknown): readonly string[] {
 }
 
 /** Whether any `default`/`const`/`examples`/`enum` value of a schema holds an object (nearly none do); once per schema object. */
-function hasValueObjects(schema: object): boolean {
+export function hasValueObjects(schema: object): boolean {
   return schemaMemo(VALUE_OBJECTS, schema, () => {
     let found = false;
     const holdsObject = (v: unknown): boolean => v !== null && typeof v === 'object' && (!Array.isArray(v) || v.some(holdsObject));
@@ -180,7 +165,7 @@ const SUBSCHEMA_MAPS = ['properties', '$defs', 'definitions', 'patternProperties
 const SUBSCHEMA_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else'] as const;
 
 /** Visit every schema object nested in `schema` (itself included), never the values of `default`/`examples`/`const`/`enum`. */
-function eachSchema(schema: unknown, visit: (s: Record<string, unknown>) => void): void {
+export function eachSchema(schema: unknown, visit: (s: Record<string, unknown>) => void): void {
   if (schema === null || typeof schema !== 'object') return;
   if (Array.isArray(schema)) return schema.forEach((x) => eachSchema(x, visit));
   const s = schema as Record<string, unknown>;
@@ -194,8 +179,8 @@ function eachSchema(schema: unknown, visit: (s: Record<string, unknown>) => void
 }
 
 /** Keywords whose values are instances of the schema they stand on (one value, or a list of them). */
-const ONE_VALUE = ['default', 'const'] as const;
-const VALUE_LISTS = ['examples', 'enum'] as const;
+export const ONE_VALUE = ['default', 'const'] as const;
+export const VALUE_LISTS = ['examples', 'enum'] as const;
 
 /**
  * A renamed schema with the keys of the objects in its `default`, `const`, `examples` and `enum`
@@ -278,47 +263,6 @@ function renameValue(v: unknown, at: readonly object[], root: object, renamed: (
     out[key] = y;
   }
   return changed ? out : v;
-}
-
-function itemSchemas(branches: readonly object[]): object[] {
-  const items: object[] = [];
-  for (const b of branches) {
-    const it = (b as Record<string, unknown>).items;
-    if (it !== null && typeof it === 'object' && !Array.isArray(it)) items.push(it);
-  }
-  return items;
-}
-
-function declaredAt(branches: readonly object[]): Map<string, object[]> {
-  const declared = new Map<string, object[]>();
-  for (const b of branches) {
-    const props = (b as Record<string, unknown>).properties;
-    if (props === null || typeof props !== 'object') continue;
-    for (const [k, sub] of Object.entries(props)) {
-      const list = declared.get(k) ?? [];
-      if (sub !== null && typeof sub === 'object') list.push(sub);
-      declared.set(k, list);
-    }
-  }
-  return declared;
-}
-
-/**
- * Keys left under a name renamed away in the values a schema carries (`default`, `const`,
- * `examples`, `enum`), by the rule of keysLeftUnrenamed, each with the keyword it stands in.
- */
-export function valueKeysLeftUnrenamed(schema: unknown, renamed: (key: string) => string | undefined): string[] {
-  const out: string[] = [];
-  if (schema === null || typeof schema !== 'object' || !hasValueObjects(schema)) return out;
-  const root = schema;
-  eachSchema(schema, (s) => {
-    for (const k of ONE_VALUE) if (k in s) for (const key of keysLeftAt(s[k], [s], root, renamed)) out.push(`${k}: ${key}`);
-    for (const k of VALUE_LISTS) {
-      const list = s[k];
-      if (Array.isArray(list)) for (const x of list) for (const key of keysLeftAt(x, [s], root, renamed)) out.push(`${k}: ${key}`);
-    }
-  });
-  return out;
 }
 
 const unwalkedBySchema = new WeakMap<object, ReadonlySet<string>>();
@@ -451,56 +395,3 @@ function hasInnerNames(schema: object): boolean {
   return false;
 }
 
-/**
- * Keys of a call's arguments left under a name renamed away: at each object of `args`, walked
- * beside `schema` (through `$ref`, `anyOf`/`oneOf`/`allOf` branches and array items), a key `k`
- * whose new name `renamed(k)` the schema declares there, and `k` itself not. A key the schema does
- * not declare at its place — data the source's call carried — is never one: a rename by path
- * leaves it as written, and so does this check (one verdict for augment's and verify's checks).
- */
-export function keysLeftUnrenamed(args: unknown, schema: unknown, renamed: (key: string) => string | undefined): string[] {
-  if (schema === null || typeof schema !== 'object') return [];
-  return keysLeftAt(args, [schema], schema, renamed);
-}
-
-function keysLeftAt(value: unknown, at: readonly object[], root: object, renamed: (key: string) => string | undefined): string[] {
-  const out: string[] = [];
-  const visit = (v: unknown, at: readonly object[], depth: number): void => {
-    if (depth > 64 || at.length === 0) return;
-    const branches = expandBranches(at, root);
-    if (Array.isArray(v)) {
-      const items = itemSchemas(branches);
-      for (const x of v) visit(x, items, depth + 1);
-      return;
-    }
-    if (v === null || typeof v !== 'object') return;
-    const declared = declaredAt(branches);
-    for (const [k, x] of Object.entries(v)) {
-      const to = renamed(k);
-      if (to !== undefined && to !== k && declared.has(to) && !declared.has(k)) out.push(k);
-      const subs = declared.get(k);
-      if (subs) visit(x, subs, depth + 1);
-    }
-  };
-  visit(value, at, 0);
-  return out;
-}
-
-/** The schemas that hold at one place: each given one, what its `$ref` points at, and its `anyOf`/`oneOf`/`allOf` branches, recursively (each once). */
-function expandBranches(at: readonly object[], root: object): object[] {
-  const out: object[] = [];
-  const seen = new Set<object>();
-  const add = (s: unknown): void => {
-    if (s === null || typeof s !== 'object' || Array.isArray(s) || seen.has(s)) return;
-    seen.add(s);
-    out.push(s);
-    const o = s as Record<string, unknown>;
-    if (typeof o.$ref === 'string') add(resolveLocalRef(root, o.$ref));
-    for (const key of ['anyOf', 'oneOf', 'allOf']) {
-      const list = o[key];
-      if (Array.isArray(list)) for (const b of list) add(b);
-    }
-  };
-  for (const s of at) add(s);
-  return out;
-}

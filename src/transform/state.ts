@@ -1,6 +1,6 @@
 import type { Harness, HookCheck, JsonSchema } from '../harness/types.js';
 import { toolSpellings } from '../harness/tools.js';
-import { TextRewriter } from './identifiers.js';
+import { TextRewriter } from './text-rewriter.js';
 import { dict } from '../util/dict.js';
 import { mapId, type IdMap } from './plan.js';
 import { ownMemo, schemaMemo } from '../util/derived.js';

@@ -2,9 +2,8 @@ import type { z } from 'zod';
 import { HsaError } from '../errors.js';
 import { promptLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
-import { textOf, type Trajectory } from '../trajectory/types.js';
 import { hashState } from '../util/hash.js';
-import type { AnyTransform, TransformClass, TransformContext } from './define.js';
+import type { AnyTransform, VariantMessage, VariantRecord, TransformClass, TransformContext } from './define.js';
 import { composePlans, emptyPlan, type RewritePlan } from './plan.js';
 import { createRng } from './rng.js';
 import { eligibleIdentifiers } from './identifiers.js';
@@ -76,8 +75,15 @@ export function resolveTransforms(
 const recordWords = new WeakMap<object, Set<string>>();
 const NO_WORDS: ReadonlySet<string> = new Set();
 
+/** Plain text of a message content (the same as trajectory/types.ts's `textOf`). */
+function textOf(content: VariantMessage['content']): string {
+  if (content === null || content === undefined) return '';
+  if (typeof content === 'string') return content;
+  return content.map((p) => p.text).join('');
+}
+
 /** Identifier-like words of a record's text, so new names never collide with words already there. */
-function wordsOf(rec: Trajectory | undefined): ReadonlySet<string> {
+function wordsOf(rec: VariantRecord | undefined): ReadonlySet<string> {
   if (!rec) return NO_WORDS;
   const hit = recordWords.get(rec);
   if (hit) return hit;
@@ -108,7 +114,7 @@ const NO_EDITS: RewritePlan = Object.freeze(emptyPlan());
  * verbatim under `--system-prompt locate`): renames leave them, or the variant would show them
  * under their old names. A tool whose source spelling (a dotted name) is mentioned counts too.
  */
-function keptNames(source: Harness, rec: Trajectory | undefined): ReadonlySet<string> {
+function keptNames(source: Harness, rec: VariantRecord | undefined): ReadonlySet<string> {
   const layout = rec ? promptLayout(rec.messages[0]) : undefined;
   if (layout?.kind !== 'slots') return NOTHING_KEPT;
   const kept = new Set<string>();
@@ -126,7 +132,7 @@ function keptNames(source: Harness, rec: Trajectory | undefined): ReadonlySet<st
  */
 export function sampleVariant(
   source: Harness,
-  record: Trajectory | undefined,
+  record: VariantRecord | undefined,
   transforms: readonly ResolvedTransform[],
   seed: string | number,
   variantIndex: number,

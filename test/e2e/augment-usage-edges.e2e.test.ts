@@ -107,7 +107,7 @@ describe('small things a newcomer hit', () => {
     const table = readme.slice(readme.indexOf('## Commands'), readme.indexOf('\n## ', readme.indexOf('## Commands') + 1));
     const row = table.split('\n').find((l) => l.startsWith('| `hsa augment --harness '));
     expect(row, 'a row for hsa augment --harness … -t … -o … -k …').toBeDefined();
-    expect(table).toContain('| `hsa augment --config hsa.yaml [flags]`');
+    expect(row).toContain('`hsa augment --config hsa.yaml [flags]`');
     const form = /^\| `([^`]+)`/.exec(row!)![1]!;
     expect(form).toMatch(/^hsa augment --harness DIR -t traj\.jsonl -o OUT \[-k K\]/);
     const out = path.join(tempDir('hsa-newcomer-'), 'out');

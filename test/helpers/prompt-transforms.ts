@@ -7,7 +7,7 @@ import type { AnyTransform } from '../../src/transform/define.js';
 import { emptyPlan, type RewritePlan } from '../../src/transform/plan.js';
 import { createRng } from '../../src/transform/rng.js';
 import { stateIdentifiers } from '../../src/transform/state.js';
-import { checkRules } from '../../src/trajectory/invariants.js';
+import { checkRules } from '../../src/trajectory/rules-check.js';
 import headingStyle from '../../transforms/prompt/heading-style.js';
 import listStyle from '../../transforms/prompt/list-style.js';
 import mergeSplit from '../../transforms/prompt/merge-split.js';

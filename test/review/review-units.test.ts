@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { diffValues, markChange, pathMatcher, formatChange } from '../../src/review/field-diff.js';
-import { metaLeaks, renameTables, shapeProblems } from '../../src/review/record-checks.js';
+import { renameTables, shapeProblems } from '../../src/review/record-checks.js';
+import { metaLeaks } from '../../src/review/meta-leaks.js';
 import { sectionDiff, splitSections, wordDiff } from '../../src/review/text-diff.js';
 import type { Trajectory } from '../../src/trajectory/types.js';
 import { renameStyle } from '../../src/review/stats.js';

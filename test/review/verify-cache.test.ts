@@ -1,8 +1,9 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
 import type { OpenAiTool } from '../../src/harness/types.js';
-import { LeakScanCache, metaLeaks, renameTables } from '../../src/review/record-checks.js';
-import { TextRewriter } from '../../src/transform/identifiers.js';
+import { renameTables } from '../../src/review/record-checks.js';
+import { LeakScanCache, metaLeaks } from '../../src/review/meta-leaks.js';
+import { TextRewriter } from '../../src/transform/text-rewriter.js';
 import type { Trajectory } from '../../src/trajectory/types.js';
 
 // The old names of these tests' rename tables (distinctive and plain ones).

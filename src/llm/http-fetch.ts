@@ -3,7 +3,7 @@ import https from 'node:https';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 /**
- * The `fetch` the teacher's `openai` client sends with: node:http(s) over a keep-alive agent, the
+ * The `fetch` the endpoint client's `openai` SDK sends with: node:http(s) over a keep-alive agent, the
  * response read whole. Node's built-in fetch (undici with web streams, a Response and AbortSignal
  * plumbing per request) cost the main thread about twice as much per request (measured: ~2.1 ms
  * against ~1.1 ms for a 30 KB chat request), and 64 episodes at 200 ms latency leave it ~3.9 ms
@@ -12,7 +12,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
  * the signal and reject with an `AbortError`, as fetch does, so the client's error classes (and
  * the retry decisions made on them) stay the same.
  */
-export function teacherFetch(): typeof fetch {
+export function endpointFetch(): typeof fetch {
   const agents = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
   const send = (input: RequestInfo | URL, init?: RequestInit): Promise<Response> => {
     const url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : undefined;

@@ -26,6 +26,20 @@ export interface TurnState {
   intent?: string;
 }
 
+/** A new user turn's state: nothing called, no tool round yet. */
+export function newTurn(user: string, intent: string | undefined): TurnState {
+  return { user, called: [], toolRounds: 0, ...(intent !== undefined ? { intent } : {}) };
+}
+
+/**
+ * A hook's feedback as the message it goes in as: on the hook's channel (`system`, else `user`),
+ * named by the prefix and the hook's id. After a tool result (`post_tool_use`) a `tool` channel
+ * goes to the user too (the result itself is the tool message).
+ */
+export function feedbackMessage(f: HookFailure, prefix: string): { role: 'system' | 'user'; name: string; content: string } {
+  return { role: f.hook.channel === 'system' ? 'system' : 'user', name: `${prefix}${f.hook.id}`, content: f.feedback };
+}
+
 function vars(hook: Hook, extra: Record<string, unknown>): Record<string, unknown> {
   const v: Record<string, unknown> = { hook: hook.id, ...extra };
   for (const c of hook.checks) {

@@ -1,37 +1,11 @@
-import { z } from 'zod';
 import { HsaError } from '../errors.js';
-import type { JudgeInput, ReplyJudge } from '../episode/reward.js';
-import type { EpisodeRow } from '../episode/row.js';
-import { TeacherCache } from '../teacher/cache.js';
-import { TeacherRequestError, type TeacherCounters } from '../teacher/errors.js';
-import { OpenAiTeacher, type OpenAiTeacherConfig } from '../teacher/openai.js';
 import { canonicalJson } from '../util/canonical-json.js';
-import { readLocated } from './config.js';
-import type { JudgeConfigFile } from './judge-schema.js';
+import { TeacherCache } from './cache.js';
+import { EndpointClient, requestBody, type EndpointSettings } from './client.js';
+import { TeacherRequestError, type TeacherCounters } from './errors.js';
+import type { Rubric } from './judge-schema.js';
 
-const scaleSchema = z
-  .strictObject({
-    min: z.number().int(),
-    max: z.number().int(),
-    /** What each level means (a few levels are enough; the judge reads them). */
-    levels: z.record(z.string().regex(/^-?\d+$/, 'level keys are integers'), z.string().min(1)),
-  })
-  .refine((s) => s.max > s.min, { message: 'max must be greater than min', path: ['max'] });
-
-export const rubricSchema = z.strictObject({
-  name: z.string().min(1),
-  instructions: z.string().optional(),
-  criteria: z
-    .array(z.strictObject({ id: z.string().regex(/^[a-z][a-z0-9_]*$/, 'ids are lower-case identifiers'), description: z.string().min(1), weight: z.number().positive().optional(), scale: scaleSchema }))
-    .min(1),
-});
-
-export type Rubric = z.infer<typeof rubricSchema>;
-
-/** Read a rubric (YAML or JSON): a missing scale, level or description names its file, line and key. */
-export async function readRubric(file: string): Promise<Rubric> {
-  return (await readLocated(file, rubricSchema, 'rubric')).data;
-}
+export type { Rubric } from './judge-schema.js';
 
 /** What the judge grounds a verdict in: the viewer's message, the evidence, the reference and the reply. */
 export interface JudgeCase {
@@ -67,38 +41,11 @@ export class LabelsError extends HsaError {
 }
 
 export interface JudgeSettings {
-  endpoint: OpenAiTeacherConfig;
+  endpoint: EndpointSettings;
   rubric: Rubric;
   votes: number;
   aggregate: 'majority' | 'mean';
   evidence: 'tool_results' | 'none';
-}
-
-/** Judge settings from a `judge:` section (the rubric read from its file). */
-export async function judgeSettings(j: JudgeConfigFile, over: { votes?: number; aggregate?: string } = {}): Promise<JudgeSettings> {
-  const aggregate = over.aggregate ?? j.aggregate ?? 'majority';
-  if (aggregate !== 'majority' && aggregate !== 'mean') throw new HsaError('HSA_USAGE', `--aggregate: must be majority or mean, not "${aggregate}"`, 2);
-  return {
-    endpoint: {
-      baseUrl: j.base_url,
-      model: j.model,
-      apiKeyEnv: j.api_key_env ?? 'OPENAI_API_KEY',
-      ...(j.temperature !== undefined ? { temperature: j.temperature } : {}),
-      ...(j.top_p !== undefined ? { topP: j.top_p } : {}),
-      ...(j.max_tokens !== undefined ? { maxTokens: j.max_tokens } : {}),
-      // Votes differ by seed (seed + vote index), so a seeded endpoint gives k distinct samples.
-      seed: j.seed ?? 0,
-      ...(j.extra_body ? { extraBody: j.extra_body } : {}),
-      timeoutMs: (j.timeout_s ?? 60) * 1000,
-      maxRetries: j.max_retries ?? 5,
-      ...(j.rpm ? { rpm: j.rpm } : {}),
-      ...(j.tpm ? { tpm: j.tpm } : {}),
-    },
-    rubric: await readRubric(j.rubric),
-    votes: over.votes ?? j.votes ?? 1,
-    aggregate,
-    evidence: j.evidence ?? 'tool_results',
-  };
 }
 
 function systemPrompt(r: Rubric): string {
@@ -158,13 +105,13 @@ function majority(xs: number[]): number {
 }
 
 /**
- * A rubric judge behind an OpenAI-compatible endpoint, through the teacher's client (cache,
+ * A rubric judge behind an OpenAI-compatible endpoint, through the endpoint client (cache,
  * retries, rate limits): k votes, each sent as its own sample (seed + vote index, part of the cache
  * key), read as JSON scores per criterion, aggregated by majority or mean, scaled to [0, 1] and
  * weighted. A vote that cannot be read is dropped; when none can, the case fails.
  */
 export class RubricJudge {
-  private readonly client: OpenAiTeacher;
+  private readonly client: EndpointClient;
   private readonly system: string;
 
   constructor(
@@ -173,7 +120,7 @@ export class RubricJudge {
     counters: TeacherCounters,
     requireCache = false,
   ) {
-    this.client = new OpenAiTeacher(settings.endpoint, new TeacherCache(cacheDir), { requireCache, counters });
+    this.client = new EndpointClient(settings.endpoint, new TeacherCache(cacheDir), { requireCache, counters });
     this.system = systemPrompt(settings.rubric);
   }
 
@@ -184,7 +131,7 @@ export class RubricJudge {
       { role: 'user' as const, content: userPrompt(c, s.evidence === 'tool_results') },
     ];
     const votes = await Promise.all(
-      Array.from({ length: s.votes }, (_, k) => this.client.complete({ messages, tools: [] }, { variantId: 'judge', turn: 0, attempt: 0, forceReply: true, sample: k }).then((r) => readVote(r.content, s.rubric))),
+      Array.from({ length: s.votes }, (_, k) => this.client.complete(requestBody(s.endpoint, { model: s.endpoint.model, messages }, k), k).then((r) => readVote(r.content, s.rubric))),
     );
     const good = votes.filter((v): v is Exclude<typeof v, string> => typeof v !== 'string');
     if (good.length === 0) throw new JudgeAnswerError(`judge ${s.endpoint.model}: no usable vote (${[...new Set(votes as string[])].join('; ')})`);
@@ -207,11 +154,37 @@ export class RubricJudge {
   }
 }
 
+/** What evidenceOf reads of an episode row (src/episode/row.ts): the reference's calls and the replay table. */
+export interface EvidenceRow {
+  replay: readonly { name: string; arguments: unknown; result: string }[];
+  truth: { expectedCalls: readonly JudgedCall[]; turns: readonly { calls: readonly JudgedCall[] }[] };
+}
+
+interface JudgedCall {
+  name: string;
+  arguments: unknown;
+}
+
+/** One reply to score (the reward module's JudgeInput, the fields a rubric judge reads). */
+export interface ReplyInput {
+  rowId: string;
+  turn: number;
+  user: string;
+  reply: string;
+  reference: string;
+}
+
+/** The reward module's reply judge (src/episode/reward.ts ReplyJudge), structurally. */
+export interface ReplyScorer {
+  readonly name: string;
+  score(input: ReplyInput): Promise<number>;
+}
+
 /**
  * The evidence of a turn: the recorded results of the calls the reference made in that turn (what
  * a good reply is grounded in, whether or not the policy made the calls itself).
  */
-export function evidenceOf(row: EpisodeRow, turn: number): string[] {
+export function evidenceOf(row: EvidenceRow, turn: number): string[] {
   const calls = row.truth.turns[turn]?.calls ?? (turn === 0 ? row.truth.expectedCalls : []);
   const out: string[] = [];
   const used = new Set<number>();
@@ -226,10 +199,10 @@ export function evidenceOf(row: EpisodeRow, turn: number): string[] {
 }
 
 /** The reward module's reply judge, backed by a rubric judge; rows are looked up by id for their evidence. */
-export function replyJudge(judge: RubricJudge, rowOf: (id: string) => EpisodeRow | undefined): ReplyJudge {
+export function replyJudge(judge: RubricJudge, rowOf: (id: string) => EvidenceRow | undefined): ReplyScorer {
   return {
     name: `${judge.settings.endpoint.model}/${judge.settings.rubric.name}/k${judge.settings.votes}-${judge.settings.aggregate}`,
-    async score(input: JudgeInput): Promise<number> {
+    async score(input: ReplyInput): Promise<number> {
       const row = rowOf(input.rowId);
       const v = await judge.judge({ user: input.user, reply: input.reply, reference: input.reference, evidence: row ? evidenceOf(row, input.turn) : [] });
       return v.score;

@@ -2,15 +2,15 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { episodeOptions, statePoolFor, variantsOf } from '../output/produce.js';
-import { loadRunInputs, makeTeacher } from '../output/run.js';
+import { episodeOptions, statePoolFor, variantsOf } from './produce.js';
+import { loadRunInputs, makeTeacher } from './setup.js';
 import { hasErrors } from '../problems.js';
 import { checkTrajectory } from '../trajectory/check.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import { readJsonlLines } from '../util/jsonl.js';
-import { TeacherCache } from './cache.js';
-import { CacheMissError, newCounters } from './errors.js';
-import { runEpisode } from './runtime.js';
+import { TeacherCache } from '../llm/cache.js';
+import { CacheMissError, newCounters } from '../llm/errors.js';
+import { runEpisode } from '../teacher/runtime.js';
 
 /** Lines per batch file: the OpenAI Batch API takes at most 50,000 requests a file. */
 export const BATCH_LINES = 50_000;

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runChecker } from './helpers/audit.js';
+import { runChecker } from './helpers/checker.js';
 import { REPO, runHsa } from './helpers/hsa.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
 import { treeHashes } from './helpers/tree.js';

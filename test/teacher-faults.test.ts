@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { faults, withoutCallRetries, type Behaviour, type ChatRequest, type Respond } from './helpers/teacher-server.js';
+import { faults, withoutCallRetries } from './helpers/teacher-behaviours.js';
+import { type Behaviour, type ChatRequest, type Respond } from './helpers/teacher-server.js';
 
 // The fault kinds that spoil a model's tool calls (the fault profile of the recovery tests).
 const tools = [{ type: 'function', function: { name: 'get_item_v2', parameters: { type: 'object', properties: { item_id: { type: 'string' }, n: { type: 'integer' } }, required: ['item_id'] } } }];

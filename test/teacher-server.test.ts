@@ -10,6 +10,8 @@ import {
   faults,
   limitFromFeedback,
   shorteningModel,
+} from './helpers/teacher-behaviours.js';
+import {
   startTeacherServer,
   type Behaviour,
   type ChatRequest,

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runChecker } from '../helpers/audit.js';
+import { runChecker } from '../helpers/checker.js';
 import { REPO } from '../helpers/hsa.js';
 import { augmentWith } from '../helpers/one-transform.js';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';

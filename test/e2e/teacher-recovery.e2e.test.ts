@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { REPO, runHsaAsync, STACK_LINE } from '../helpers/hsa.js';
 import { replayingModel } from '../helpers/replaying-model.js';
-import { canonicalJson, faults, startTeacherServer, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
+import { canonicalJson, faults } from '../helpers/teacher-behaviours.js';
+import { startTeacherServer, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
 import { readJsonl, treeHashes } from '../helpers/tree.js';
 
 afterAll(async () => {

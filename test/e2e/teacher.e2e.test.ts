@@ -5,7 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { HSA_BIN, REPO, runHsaAsync, STACK_LINE } from '../helpers/hsa.js';
 import { replayingModel } from '../helpers/replaying-model.js';
-import { batchResults, faults, startTeacherServer, withoutCallRetries, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
+import { batchResults, faults, withoutCallRetries } from '../helpers/teacher-behaviours.js';
+import { startTeacherServer, type Behaviour, type ChatRequest, type TeacherServer } from '../helpers/teacher-server.js';
 import { readJsonl, treeHashes } from '../helpers/tree.js';
 
 afterAll(removeTempDirs);

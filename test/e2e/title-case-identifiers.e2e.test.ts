@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runChecker } from '../helpers/audit.js';
+import { runChecker } from '../helpers/checker.js';
 import { REPO } from '../helpers/hsa.js';
 import { augmentWith } from '../helpers/one-transform.js';
 import { removeTempDirs } from '../helpers/tmp.js';

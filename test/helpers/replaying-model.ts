@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Behaviour, ChatRequest, Respond } from './teacher-server.js';
-import { canonicalJson, limitFromFeedback } from './teacher-server.js';
+import { canonicalJson, limitFromFeedback } from './teacher-behaviours.js';
 
 /**
  * A stand-in for a real teacher model, for end-to-end tests: it has "learned" a set of reference

@@ -12,7 +12,7 @@ import { resolveTransforms } from '../src/transform/variant.js';
 import { builtinTransforms } from '../transforms/index.js';
 import { builtinWords } from '../src/words/selection.js';
 import { baseHarness } from './helpers/state.js';
-import { hasToken, leaksInBody, leaksInText, tagNames } from './helpers/fidelity.js';
+import { hasToken, leaksInBody, leaksInText, tagNames } from './helpers/output-scanner.js';
 
 /**
  * Generated harnesses whose section titles, sub-headings and list items spell their own tools',

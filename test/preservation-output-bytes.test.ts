@@ -3,14 +3,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, runHsaAsync } from './helpers/hsa.js';
 import { removeTempDirs, tempDir } from './helpers/tmp.js';
-import { distinctive, inOrder, layoutFree, leaksInBody, leaksInText, paragraphOfLines, tokens } from './helpers/fidelity.js';
+import { distinctive, inOrder, layoutFree, leaksInBody, leaksInText, paragraphOfLines, tokens } from './helpers/output-scanner.js';
 
 /**
  * The preservation proof on final output bytes: the real `hsa augment` over the travel-desk
  * fixture (headings that spell tool, skill and parameter names; a loader whose parameter is the
  * plain word `name`; skills full of code spans and JSON examples; procedures in skills and prompt
  * rules), many seeds, the default transform set, pooled and per-record states. What the written
- * JSONL says is read with an independent scanner (test/helpers/fidelity.ts), never the engine's.
+ * JSONL says is read with an independent scanner (test/helpers/output-scanner.ts), never the engine's.
  */
 
 const FIX = path.join(REPO, 'fixtures/fidelity');

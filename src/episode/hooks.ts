@@ -3,7 +3,7 @@ import type { Harness, Hook, HookCheck } from '../harness/types.js';
 import { schemaErrors } from '../util/json-schema.js';
 
 /**
- * Declarative hook checks, evaluated by the agent runtime. Conventions (also in the README):
+ * Declarative hook checks, evaluated by the agent runtime. Conventions (also in docs/harness-format.md, "Hooks"):
  * - a *user turn* starts at a user message that is not hook feedback and not the preamble;
  * - a *tool round* is one assistant message with tool calls; `max_tool_rounds: N` allows N per turn;
  * - `max_chars` counts code points of the reply;

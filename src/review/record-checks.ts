@@ -15,7 +15,7 @@ type Obj = Record<string, unknown>;
 export const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /**
- * The shape of a record of `stage` as the README's Output section documents it. Readers are
+ * The shape of a record of `stage` as docs/output.md documents it. Readers are
  * tolerant of added keys; what is checked is what trainers and the review commands rely on.
  */
 export function shapeProblems(stage: ReviewBucket, v: unknown): RecordProblem[] {

@@ -119,7 +119,7 @@ export function k8sObjects(s: EmitSpec & { image: string; claim: string; backoff
   return { augment, merge };
 }
 
-/** The two Kubernetes manifests as YAML files (applied one after the other; see the README). */
+/** The two Kubernetes manifests as YAML files (applied one after the other; see docs/scale.md). */
 export function k8sFiles(s: Parameters<typeof k8sObjects>[0]): EmittedFile[] {
   const { augment, merge } = k8sObjects(s);
   return [

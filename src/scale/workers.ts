@@ -94,7 +94,7 @@ interface Slabs {
  * `size` threads producing records: the main thread and `size − 1` worker threads. The main thread
  * reads, splits lines, notes ids in input order and writes, and produces the batches the workers
  * have no room for: a thread of its own would cost a heap, its code compiled again and its own
- * state pool, CPU that two cores do not have (see README "Scale").
+ * state pool, CPU that two cores do not have (see docs/scale.md).
  *
  * Bytes cross threads, never objects: a batch's input lines go out as one transferred buffer with
  * their offsets, and its output lines come back as one transferred buffer with their lengths (plus

@@ -46,3 +46,13 @@ export type CallFailureKind = 'teacher_invalid_call' | 'teacher_unknown_tool' | 
 export function isRecoverable(kind: TeacherRejectKind): boolean {
   return kind !== 'teacher_request_refused';
 }
+
+/** A failure that ends a teacher-mode episode attempt with a kind and a reason (not an error of hsa). */
+export class EpisodeRejected extends Error {
+  constructor(
+    readonly kind: TeacherRejectKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}

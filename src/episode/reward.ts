@@ -1,5 +1,6 @@
 import { getPath } from '../util/path.js';
-import { rowRuntime, type CallRecord, type Episode } from './episode.js';
+import type { CallRecord, Episode } from './episode.js';
+import { rowRuntime } from './world.js';
 import { splitReasoning, type TokenCounter, type TokenizerName } from './tokens.js';
 
 /**

@@ -53,8 +53,9 @@ describe("the README's walk from logs to a verl export", () => {
     // Another test may hold the README's port; the walk is the same on any.
     const port = String(await freePort());
     const body = script.replaceAll('8808', port);
-    // The README says to stop the server when done; the trap does so even when a step fails.
-    const wrapped = `trap 'kill $(jobs -p) 2>/dev/null' EXIT\nset -e\n${body}\nnode -e 'fetch("http://127.0.0.1:${port}/health").then(async (r) => console.log("health", await r.text()))'\n`;
+    // The README says to stop the server when done; the trap does so even when a step fails. The
+    // server may still be starting when the last export ends (a loaded machine): ask for a minute.
+    const wrapped = `trap 'kill $(jobs -p) 2>/dev/null' EXIT\nset -e\n${body}\nnode -e 'const ask = (n) => fetch("http://127.0.0.1:${port}/health").then(async (r) => console.log("health", await r.text()), (e) => { if (n === 0) throw e; return new Promise((ok) => setTimeout(ok, 250)).then(() => ask(n - 1)); }); ask(240)'\n`;
     const r = spawnSync('bash', ['-c', wrapped], {
       cwd: dir,
       encoding: 'utf8',

@@ -155,7 +155,7 @@ function inlineRecord(i, shared) {
   const again = shared.length > 0 && chance(0.25) ? pick(shared) : null;
   const domain = again ? again.domain : pick(['airline', 'retail']);
   let tools = again?.tools;
-  let system = again ? again.system : chance(0.75) ? pick(SYSTEMS[domain]) : null;
+  const system = again ? again.system : chance(0.75) ? pick(SYSTEMS[domain]) : null;
   if (!tools) {
     const pool = TOOLS[domain];
     const lookupKey = `${domain === 'airline' ? 'get_booking' : 'find_order'}_${pick(['a', 'b'])}`;

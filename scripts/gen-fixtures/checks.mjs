@@ -15,7 +15,7 @@ export function checkRecord(rec) {
   let lastUserIdx = -1;
   let toolsSinceUser = new Set();
   let rounds = 0;
-  let pending = new Map();
+  const pending = new Map();
   const seen = new Set();
   for (let i = 1; i < msgs.length; i++) {
     const m = msgs[i];

@@ -106,7 +106,7 @@ function sizeLine(size: { input_bytes: number; output_bytes: number; bytes_per_i
 
 /** `3 call retries (teacher_invalid_call ×2, …), 1 episode re-run, 2 variants recovered`. */
 function recoveryLine(teacher: Record<string, unknown>): string {
-  const n = (k: string) => (typeof teacher[k] === 'number' ? (teacher[k] as number) : 0);
+  const n = (k: string) => (typeof teacher[k] === 'number' ? (teacher[k]) : 0);
   const byKind = Object.entries((teacher.recovery ?? {}) as Record<string, number>);
   const kinds = (prefix: string) => byKind.filter(([k]) => k.startsWith(prefix)).map(([k, v]) => `${k.slice(prefix.length)} ×${v}`).join(', ');
   const retries = kinds('call_retry.');

@@ -28,7 +28,7 @@ export async function transformsCommand(opts: TransformsOptions, io: Io): Promis
     lines.push(`  ${r.description}`);
     const props = ((r.options as { properties?: Record<string, { description?: string }> } | null)?.properties) ?? {};
     for (const [key, value] of Object.entries(r.defaults)) {
-      lines.push(`  --${key.padEnd(10)} default ${JSON.stringify(value)}${props[key]?.description ? `  ${props[key]!.description}` : ''}`);
+      lines.push(`  --${key.padEnd(10)} default ${JSON.stringify(value)}${props[key]?.description ? `  ${props[key].description}` : ''}`);
     }
   }
   io.out(`${lines.join('\n')}\n`);

@@ -96,7 +96,7 @@ export class ParquetSink {
     private readonly rowGroup = ROW_GROUP,
   ) {
     // hyparquet-writer's file writer flushes every ~1 MB, so a file never sits whole in memory.
-    this.writer = new ParquetWriter({ writer: fileWriter(`${path.join(root, file)}.tmp`), schema: schema as never, createdBy: 'hsa' });
+    this.writer = new ParquetWriter({ writer: fileWriter(`${path.join(root, file)}.tmp`), schema: schema, createdBy: 'hsa' });
     this.columns = topLevelColumns(schema);
   }
 

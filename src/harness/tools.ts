@@ -63,7 +63,7 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
       tool: {
         name: openAiSafeName(f.name),
         description: f.description ?? '',
-        parameters: f.parameters === undefined ? { type: 'object', properties: {} } : jsonSchemaTypes(f.parameters as JsonSchema),
+        parameters: f.parameters === undefined ? { type: 'object', properties: {} } : jsonSchemaTypes(f.parameters),
         sourceName: f.name,
         sourceFormat: 'openai',
       },
@@ -76,7 +76,7 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
     const tool: Tool = {
       name: openAiSafeName(t.name),
       description: t.description ?? '',
-      parameters: jsonSchemaTypes(t.inputSchema as JsonSchema),
+      parameters: jsonSchemaTypes(t.inputSchema),
       sourceName: t.name,
       sourceFormat: 'mcp',
     };

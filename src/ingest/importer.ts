@@ -163,7 +163,7 @@ export function openAiToolOf(v: unknown, path: string): OpenAiTool {
     throw new ConvertError(`${path}.type`, `"${String(v.type)}" is a server tool with no input schema; only function tools can be imported`);
   }
   // Arguments are always an object: an untyped schema says so (harness tools must be object schemas).
-  const schema = params === undefined || params === null ? { type: 'object', properties: {} } : (params as Obj).type === undefined ? { type: 'object', ...(params as Obj) } : (params as Obj);
+  const schema = params === undefined || params === null ? { type: 'object', properties: {} } : (params).type === undefined ? { type: 'object', ...(params) } : (params);
   const fn: OpenAiTool['function'] = { name, description: typeof f.description === 'string' ? f.description : '', parameters: schema };
   return { type: 'function', function: fn };
 }

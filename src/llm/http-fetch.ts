@@ -20,7 +20,7 @@ export function endpointFetch(): typeof fetch {
     if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || (body != null && typeof body !== 'string')) return fetch(input, init);
     return request(url, init!, body == null ? undefined : Buffer.from(body), agents[url.protocol], true);
   };
-  return send as typeof fetch;
+  return send;
 }
 
 function abortError(): Error {

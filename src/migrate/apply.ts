@@ -8,7 +8,7 @@ import { PREAMBLE_NAME, rewriteTrajectory } from '../trajectory/rewrite.js';
 import { applyArgOps } from '../transform/plan.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
-import { textOf, type Message, type ToolCall, type Trajectory } from '../trajectory/types.js';
+import { textOf, type ToolCall, type Trajectory } from '../trajectory/types.js';
 import { mappingFor, type CompiledMapping, type CompiledPlan } from './compile.js';
 
 /** Why a record was not carried: a closed set of kinds; the detail and the plan entry stay in the reject. */
@@ -71,7 +71,7 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
     if (inner.some((t) => t !== sep)) return reject('prompt_layout', 'text of the record between located sections of A has no place in B (only text before the first and after the last section is kept)');
     const ids = renderedSections(b, source.context ?? {}).map((s) => s.id);
     const bSep = b.promptStyle?.separator ?? b.separator;
-    const first = { ...source.messages[0]! } as Message;
+    const first = { ...source.messages[0]! };
     setPromptLayout(first, { kind: 'slots', ids, outer: [layout.outer[0] ?? '', ...ids.slice(1).map(() => bSep), layout.outer[layout.outer.length - 1] ?? ''] });
     input = { ...source, messages: [first, ...source.messages.slice(1)] };
     located = true;

@@ -32,7 +32,7 @@ export function buildDiff(plan: MigrationPlan, a: Harness, b: Harness): DiffView
   const tools: DiffRow[] = plan.tools.map((e) => {
     if (e.split) {
       const notes = Object.entries(e.split.cases).map(([v, c]) => (c ? `${e.split!.by} = "${v}" → ${c.to}${mappingNotes(c).map((n) => `; ${n}`).join('')}` : `${e.split!.by} = "${v}": no tool in B`));
-      return { kind: 'split', from: e.from, to: Object.values(e.split.cases).filter((c) => c !== null).map((c) => c!.to).join(', '), score: e.score, notes };
+      return { kind: 'split', from: e.from, to: Object.values(e.split.cases).filter((c) => c !== null).map((c) => c.to).join(', '), score: e.score, notes };
     }
     if (!e.map) return { kind: 'removed', from: e.from, to: null, notes: [] };
     const notes = mappingNotes(e.map);

@@ -139,7 +139,7 @@ function findSplit(a: Tool, bs: readonly Tool[]): ToolEntry | null {
       const p = mapObject(rest, best.b.parameters);
       total += 0.5 * best.desc + 0.5 * p.score;
       cases[v] = { to: best.b.name, params: p.params, values: p.values, fill: {}, needs: p.needs };
-      evidence.push(`${by} = "${v}" → ${best.b.name} (its name holds "${v}", description ${round2(best.desc)}, parameters ${round2(p.score)})`, ...p.evidence.map((e) => `${best!.b.name}: ${e}`));
+      evidence.push(`${by} = "${v}" → ${best.b.name} (its name holds "${v}", description ${round2(best.desc)}, parameters ${round2(p.score)})`, ...p.evidence.map((e) => `${best.b.name}: ${e}`));
     }
     if (found >= 2) return { from: a.name, split: { by, cases }, score: round2(total / found), evidence: [`split by "${by}": its values name ${found} tools of B`, ...evidence] };
   }

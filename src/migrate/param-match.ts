@@ -76,7 +76,7 @@ function compatibleTypes(ta: string, tb: string): boolean {
 
 /** A schema's string `enum`, or null. */
 export function enumOf(s: JsonSchema): string[] | null {
-  return Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string') ? (s.enum as string[]) : null;
+  return Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string') ? (s.enum) : null;
 }
 
 /** Match two object schemas' properties (recursively into objects both sides have). */

@@ -63,7 +63,7 @@ export async function proposeMatches(plan: MigrationPlan, a: Harness, b: Harness
     let response = (await cache.get(key)) as { choices?: { message?: { content?: string | null } }[] } | undefined;
     if (!response) {
       try {
-        response = (await client.chat.completions.create(body as never)) as unknown as typeof response;
+        response = await client.chat.completions.create(body as never);
       } catch (e) {
         throw new HsaError('HSA_TEACHER_UNAVAILABLE', `--model-url ${s.url}: ${(e as Error).message.split('\n')[0]}`, 1);
       }
@@ -91,7 +91,7 @@ function parseAnswer(text: string): { match: string | null; reason: string } | n
   try {
     const v = JSON.parse(m[0]) as { match?: unknown; reason?: unknown };
     if (v.match !== null && typeof v.match !== 'string') return null;
-    return { match: v.match as string | null, reason: typeof v.reason === 'string' ? v.reason : '' };
+    return { match: v.match, reason: typeof v.reason === 'string' ? v.reason : '' };
   } catch {
     return null;
   }

@@ -233,7 +233,7 @@ export async function runParts(shared: PartContext, files: readonly string[], op
     await workers?.close();
     // Answers already paid for are kept for the rerun.
     await shared.settle().catch(() => undefined);
-    if (job && !('skip' in job)) await (job as PartJob).abort();
+    if (job && !('skip' in job)) await (job).abort();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw e;
   }

@@ -14,7 +14,7 @@ import { setFormatMode } from '../util/json-schema.js';
 export async function runTransforms(cfg: RunConfig): Promise<{ transforms: ResolvedTransform[]; words: WordLists }> {
   const registry = await loadRegistry(cfg.plugins);
   const transforms = heldOut(resolveTransforms(registry, cfg.transforms, cfg.teacher.mode === 'rewrite' ? 'rewrite' : 'teacher'), cfg, Object.keys(registry));
-  const merged = mergeWordLists(builtinWords, cfg.words as Partial<WordLists> | undefined);
+  const merged = mergeWordLists(builtinWords, cfg.words);
   const words = cfg.split ? splitWordLists(merged, cfg.split) : merged;
   setFormatMode(cfg.formats);
   return { transforms, words };

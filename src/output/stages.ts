@@ -55,7 +55,7 @@ export function trainerMessages(messages: readonly Message[], args: RunConfig['a
   return messages.map((m) => {
     // A message already in trainer shape is passed on as the same object (never modified), so
     // its JSON can be reused by every record that shows it (see messagesWriter).
-    if (typeof m.content === 'string' && !(m.role === 'assistant' && m.tool_calls)) return m as unknown as Record<string, unknown>;
+    if (typeof m.content === 'string' && !(m.role === 'assistant' && m.tool_calls)) return m;
     const out: Record<string, unknown> = { ...m };
     if ('content' in m) out.content = textOf(m.content);
     if (m.role === 'assistant' && m.tool_calls) {

@@ -332,8 +332,8 @@ export function manifestChanges(a: Manifest, b: Manifest): ManifestChange[] {
   const tA = byKey(a.transforms ?? [], 'id');
   const tB = byKey(b.transforms ?? [], 'id');
   for (const id of union(tA, tB)) {
-    const x = tA.get(id) as Manifest['transforms'] extends (infer T)[] | undefined ? T | undefined : never;
-    const y = tB.get(id) as typeof x;
+    const x = tA.get(id);
+    const y = tB.get(id);
     if (!x || !y) cmpAt(`transforms[${id}]`, x ? `version ${x.version}` : undefined, y ? `version ${y.version}` : undefined);
     else {
       cmpAt(`transforms[${id}].version`, x.version, y.version);

@@ -80,7 +80,7 @@ export class StateRebuilder {
     if (problems.length) throw new HsaError('HSA_USAGE', `cannot rebuild the run's harness states:\n${problems.join('\n')}`, 2);
     const teacherMode = (cfg.teacher as { mode?: string } | undefined)?.mode ?? 'rewrite';
     const transforms = resolveTransforms(registry, Object.fromEntries(listed.map((t) => [t.id, t.options ?? {}])), teacherMode === 'rewrite' ? 'rewrite' : 'teacher');
-    const words = mergeWordLists(builtinWords, (cfg.words ?? undefined) as Partial<WordLists> | undefined);
+    const words = mergeWordLists(builtinWords, (cfg.words ?? undefined));
     const seed = String(manifest.seed ?? cfg.seed ?? '0');
     const poolSize = typeof cfg.state_pool === 'number' ? cfg.state_pool : 0;
     return { transforms, words, seed, poolSize };

@@ -146,7 +146,7 @@ export async function buildShow(opts: ShowOptions): Promise<ShowView> {
   if (sources && sourceId) {
     const s = await sources.get(sourceId);
     if (s) {
-      sourceMessages = trainerMessages(s.record.messages, 'object') as Obj[];
+      sourceMessages = trainerMessages(s.record.messages, 'object');
       view.source = { from: 'sources', file: s.file, line: s.line };
     }
   }

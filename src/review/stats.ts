@@ -266,7 +266,7 @@ export async function runStats(opts: StatsOptions): Promise<StatsReport> {
   return {
     out: opts.out,
     stages,
-    totals: (manifest.totals ?? {}) as Record<string, number>,
+    totals: (manifest.totals ?? {}),
     counts_match_manifest: warnings.length === 0,
     rejects: { by_reason: { ...(manifest.reject_reasons ?? {}) }, by_kind: byKind },
     variants,

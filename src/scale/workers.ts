@@ -196,7 +196,7 @@ export class WorkerPool implements PartPool {
         if (!dup) return out;
         // The record is written as a reject made here; its output from the thread is dropped.
         this.written(b);
-        return this.hooks.produceHere({ file, line, text: b.input.toString('utf8', b.meta[i * 4 + 1]!, b.meta[i * 4 + 1]! + b.meta[i * 4 + 2]!) }, pos, partIndex, dup);
+        return this.hooks.produceHere({ file, line, text: b.input.toString('utf8', b.meta[i * 4 + 1], b.meta[i * 4 + 1]! + b.meta[i * 4 + 2]!) }, pos, partIndex, dup);
       })
       .finally(() => this.noteDone(b));
     this.noted = done.catch(() => undefined);

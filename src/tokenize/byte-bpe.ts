@@ -160,7 +160,6 @@ export class ByteBpeCounter {
 
   /** Tokens of a text that holds no added token. */
   count(text: string): number {
-    // eslint-disable-next-line no-control-regex
     const s = /[^\x00-\x7f]/.test(text) ? text.normalize('NFC') : text;
     let n = 0;
     for (let i = 0; i < s.length; ) {

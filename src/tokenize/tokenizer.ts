@@ -344,7 +344,7 @@ export function describeTokenizerSpec(spec: string): string {
 export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
   let dir: string;
   if (BUILTIN[spec]) {
-    dir = path.dirname(createRequire(import.meta.url).resolve(BUILTIN[spec]!));
+    dir = path.dirname(createRequire(import.meta.url).resolve(BUILTIN[spec]));
   } else {
     dir = spec;
     const st = await stat(dir).catch(() => null);
@@ -378,7 +378,7 @@ export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
   const fast = bpe ? ByteBpeCounter.of(bpe) : null;
   const general = (json: unknown): Encoder => {
     try {
-      return TokenizerLoader.fromPreTrained({ tokenizerJSON: json as never, tokenizerConfig: config as never }) as unknown as Encoder;
+      return TokenizerLoader.fromPreTrained({ tokenizerJSON: json as never, tokenizerConfig: config });
     } catch (e) {
       throw new UnreadableInputError(`${tokenizerFile}: not a tokenizer this build can load (${(e as Error).message})`);
     }

@@ -57,7 +57,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
     }
   }
 
-  const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, (t.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema])) : null;
+  const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, (t.function.parameters ?? { type: 'object', properties: {} })])) : null;
 
   const prefix = h.hookMessages.namePrefix;
   const seenCallIds = new Set<string>();
@@ -113,7 +113,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
   // function-calling sets are made of such records (the final calls are the target). Only calls of
   // the last message, none of them answered, are accepted open; anything else is a missing answer.
   const last = rec.messages.length - 1;
-  const finalCalls = rec.messages[last]?.role === 'assistant' ? (rec.messages[last]!.tool_calls?.length ?? 0) : 0;
+  const finalCalls = rec.messages[last]?.role === 'assistant' ? (rec.messages[last].tool_calls?.length ?? 0) : 0;
   const finalTarget = finalCalls > 0 && open.size === finalCalls && [...open.values()].every((j) => j === last);
   if (!finalTarget) for (const [id, j] of open) add(`messages.${j}.tool_calls`, `tool call "${id}" has no tool message answering it`);
 

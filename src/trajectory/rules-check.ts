@@ -1,6 +1,6 @@
 import { normaliseUnit, restyleSection, sectionLists, sectionUnits } from '../harness/markdown.js';
 import type { Harness } from '../harness/types.js';
-import { TextRewriter } from '../transform/text-rewriter.js';
+import type { TextRewriter } from '../transform/text-rewriter.js';
 import type { RewritePlan } from '../transform/plan.js';
 import { textRewriterFor } from './rewrite.js';
 import { ownMemo, pairMemo } from '../util/derived.js';

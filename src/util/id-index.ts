@@ -51,7 +51,7 @@ export class IdIndex {
       const e = this.table[slot]!;
       if (e === 0) break;
       const i = e - 1;
-      if (this.hashes[i] === h && this.lengths[i] === len && this.arena.compare(this.arena, at, at + n, this.offsets[i]!, this.offsets[i]! + n) === 0) {
+      if (this.hashes[i] === h && this.lengths[i] === len && this.arena.compare(this.arena, at, at + n, this.offsets[i], this.offsets[i]! + n) === 0) {
         return `${this.files[this.fileOf[i]!]}:${this.lines[i]}`;
       }
       slot = (slot + 1) & mask;

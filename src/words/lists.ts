@@ -28,7 +28,7 @@ export function mergeInto(base: WordLists, next: Partial<WordLists>, mode: (key:
     const replace = mode(key) === 'replace';
     switch (key) {
       case 'synonyms':
-        out.synonyms = replace ? new Map(next.synonyms!) : mergeSynonyms(base.synonyms, next.synonyms!);
+        out.synonyms = replace ? new Map(next.synonyms) : mergeSynonyms(base.synonyms, next.synonyms!);
         break;
       case 'distractorTools':
         out.distractorTools = replace ? [...next.distractorTools!] : uniqBy([...base.distractorTools, ...next.distractorTools!], (t) => t.name);

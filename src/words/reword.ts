@@ -42,7 +42,7 @@ const IRREGULAR: Record<string, string> = { have: 'has', be: 'is', do: 'does', g
 
 /** get → gets, fetch → fetches, query → queries. */
 export function thirdPerson(base: string): string {
-  if (IRREGULAR[base]) return IRREGULAR[base]!;
+  if (IRREGULAR[base]) return IRREGULAR[base];
   if (/(?:s|sh|ch|x|z|o)$/.test(base)) return `${base}es`;
   if (/[^aeiou]y$/.test(base)) return `${base.slice(0, -1)}ies`;
   return `${base}s`;

@@ -86,7 +86,7 @@ export function resolveWordsConfig(
   if (words) {
     const inline: Record<string, unknown> = {};
     for (const key of Object.values(LIST_KEYS)) if (words[key] !== undefined) inline[key] = words[key];
-    if (Object.keys(inline).length) sources.push({ inline: inline as PackLists, ...(words.mode !== undefined ? { mode: words.mode } : {}) });
+    if (Object.keys(inline).length) sources.push({ inline: inline, ...(words.mode !== undefined ? { mode: words.mode } : {}) });
   }
   return { sources };
 }
@@ -144,7 +144,7 @@ export function builtinWordLists(name: BuiltinPack = 'default'): WordLists {
 export function mergeWordLists(base: WordLists, extra: Partial<WordLists> | WordsSelection | undefined | null): WordLists {
   if (!extra) return base;
   if (isWordsSelection(extra)) return wordListsOf(extra);
-  return mergeInto(base, extra as Partial<WordLists>);
+  return mergeInto(base, extra);
 }
 
 let lists: WordLists | undefined;

@@ -64,7 +64,7 @@ export function harnessInventory(h: Harness): string {
     for (const s of h.skills) lines.push(`- ${s.id}: ${s.description.trim()}`);
   }
   const words = new Set<string>();
-  for (const name of [...h.tools.map((t) => t.name), ...h.skills.map((s) => s.id), ...h.tools.flatMap((t) => Object.keys((t.parameters.properties ?? {}) as object))]) for (const w of splitWords(name)) words.add(w);
+  for (const name of [...h.tools.map((t) => t.name), ...h.skills.map((s) => s.id), ...h.tools.flatMap((t) => Object.keys((t.parameters.properties ?? {})))]) for (const w of splitWords(name)) words.add(w);
   lines.push('', `Identifier words: ${[...words].sort().join(', ')}`);
   return lines.join('\n');
 }

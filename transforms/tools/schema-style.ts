@@ -101,7 +101,7 @@ function restyle(tool: Tool, style: Restyle, rng: Rng, taken: (n: string) => boo
       let toEnum = false;
       visitProps(s, (p) => {
         if (Array.isArray(p.enum) && p.enum.every((v) => typeof v === 'string') && !('oneOf' in p)) {
-          const values = p.enum as string[];
+          const values = p.enum;
           delete p.enum;
           p.oneOf = values.map((v) => ({ const: v }));
           toOneOf = true;

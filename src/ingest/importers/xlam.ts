@@ -140,8 +140,8 @@ function xlamTool(t: unknown, path: string, marksOptional: boolean): OpenAiTool 
     if (!listed && isRequired) required.push(name);
   }
   for (const r of listed ?? []) {
-    if (!Object.hasOwn(properties, r as string)) throw new ConvertError(`${path}.required`, `"${String(r)}" is not a parameter`);
-    required.push(r as string);
+    if (!Object.hasOwn(properties, r)) throw new ConvertError(`${path}.required`, `"${String(r)}" is not a parameter`);
+    required.push(r);
   }
   const schema: JsonSchema = { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
   return openAiToolOf({ name: t.name, description: t.description, parameters: schema }, path);

@@ -365,7 +365,7 @@ if (val.ok) {
 }
 for (const r of await (await import('./bench/fixture-shape.mjs')).fixtureShapeRows({ data: DATA, mb: Number(opt('--fixture-mb', 64)), log, errors })) row(...r);
 for (const r of await (await import('./bench/inline-tools.mjs')).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 20000)), runs: Math.max(1, Number(opt('--inline-runs', 2))), log, errors })) row(...r);
-for (const r of await (await import('./bench/output-size.mjs')).outputSizeRows({ data: DATA, log, errors })) row(...r);
+for (const r of (await import('./bench/output-size.mjs')).outputSizeRows({ data: DATA, log, errors })) row(...r);
 for (const r of await (await import('./bench/migrate.mjs')).migrateRows({ data: DATA, log })) row(...r);
 
 await (await import('./bench/review.mjs')).benchReview({ runHsa, row, rel, fmtNum, log, errors, aug, big, outDir: path.join(DATA, 'out'), bigOutDir: big && big.file !== mainFile ? path.join(DATA, 'out-big') : path.join(DATA, 'out') });

@@ -75,7 +75,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     let now = '';
     try {
       now = readFileSync(doc, 'utf8');
-    } catch {}
+    } catch {
+      // no doc yet: written below
+    }
     if (now !== text) {
       process.stderr.write('docs/config.md is stale: run node scripts/docs-config.mjs\n');
       process.exit(1);

@@ -62,7 +62,7 @@ function pydanticSchema(rng: Rng, name: string): Json {
       // A model inside the model, Optional.
       const inner = models[1]!;
       defs[inner] = objectOf(rng, 1 + rng.int(2), inner);
-      (model.properties as Json).detail = { anyOf: [ref(inner), { type: 'null' }], default: null };
+      (model.properties).detail = { anyOf: [ref(inner), { type: 'null' }], default: null };
     }
     defs[m] = model;
     const uses = [() => ref(m), () => ({ items: ref(m), title: 'Items', type: 'array' }), () => ({ anyOf: [ref(m), { type: 'null' }], default: null })];
@@ -239,7 +239,7 @@ const MUTATIONS: Record<string, Mutation> = {
         const args = argsOf(c) as Json;
         const key = Object.keys(args).find((k) => typeof args[k] === 'string' || typeof args[k] === 'number');
         if (key === undefined) continue;
-        args[key] = typeof args[key] === 'string' ? `${args[key] as string}!` : (args[key] as number) + 1;
+        args[key] = typeof args[key] === 'string' ? `${args[key]}!` : (args[key] as number) + 1;
         setArgs(c, args);
         return `${c.function.name}.${key}`;
       }

@@ -5,7 +5,7 @@ import { readPolicyMessage } from '../src/episode/message.js';
 import { parseRow } from '../src/episode/row.js';
 import type { Hook } from '../src/harness/types.js';
 import { rlRecord, type StageInput } from '../src/output/stages.js';
-import type { Message, Trajectory } from '../src/trajectory/types.js';
+import type { Message } from '../src/trajectory/types.js';
 import { baseHarness } from './helpers/state.js';
 
 // An RL row as rlRecord writes it, read back by the episode core: the row alone runs the episode.
@@ -32,7 +32,7 @@ const tool = { name: 'promo', description: 'Promotions.', parameters: { type: 'o
 function row(hooks: Hook[], intent = 'discount') {
   const x: StageInput = {
     id: 'o~v0',
-    record: { id: 'o', messages, meta: { intent } } as Trajectory,
+    record: { id: 'o', messages, meta: { intent } },
     state: baseHarness({ hooks, tools: [tool] }),
     provenance: { source_id: 'o', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
     ordinal: 4,
@@ -49,7 +49,7 @@ describe('RL rows run as episodes', () => {
     expect(JSON.parse((plain.extra_info as { env: string }).env).intent).toBe('discount');
     expect(parseRow(plain, 0).intent).toBe('discount');
     // A record without an intent: no key, not an empty one.
-    const none = rlRecord({ id: 'n~v0', record: { id: 'n', messages } as Trajectory, state: baseHarness({ tools: [tool] }), provenance: { source_id: 'n', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' }, ordinal: 0 }, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
+    const none = rlRecord({ id: 'n~v0', record: { id: 'n', messages }, state: baseHarness({ tools: [tool] }), provenance: { source_id: 'n', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' }, ordinal: 0 }, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
     expect(JSON.parse((none.extra_info as { env: string }).env)).not.toHaveProperty('intent');
     const withGate = row([gate]);
     expect(JSON.parse((withGate.extra_info as { env: string }).env).intent).toBe('discount');

@@ -84,7 +84,7 @@ describe('hsa judge calibrate', () => {
 
   it('bad input: a rubric with a missing scale, labels whose ids are not in the set', async () => {
     const rubric = path.join(tmp.dir, 'no-scale.yaml');
-    writeFileSync(rubric, readFileSync(RUBRIC, 'utf8').replace(/(- id: helpful\n.*\n.*\n)    scale:\n(      .*\n)+/, '$1'));
+    writeFileSync(rubric, readFileSync(RUBRIC, 'utf8').replace(/(- id: helpful\n.*\n.*\n) {4}scale:\n( {6}.*\n)+/, '$1'));
     const bad = path.join(tmp.dir, 'bad.yaml');
     writeFileSync(bad, `set: [${set}]\njudge:\n  base_url: http://127.0.0.1:9/v1\n  model: m\n  rubric: ${rubric}\n`);
     const r1 = runHsa(['judge', 'calibrate', '--config', bad, '--labels', LABELS]);

@@ -106,7 +106,7 @@ describe('augment --split', () => {
 
   it('a held-out transform is off in train and on in eval; a bad split is an error', async () => {
     const cfg = path.join(tmp.dir, 'holdout.yaml');
-    writeFileSync(cfg, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8').replace(/^harness: harness/m, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`).replace(/^trajectories:\n  - "\*\.jsonl"/m, `trajectories:\n  - ${path.join(tmp.dir, 'dev.jsonl')}`).replace(/^general: .*$/m, 'general: null').replace(/^out: .*$/m, `out: ${path.join(tmp.dir, 'h')}`)}\nsplit_holdout: [tools.schema-style]\n`);
+    writeFileSync(cfg, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8').replace(/^harness: harness/m, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`).replace(/^trajectories:\n {2}- "\*\.jsonl"/m, `trajectories:\n  - ${path.join(tmp.dir, 'dev.jsonl')}`).replace(/^general: .*$/m, 'general: null').replace(/^out: .*$/m, `out: ${path.join(tmp.dir, 'h')}`)}\nsplit_holdout: [tools.schema-style]\n`);
     for (const split of ['train', 'eval']) {
       const out = path.join(tmp.dir, `h-${split}`);
       const r = runHsa(['augment', '--no-gzip', '--config', cfg, '--split', split, '--out', out, '--stages', 'rl', '--quiet', '--force']);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveRunConfig, type RunConfig } from '../src/config/augment-config.js';
 import { opdRecords, opdShownMessages, sftRecord, type StageInput } from '../src/output/stages.js';
-import type { Message, Trajectory } from '../src/trajectory/types.js';
+import type { Message } from '../src/trajectory/types.js';
 import { baseHarness } from './helpers/state.js';
 
 // OPD prompt selection (docs/output.md, "OPD prompts"): an output record keeps `opd.prompts` of its
@@ -27,7 +27,7 @@ function input(source: string, variant: number | 'src', messages: Message[]): St
   const id = `${source}~${variant === 'src' ? 'src' : `v${variant}`}`;
   return {
     id,
-    record: { id: source, messages } as Trajectory,
+    record: { id: source, messages },
     state: baseHarness(),
     provenance: { source_id: source, source_file: 'f.jsonl', source_line: 1, variant, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
     ordinal: 0,
@@ -95,7 +95,7 @@ describe('OPD prompt selection', () => {
     const taken = new Set(Array.from({ length: 7 }, (_, v) => cuts(input('a', v, msgs), cfg)[0]));
     const src = cuts(input('a', 'src', msgs), cfg);
     expect(src).toHaveLength(1);
-    expect(taken.has(src[0]!)).toBe(false);
+    expect(taken.has(src[0])).toBe(false);
   });
 
   it('the messages the writer may share with the SFT line are those of the chosen prompts only', () => {

@@ -151,7 +151,7 @@ describe('output checks on records with their own tools', () => {
       const broken = (extra: Record<string, unknown>): Trajectory => {
         const rec = copy(v.record);
         const t = rec.tools!.find((x) => x.function.name === name)!;
-        t.function.parameters = { ...t.function.parameters, properties: { ...(t.function.parameters.properties as object), bad: extra } } as typeof t.function.parameters;
+        t.function.parameters = { ...t.function.parameters, properties: { ...(t.function.parameters.properties as object), bad: extra } };
         const call = calls(rec)[0]!;
         call.function.arguments = JSON.stringify({ ...(JSON.parse(call.function.arguments) as object), bad: 'x' });
         return rec;

@@ -39,7 +39,7 @@ const sourceTools = (JSON.parse(readFileSync(path.join(FIX, 'harness/tools/tools
   params: Object.keys((t.function.parameters.properties as Json) ?? {}),
 }));
 
-let records: Rec[] = [];
+const records: Rec[] = [];
 let rejects = 0;
 
 beforeAll(async () => {

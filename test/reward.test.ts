@@ -96,7 +96,7 @@ describe('reasoning-length penalty', () => {
     expect(counter.count(reasoning)).toBe(L);
     const ep = new Episode(row());
     ep.step(msg({ ...reference[0], reasoning_content: reasoning }));
-    ep.step(msg({ role: 'assistant', content: `<think>${reasoning}</think>${reference[1]!.content as string}` }));
+    ep.step(msg({ role: 'assistant', content: `<think>${reasoning}</think>${reference[1]!.content}` }));
     const r = await scoreEpisode(ep, DEFAULT_REWARD_CONFIG, counter);
     expect(r.detail.reasoning.per_message.map((m) => m.tokens)).toEqual([L, L]);
     expect(r.components.reasoning_penalty).toBe(q === 0 ? 0 : -0.1 * q);

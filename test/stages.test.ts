@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunConfig } from '../src/config/augment-config.js';
 import { opdRecords, opdShownMessages, rlRecord, sftRecord, trainerMessages, type StageInput } from '../src/output/stages.js';
 import { callArgs, NOT_JSON, withArgs } from '../src/util/call-args.js';
-import type { Message, Trajectory } from '../src/trajectory/types.js';
+import type { Message } from '../src/trajectory/types.js';
 import { renderTools } from '../src/harness/render.js';
 import { lineText, messagesWriter, recordLine } from '../src/util/json-out.js';
 import { baseHarness } from './helpers/state.js';
@@ -29,7 +29,7 @@ describe('stage records and call arguments', () => {
   it('RL ground truth and replay table keep arguments that are not JSON as their text', () => {
     const x: StageInput = {
       id: 'r~v0',
-      record: { id: 'r', messages } as Trajectory,
+      record: { id: 'r', messages },
       state: baseHarness(),
       provenance: { source_id: 'r', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
       ordinal: 0,
@@ -48,7 +48,7 @@ describe('stage records and call arguments', () => {
       const transforms = [{ id: 'tools.rename', version: '1', class: 'exact', params: { search: 'lookup' } }] as unknown as StageInput['provenance']['transforms'];
       const x: StageInput = {
         id: 'r~v0',
-        record: { id: 'r', messages, meta: { intent: 'find' } } as Trajectory,
+        record: { id: 'r', messages, meta: { intent: 'find' } },
         state,
         provenance: { source_id: 'r', source_file: 'f', source_line: 1, variant: 0, transforms, harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
         ordinal: 0,
@@ -68,7 +68,7 @@ describe('stage records and call arguments', () => {
     const cfg = { arguments: 'object', toolsFormat: 'objects', opd: { turns: 'all', prompts: 'all', generalRatio: 0 } } as unknown as RunConfig;
     const input = (id: string, msgs: Message[]): StageInput => ({
       id,
-      record: { id, messages: msgs } as Trajectory,
+      record: { id, messages: msgs },
       state: baseHarness(),
       provenance: { source_id: id, source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
       ordinal: 0,
@@ -89,7 +89,7 @@ describe('stage records and call arguments', () => {
     const other: Message[] = [{ role: 'user', content: 'yo' }, { role: 'assistant', content: null, tool_calls: [call('d1', 'get', '{"id":7}')] }];
     const y = sftRecord(input('b', other), cfg);
     expect(JSON.stringify(y.messages)).toBe(JSON.stringify(trainerMessages(other, 'object')));
-    expect(JSON.stringify(sftRecord(x, { ...cfg, arguments: 'string' } as RunConfig).messages)).toBe(JSON.stringify(trainerMessages(messages, 'string')));
+    expect(JSON.stringify(sftRecord(x, { ...cfg, arguments: 'string' }).messages)).toBe(JSON.stringify(trainerMessages(messages, 'string')));
   });
 
   it('a call parses once, keeps what made it, and notices a replaced text', () => {

@@ -165,12 +165,12 @@ describe('teacher server through the openai client', () => {
     expect(e).toBeInstanceOf(OpenAI.NotFoundError);
     const res = await fetch(`${s.url}/completions`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
-    const body = (await res.json()) as any;
+    const body = (await res.json());
     expect(body.error).toMatchObject({ message: expect.any(String), type: 'invalid_request_error', code: 'not_found' });
     expect(s.count()).toBe(0);
     const bad = await fetch(`${s.url}/chat/completions`, { method: 'POST', body: '{not json' });
     expect(bad.status).toBe(400);
-    expect(((await bad.json()) as any).error.type).toBe('invalid_request_error');
+    expect(((await bad.json())).error.type).toBe('invalid_request_error');
   });
 
   it('serves stream: true as server-sent chunks', async () => {

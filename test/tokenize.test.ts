@@ -128,7 +128,7 @@ describe('the built-in Qwen3 template', () => {
     for (const c of cases) {
       for (const gen of [false, true]) {
         const jinja = qwen.render(c.messages, c.tools, gen);
-        const native = joinBlocks(renderQwen3(c.messages as never, c.tools?.length ? toolsPart(c.tools) : null, gen));
+        const native = joinBlocks(renderQwen3(c.messages, c.tools?.length ? toolsPart(c.tools) : null, gen));
         expect(native, JSON.stringify(c.messages)).toBe(jinja);
         expect(qwen.count(c.messages, c.tools, gen)).toBe(qwen.countWhole(jinja));
       }

@@ -45,10 +45,10 @@ export function prepareEpisode(source: Trajectory, from: Harness, to: Harness, p
 export function sourceWorld(setup: EpisodeSetup, opts: EpisodeOptions): EpisodeWorld & { env: ReplayEnvironment } {
   const { source, from, to, inverse, rendered, turns } = setup;
   const prompt: Msg[] = [];
-  if (source.messages[0]?.role === 'system') prompt.push(promptMessage({ ...source.messages[0], content: rendered.system }, rendered) as unknown as Msg);
+  if (source.messages[0]?.role === 'system') prompt.push(promptMessage({ ...source.messages[0], content: rendered.system }, rendered));
   if (turns.length > 0) {
-    if (rendered.preamble !== '') prompt.push(promptMessage({ role: 'user', name: 'harness:preamble', content: rendered.preamble }, rendered, true) as unknown as Msg);
-    prompt.push(turns[0]!.user as unknown as Msg);
+    if (rendered.preamble !== '') prompt.push(promptMessage({ role: 'user', name: 'harness:preamble', content: rendered.preamble }, rendered, true));
+    prompt.push(turns[0]!.user);
   }
   const env = new ReplayEnvironment(source, from, to, inverse, opts.mapCallBack);
   const max = opts.maxRoundsPerTurn;
@@ -59,7 +59,7 @@ export function sourceWorld(setup: EpisodeSetup, opts: EpisodeOptions): EpisodeW
     intent: typeof source.meta?.intent === 'string' ? source.meta.intent : undefined,
     prompt,
     userTurns: turns.map((t) => textOf(t.user.content)),
-    userMessage: (t) => turns[t]!.user as unknown as Msg,
+    userMessage: (t) => turns[t]!.user,
     roundLimit: (t) => (max === 'auto' ? turnRoundLimit(turns[t]!.modelCalls, to) : max),
     toolNames: new Set(to.tools.map((t) => t.name)),
     callProblem: (c) => callProblem(setup, c),

@@ -110,12 +110,13 @@ export class ParquetSink {
     if (this.rows.length === 0) return;
     const rows = this.rows;
     this.rows = [];
-    this.writer.write({ columnData: this.columns.map((name) => ({ name, data: rows.map((r) => r[name] ?? null) })), rowGroupSize: rows.length });
+    // hyparquet-writer's node fileWriter writes synchronously; its Promise return is for async writers.
+    void this.writer.write({ columnData: this.columns.map((name) => ({ name, data: rows.map((r) => r[name] ?? null) })), rowGroupSize: rows.length });
   }
 
   async close(): Promise<ExportedFile> {
     this.flush();
-    this.writer.finish();
+    await this.writer.finish();
     const full = path.join(this.root, this.file);
     await rename(`${full}.tmp`, full);
     const { sha256, bytes } = await hashFile(full);

@@ -56,7 +56,7 @@ export class TeacherCache {
     return p;
   }
 
-  async get(key: string): Promise<unknown | undefined> {
+  async get(key: string): Promise<unknown> {
     if (!(await this.shard(key)).has(key)) return undefined;
     try {
       return JSON.parse(await readFile(this.file(key), 'utf8'));

@@ -172,6 +172,7 @@ export class WorkerPool implements PartPool {
    * settled in input order with its id noted. A batch leaves when full or on `flush`.
    */
   produce(file: string, range: JsonlRange, pos: number, partIndex: number): Promise<Output> {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- the failure a worker reported, passed on unchanged
     if (this.failure) return Promise.reject(this.failure);
     if (this.batch && (this.batch.partIndex !== partIndex || this.batch.file !== file)) this.flush();
     // The range is the reader's, reused for the next line: what the chain needs later is taken now.

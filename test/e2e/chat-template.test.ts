@@ -30,7 +30,7 @@ function renderAll(list: Iterable<Conversation>): number {
     try {
       text = template.render({ messages: c.messages, ...(c.tools.length ? { tools: c.tools } : {}), add_generation_prompt: c.prompt });
     } catch (e) {
-      throw new Error(`${c.where}: does not render through the Qwen3 template: ${(e as Error).message}`);
+      throw new Error(`${c.where}: does not render through the Qwen3 template: ${(e as Error).message}`, { cause: e });
     }
     // Plain checks (an expect() per record costs more than the render): a prompt ends with the
     // generation prompt, and the text carries every tool call under its (possibly renamed) name.

@@ -19,7 +19,7 @@ describe('hsa import --out a path that is not a regular file', () => {
     expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
     const read = new Promise<string>((resolve, reject) => {
       let text = '';
-      createReadStream(fifo, 'utf8').on('data', (c) => (text += c)).on('end', () => resolve(text)).on('error', reject);
+      createReadStream(fifo, 'utf8').on('data', (c) => (text += String(c))).on('end', () => resolve(text)).on('error', reject);
     });
     const r = await runHsaAsync(['import', '--from', 'openai-log', src, '--out', fifo]);
     expect(r.code, r.stderr).toBe(0);

@@ -9,7 +9,7 @@ import { makeTmp } from '../helpers/tmp.js';
 // to lend its harness (and its JSON key order) to later records with the same tools in another
 // key order, so output depended on cache evictions, worker count and shards.
 
-type Json = any; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = any;  
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
@@ -37,7 +37,7 @@ async function sftLines(name: string, records: Json[], extra: string[] = []): Pr
   for (const f of readdirSync(path.join(out, 'sft')).sort()) {
     for (const line of readFileSync(path.join(out, 'sft', f), 'utf8').split('\n').filter(Boolean)) {
       // Where the record came from differs between the two inputs; everything else must not.
-      const rec = JSON.parse(line) as Json;
+      const rec = JSON.parse(line);
       delete rec.meta.source_file;
       delete rec.meta.source_line;
       lines.set(rec.id, JSON.stringify(rec));
@@ -48,7 +48,7 @@ async function sftLines(name: string, records: Json[], extra: string[] = []): Pr
 
 describe('inline harness identity', () => {
   it('a record with the same tools in another key order gets its own harness, whatever came before', async () => {
-    const first = JSON.parse(readFileSync(path.join(REPO, 'fixtures/ingest/inline/records.jsonl'), 'utf8').split('\n')[0]!) as Json;
+    const first = JSON.parse(readFileSync(path.join(REPO, 'fixtures/ingest/inline/records.jsonl'), 'utf8').split('\n')[0]!);
     const twin = { ...first, id: 'twin', tools: first.tools.map((t: Json) => ({ ...t, function: { ...t.function, parameters: reversedKeys(t.function.parameters) } })) };
     const together = await sftLines('together', [first, twin]);
     const alone = await sftLines('alone', [twin]);
@@ -74,7 +74,7 @@ describe('inline harness identity', () => {
   });
 
   it('gives the same bytes with one thread and with workers, twins and all', async () => {
-    const records = readFileSync(path.join(REPO, 'fixtures/ingest/inline/records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Json);
+    const records = readFileSync(path.join(REPO, 'fixtures/ingest/inline/records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const twins = records.map((r) => ({ ...r, id: `${r.id}-twin`, tools: r.tools && reversedKeys(r.tools) }));
     // Twins after their originals and, further on, before: a worker meets either first.
     const input = [...records, ...twins, ...records.map((r) => ({ ...r, id: `${r.id}-again` }))];

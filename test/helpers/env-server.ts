@@ -16,11 +16,11 @@ export function startEnv(args: string[]): Promise<EnvServer> {
   const child = spawn(process.execPath, [HSA_BIN, 'env', 'serve', '--port', '0', '--json', '--idle-exit', '120', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
-  child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`hsa env serve exited ${code}: ${err}`)));
-    child.stdout!.on('data', (b: Buffer) => {
+    child.stdout.on('data', (b: Buffer) => {
       out += b.toString();
       const nl = out.indexOf('\n');
       if (nl === -1) return;

@@ -142,7 +142,7 @@ function spoilCall(kind: 'bad_json' | 'old_name' | 'missing_arg', b: MessageBeha
     }
   }
   if (!spoilt) return undefined;
-  return { ...b, tool_calls: calls.map((x, j) => (j === i ? spoilt! : x)) };
+  return { ...b, tool_calls: calls.map((x, j) => (j === i ? spoilt : x)) };
 }
 
 // ---------------------------------------------------------------------------------------------

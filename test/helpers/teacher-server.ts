@@ -67,7 +67,7 @@ function toolCallsOf(b: MessageBehaviour, index: number) {
 export function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((p) => (p && typeof p === 'object' && typeof (p as any).text === 'string' ? (p as any).text : '')).join('');
+    return content.map((p) => (p && typeof p === 'object' && typeof (p).text === 'string' ? (p).text : '')).join('');
   }
   return '';
 }

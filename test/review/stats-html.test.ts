@@ -29,12 +29,12 @@ describe('hsa stats', () => {
     expect(doc.variants).toBe(m.totals.variants_written);
     expect(doc.rejects.by_reason).toEqual(m.reject_reasons);
     // Every transform count is a count of variants, and renamed identifiers have new names.
-    for (const t of Object.values(doc.transforms) as { applied: number }[]) expect(t.applied).toBeLessThanOrEqual(doc.variants);
-    const tools = Object.values(doc.names.tools) as { distinct_new_names: number; renamed: number }[];
+    for (const t of Object.values<{ applied: number }>(doc.transforms)) expect(t.applied).toBeLessThanOrEqual(doc.variants);
+    const tools = Object.values<{ distinct_new_names: number; renamed: number }>(doc.names.tools);
     expect(tools.length).toBeGreaterThan(0);
     for (const d of tools) expect(d.distinct_new_names).toBeGreaterThanOrEqual(1);
     expect(doc.sizes.sft.messages.count).toBe(m.stages.sft.records);
-    const intents = Object.values(doc.coverage.intents) as { sources: number; variants: number }[];
+    const intents = Object.values<{ sources: number; variants: number }>(doc.coverage.intents);
     expect(intents.reduce((n, c) => n + c.variants, 0)).toBe(m.totals.variants_written);
     expect(intents.reduce((n, c) => n + c.sources, 0)).toBe(m.totals.valid_records);
   });

@@ -113,7 +113,7 @@ describe('tools.param-rename on the pydantic-airline fixture', () => {
     for (let seed = 1; seed <= 12; seed++) {
       const names = stateIdentifiers(harness);
       const r = paramRename.apply(harness, {
-        options: paramRename.options.parse({ intensity: 1 }) as never,
+        options: paramRename.options.parse({ intensity: 1 }),
         rng: createRng(seed, 'x', 0, paramRename.id),
         words: builtinWords,
         source: harness,

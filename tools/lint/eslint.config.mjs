@@ -27,7 +27,8 @@ export default tseslint.config(
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {
       // Type-only imports are written `import type { … }` (the style of the code today).
-      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
+      // `typeof import('…')` annotations stay allowed: they type a module loaded lazily (start-up time).
+      '@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports', disallowTypeAnnotations: false }],
       // A leading underscore marks a value kept on purpose unused (rest siblings, positional args).
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
       // Rejecting with the reason received (an abort signal's, a worker's failure) passes it on unchanged.
@@ -46,6 +47,13 @@ export default tseslint.config(
     },
   },
   {
+    // The no-unsafe-* family is off in src/ and transforms/ for now: its 37 findings are all at JSON
+    // parse boundaries (JSON.parse results, SDK bodies, schema walks over `any` nodes) and want a
+    // typed reader each, not casts; listed as the next lint step in docs/development.md.
+    files: ['src/**/*.ts', 'transforms/**/*.ts'],
+    rules: off(unsafe),
+  },
+  {
     // Tests read parsed JSON output (any) and build fixtures loosely; type assertions there are the point.
     files: ['test/**/*.ts'],
     rules: {
@@ -58,6 +66,7 @@ export default tseslint.config(
   {
     // Scripts are plain JavaScript: every value without a JSDoc type is any, so the no-unsafe-* family says nothing useful.
     files: ['scripts/**/*.mjs'],
-    rules: off(unsafe),
+    // (and template strings of loosely typed values are how they print).
+    rules: { ...off(unsafe), '@typescript-eslint/restrict-template-expressions': 'off' },
   },
 );

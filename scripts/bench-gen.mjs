@@ -46,5 +46,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.error(`harness: ${hd.generated ? 'written' : 'up to date'} (${path.relative(ROOT, hd.dir)})`);
   const file = path.join(out, `${opt('--name', 'input')}.jsonl`);
   const r = await ensureInput(file, hd.dir, { targetBytes: sizeFromArgs(argv), seed, force, log: (s) => console.error(s) });
-  console.error(`input: ${r.generated ? `written in ${r.seconds.toFixed(1)} s` : 'up to date'}: ${path.relative(ROOT, file)}, ${r.records} records, ${(r.bytes / 2 ** 20).toFixed(1)} MB`);
+  console.error(
+    `input: ${r.generated ? `written in ${r.seconds.toFixed(1)} s` : 'up to date'}: ${path.relative(ROOT, file)}, ${r.records} records, ${(r.bytes / 2 ** 20).toFixed(1)} MB`,
+  );
 }

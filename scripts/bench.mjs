@@ -87,8 +87,12 @@ function runHsa(args, tag) {
     });
     let out = '';
     let err = '';
-    child.stdout.on('data', (d) => { out = (out + d).slice(-20000); });
-    child.stderr.on('data', (d) => { err = (err + d).slice(-20000); });
+    child.stdout.on('data', (d) => {
+      out = (out + d).slice(-20000);
+    });
+    child.stderr.on('data', (d) => {
+      err = (err + d).slice(-20000);
+    });
     child.on('close', (code, signal) => {
       const wall = Number(process.hrtime.bigint() - t0) / 1e9;
       let usage = null;
@@ -128,7 +132,11 @@ function newestMtime(dir) {
 function gitDescribe() {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'transforms'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'transforms'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return `${sha}${dirty ? ' (src/transforms modified)' : ''}`;
   } catch {
     return 'unknown';
@@ -155,15 +163,24 @@ async function measureAugment(input, inBytes, outDir, tag, extra = []) {
   log(`augment${extra.length ? ` ${extra.join(' ')}` : ''}: ${rel(input)} → ${rel(outDir)} …`);
   // The previous run's output (GBs) is removed before the clock starts, as for the pass-through.
   rmSync(outDir, { recursive: true, force: true });
-  const r = await runHsa(['augment', '--no-gzip', '--harness', rel(HARNESS), '-t', rel(input), '-o', rel(outDir), '--force',
-    '--stages', 'sft', '-q', ...extra], tag);
+  const r = await runHsa(
+    ['augment', '--no-gzip', '--harness', rel(HARNESS), '-t', rel(input), '-o', rel(outDir), '--force', '--stages', 'sft', '-q', ...extra],
+    tag,
+  );
   if (r.code !== 0) return { ok: false, error: failure('hsa augment', r), r };
   const m = readManifest(outDir);
   const outRecords = m?.stages?.sft?.records ?? m?.totals?.variants_written ?? 0;
   return {
-    ok: true, r, outRecords, variants: m?.config?.variants ?? null, statePool: m?.config?.state_pool ?? null,
+    ok: true,
+    r,
+    outRecords,
+    variants: m?.config?.variants ?? null,
+    statePool: m?.config?.state_pool ?? null,
     rejected: (m?.totals?.variants_rejected ?? 0) + (m?.totals?.rejected_records ?? 0),
-    recPerS: outRecords / r.wall, mbPerS: inBytes / MB / r.wall, rss: rssMB(r), cpu: cpuS(r),
+    recPerS: outRecords / r.wall,
+    mbPerS: inBytes / MB / r.wall,
+    rss: rssMB(r),
+    cpu: cpuS(r),
     outBytes: m?.stages?.sft?.bytes ?? null,
   };
 }
@@ -195,9 +212,10 @@ if (!existsSync(distEntry)) {
   process.exit(1);
 }
 const distTime = statSync(path.join(ROOT, 'dist/src/cli/main.js')).mtimeMs;
-const staleWarning = Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(ROOT, 'transforms'))) > distTime
-  ? 'dist/ is older than src/ or transforms/ — run `npx tsc -p .` (or pass --build) to measure the current source'
-  : null;
+const staleWarning =
+  Math.max(newestMtime(path.join(ROOT, 'src')), newestMtime(path.join(ROOT, 'transforms'))) > distTime
+    ? 'dist/ is older than src/ or transforms/ — run `npx tsc -p .` (or pass --build) to measure the current source'
+    : null;
 if (staleWarning) log(`warning: ${staleWarning}`);
 
 const cpus = os.cpus();
@@ -214,12 +232,16 @@ if (hv.code !== 0) {
   process.exit(1);
 }
 
-const dirBytes = (d) => (existsSync(d) ? readdirSync(d, { recursive: true }).reduce((a, f) => {
-  const st = statSync(path.join(d, String(f)));
-  return a + (st.isFile() ? st.size : 0);
-}, 0) : 0);
-const harnessLine = `- harness: ${rel(HARNESS)} (\`hsa validate\` exit 0) — prompt sections ${fmtNum(dirBytes(path.join(HARNESS, 'prompt')) / 1024, 1)} KB, `
-  + `${readdirSync(path.join(HARNESS, 'skills')).length} skills, tools ${fmtNum(dirBytes(path.join(HARNESS, 'tools')) / 1024, 1)} KB`;
+const dirBytes = (d) =>
+  existsSync(d)
+    ? readdirSync(d, { recursive: true }).reduce((a, f) => {
+        const st = statSync(path.join(d, String(f)));
+        return a + (st.isFile() ? st.size : 0);
+      }, 0)
+    : 0;
+const harnessLine =
+  `- harness: ${rel(HARNESS)} (\`hsa validate\` exit 0) — prompt sections ${fmtNum(dirBytes(path.join(HARNESS, 'prompt')) / 1024, 1)} KB, ` +
+  `${readdirSync(path.join(HARNESS, 'skills')).length} skills, tools ${fmtNum(dirBytes(path.join(HARNESS, 'tools')) / 1024, 1)} KB`;
 
 // 2. input
 log(`input: ${fmtMB(mainBytes)} …`);
@@ -257,12 +279,17 @@ if (augW2 && !augW2.ok) errors.push(augW2.error);
 // The workers' ceiling (#26: --workers 2 at ≥ 0.9× of it): two independent pass-throughs side by
 // side over the input's halves, against one over the whole, in this run.
 const { workersCeiling, CEILING_SHARE } = await import('./bench/workers-ceiling.mjs');
-const ceiling = await workersCeiling(mainFile, { dir: DATA, runs: Math.max(1, Number(opt('--ceiling-runs', 2))), log }).catch((e) => (errors.push(`workers ceiling: ${e.stack}`), null));
+const ceiling = await workersCeiling(mainFile, { dir: DATA, runs: Math.max(1, Number(opt('--ceiling-runs', 2))), log }).catch(
+  (e) => (errors.push(`workers ceiling: ${e.stack}`), null),
+);
 // For information: a harness state sampled per record and variant (--state-pool 0), on a slice.
 const sliceFile = path.join(DATA, 'input-slice.jsonl');
 const sliceLines = firstLines(mainFile, SLICE_RECORDS);
 writeFileSync(sliceFile, `${sliceLines.join('\n')}\n`);
-const perRecord = await measureAugment(sliceFile, Buffer.byteLength(sliceLines.join('\n')) + 1, path.join(DATA, 'out-per-record'), 'augment-per-record', ['--state-pool', '0']);
+const perRecord = await measureAugment(sliceFile, Buffer.byteLength(sliceLines.join('\n')) + 1, path.join(DATA, 'out-per-record'), 'augment-per-record', [
+  '--state-pool',
+  '0',
+]);
 if (!perRecord.ok) errors.push(perRecord.error);
 
 // Teacher throughput against a 200 ms server (scripts/bench/teacher.mjs; target ≥ 256 requests/s).
@@ -299,7 +326,10 @@ const load1 = os.loadavg();
 
 const MISSED = 'MISSED';
 const rows = [];
-const rowTo = (arr) => (what, value, target = '', status = '') => arr.push(`| ${what} | ${value} | ${target} | ${status} |`);
+const rowTo =
+  (arr) =>
+  (what, value, target = '', status = '') =>
+    arr.push(`| ${what} | ${value} | ${target} | ${status} |`);
 const row = rowTo(rows);
 const rssRow = (add, what, m) => {
   const target = `< ${RSS_LIMIT_MB} MB`;
@@ -318,7 +348,10 @@ const header = [
   harnessLine,
   `- input: ${rel(mainFile)} — ${fmtNum(gen.records)} records, ${fmtMB(gen.bytes)} (avg ${fmtNum(gen.bytes / gen.records / 1024, 1)} KB/record), seed ${seed}${gen.generated ? `, generated in ${fmtS(gen.seconds)}` : ', reused'}`,
 ];
-if (load0[0] > cores) header.push(`- **warning: the machine was busy (1-min load ${load0[0].toFixed(1)} on ${cores} cores); wall-clock numbers are pessimistic — compare CPU times or rerun on an idle machine**`);
+if (load0[0] > cores)
+  header.push(
+    `- **warning: the machine was busy (1-min load ${load0[0].toFixed(1)} on ${cores} cores); wall-clock numbers are pessimistic — compare CPU times or rerun on an idle machine**`,
+  );
 if (staleWarning) header.push(`- **warning: ${staleWarning}**`);
 
 row('pass-through records/s (1 core, best of ' + runs + ')', fmtNum(ptRecPerS, 0), '', '');
@@ -327,35 +360,72 @@ if (aug.ok) {
   const ratio = aug.recPerS / ptRecPerS;
   const setting = `--variants ${aug.variants ?? '?'}, --state-pool ${aug.statePool ?? '?'} (defaults), SFT`;
   row(`augment wall time (fastest of ${augmentRuns})`, `${fmtS(aug.r.wall)} (CPU ${fmtS(aug.cpu ?? NaN)}; ${setting})`, '', '');
-  row('augment output records/s', `${fmtNum(aug.recPerS, 0)} (${fmtNum(aug.outRecords)} written${aug.rejected ? `, ${fmtNum(aug.rejected)} rejected` : ''})`, '', '');
+  row(
+    'augment output records/s',
+    `${fmtNum(aug.recPerS, 0)} (${fmtNum(aug.outRecords)} written${aug.rejected ? `, ${fmtNum(aug.rejected)} rejected` : ''})`,
+    '',
+    '',
+  );
   row('augment input MB/s', fmtNum(aug.mbPerS, 1), '', '');
   row('augment peak RSS', aug.rss == null ? 'n/a' : `${fmtNum(aug.rss, 0)} MB`, `< ${RSS_LIMIT_MB} MB on 1 GB (--big)`, '');
   row('augment ÷ pass-through (records/s)', fmtNum(ratio, 2), `≥ ${RATIO_TARGET}`, ratio >= RATIO_TARGET ? 'ok' : MISSED);
   if (augW2?.ok) {
     const speedup = augW2.recPerS / aug.recPerS;
-    row('augment --workers 2 ÷ --workers 1 (records/s)', `${fmtNum(speedup, 2)} (wall ${fmtS(augW2.r.wall)}, CPU ${fmtS(augW2.cpu ?? NaN)} against ${fmtS(aug.cpu ?? NaN)}; ${os.availableParallelism()} CPUs)`, '', '');
+    row(
+      'augment --workers 2 ÷ --workers 1 (records/s)',
+      `${fmtNum(speedup, 2)} (wall ${fmtS(augW2.r.wall)}, CPU ${fmtS(augW2.cpu ?? NaN)} against ${fmtS(aug.cpu ?? NaN)}; ${os.availableParallelism()} CPUs)`,
+      '',
+      '',
+    );
     if (ceiling) {
       const share = speedup / ceiling.ceiling;
-      row('workers ceiling: two independent pass-throughs side by side over the input\'s halves ÷ one over the whole', `${fmtNum(ceiling.ceiling, 2)} (halves ${ceiling.pair.map((p) => fmtS(p.seconds)).join(' and ')}, whole ${fmtS(ceiling.single.seconds)})`, '', '');
-      row('augment --workers 2 speed-up ÷ the workers ceiling', `${fmtNum(share, 2)} (${fmtNum(speedup, 2)} of ${fmtNum(ceiling.ceiling, 2)})`, `≥ ${CEILING_SHARE}`, share >= CEILING_SHARE ? 'ok' : MISSED);
+      row(
+        "workers ceiling: two independent pass-throughs side by side over the input's halves ÷ one over the whole",
+        `${fmtNum(ceiling.ceiling, 2)} (halves ${ceiling.pair.map((p) => fmtS(p.seconds)).join(' and ')}, whole ${fmtS(ceiling.single.seconds)})`,
+        '',
+        '',
+      );
+      row(
+        'augment --workers 2 speed-up ÷ the workers ceiling',
+        `${fmtNum(share, 2)} (${fmtNum(speedup, 2)} of ${fmtNum(ceiling.ceiling, 2)})`,
+        `≥ ${CEILING_SHARE}`,
+        share >= CEILING_SHARE ? 'ok' : MISSED,
+      );
     }
   }
-  if (aug.cpu) row('(info) same ratio per CPU-second', fmtNum((aug.outRecords / aug.cpu) / (pt.records / pt.cpu_seconds), 2), '', '');
+  if (aug.cpu) row('(info) same ratio per CPU-second', fmtNum(aug.outRecords / aug.cpu / (pt.records / pt.cpu_seconds), 2), '', '');
 } else {
   row('augment', 'FAILED (see below)', `≥ ${RATIO_TARGET}× pass-through`, MISSED);
 }
 if (perRecord.ok) {
-  row(`(info) augment --state-pool 0, first ${SLICE_RECORDS} records`, `${fmtNum(perRecord.recPerS, 0)} output records/s (${fmtNum(perRecord.recPerS / ptRecPerS, 2)}× pass-through; wall ${fmtS(perRecord.r.wall)})`, '', '');
+  row(
+    `(info) augment --state-pool 0, first ${SLICE_RECORDS} records`,
+    `${fmtNum(perRecord.recPerS, 0)} output records/s (${fmtNum(perRecord.recPerS / ptRecPerS, 2)}× pass-through; wall ${fmtS(perRecord.r.wall)})`,
+    '',
+    '',
+  );
 }
-await (await import('./bench/tokens.mjs')).benchTokens({ measureAugment, input: mainFile, bytes: gen.bytes, outDir: path.join(DATA, 'out-tokens'), pt, aug, row, errors });
+await (
+  await import('./bench/tokens.mjs')
+).benchTokens({ measureAugment, input: mainFile, bytes: gen.bytes, outDir: path.join(DATA, 'out-tokens'), pt, aug, row, errors });
 if (teacherBench.ok) {
   const sus = teacherBench.sustained ?? 0;
   row('teacher requests/s sustained (200 ms server, --concurrency 64; 10th–90th percentile arrivals)', fmtNum(sus, 0), '≥ 256', sus >= 256 ? 'ok' : MISSED);
-  row('(info) teacher requests/s over the whole run (start, sampling and tail included)', `${fmtNum(teacherBench.rps, 0)} (${fmtNum(teacherBench.requests)} requests in ${fmtS(teacherBench.wall)})`, '', '');
+  row(
+    '(info) teacher requests/s over the whole run (start, sampling and tail included)',
+    `${fmtNum(teacherBench.rps, 0)} (${fmtNum(teacherBench.requests)} requests in ${fmtS(teacherBench.wall)})`,
+    '',
+    '',
+  );
   row('(info) teacher: requests per episode, hsa CPU per request', teacherSummary(teacherBench).split('; ').slice(1).join('; '), '', '');
 }
 if (teacherPerRecord.ok) {
-  row('(info) teacher, --state-pool 0: sustained / whole run', `${fmtNum(teacherPerRecord.sustained ?? 0, 0)} / ${fmtNum(teacherPerRecord.rps, 0)} requests/s`, '', '');
+  row(
+    '(info) teacher, --state-pool 0: sustained / whole run',
+    `${fmtNum(teacherPerRecord.sustained ?? 0, 0)} / ${fmtNum(teacherPerRecord.rps, 0)} requests/s`,
+    '',
+    '',
+  );
 }
 if (val.ok) {
   row('validate --trajectories records/s', `${fmtNum(val.recPerS, 0)} (wall ${fmtS(val.r.wall)}, CPU ${fmtS(val.cpu ?? NaN)})`, '', '');
@@ -364,17 +434,42 @@ if (val.ok) {
   row('validate --trajectories', 'FAILED (see below)', '', MISSED);
 }
 for (const r of await (await import('./bench/fixture-shape.mjs')).fixtureShapeRows({ data: DATA, mb: Number(opt('--fixture-mb', 64)), log, errors })) row(...r);
-for (const r of await (await import('./bench/inline-tools.mjs')).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 20000)), runs: Math.max(1, Number(opt('--inline-runs', 2))), log, errors })) row(...r);
+for (const r of await (
+  await import('./bench/inline-tools.mjs')
+).inlineToolsRows({ data: DATA, seed, records: Number(opt('--inline-records', 20000)), runs: Math.max(1, Number(opt('--inline-runs', 2))), log, errors }))
+  row(...r);
 for (const r of (await import('./bench/output-size.mjs')).outputSizeRows({ data: DATA, log, errors })) row(...r);
 for (const r of await (await import('./bench/migrate.mjs')).migrateRows({ data: DATA, log })) row(...r);
 
-await (await import('./bench/review.mjs')).benchReview({ runHsa, row, rel, fmtNum, log, errors, aug, big, outDir: path.join(DATA, 'out'), bigOutDir: big && big.file !== mainFile ? path.join(DATA, 'out-big') : path.join(DATA, 'out') });
-for (const r of await (await import('./bench/env.mjs')).envBench({ data: DATA, episodes: Number(opt('--env-episodes', 2000)), log }).catch((e) => (errors.push(`env bench: ${e.stack}`), []))) row(...r);
+await (
+  await import('./bench/review.mjs')
+).benchReview({
+  runHsa,
+  row,
+  rel,
+  fmtNum,
+  log,
+  errors,
+  aug,
+  big,
+  outDir: path.join(DATA, 'out'),
+  bigOutDir: big && big.file !== mainFile ? path.join(DATA, 'out-big') : path.join(DATA, 'out'),
+});
+for (const r of await (
+  await import('./bench/env.mjs')
+)
+  .envBench({ data: DATA, episodes: Number(opt('--env-episodes', 2000)), log })
+  .catch((e) => (errors.push(`env bench: ${e.stack}`), [])))
+  row(...r);
 const table = ['| measurement | result | target | |', '|---|---|---|---|', ...rows];
 // One line per target, met or missed (rows with a target and a status).
 const targets = rows.map((r) => r.slice(2, -2).split(' | ')).filter((c) => c.length >= 4 && (c.at(-1) === 'ok' || c.at(-1) === MISSED));
-const targetLines = ['', `## Targets: ${targets.filter((c) => c.at(-1) === 'ok').length} of ${targets.length} met`, '',
-  ...targets.map((c) => `- ${c.at(-1) === 'ok' ? 'met' : 'missed'}: ${c[0]} — ${c.at(-3).split(' (')[0]} (target ${c.at(-2)})`)];
+const targetLines = [
+  '',
+  `## Targets: ${targets.filter((c) => c.at(-1) === 'ok').length} of ${targets.length} met`,
+  '',
+  ...targets.map((c) => `- ${c.at(-1) === 'ok' ? 'met' : 'missed'}: ${c[0]} — ${c.at(-3).split(' (')[0]} (target ${c.at(-2)})`),
+];
 const bigTable = [];
 if (big) {
   const b = ['| measurement | result | target | |', '|---|---|---|---|'];
@@ -383,8 +478,14 @@ if (big) {
   rssRow(brow, `validate --trajectories peak RSS (${label})`, big.val);
   rssRow(brow, `augment peak RSS (${label})`, big.aug);
   if (big.val.ok) brow(`validate records/s (${label})`, `${fmtNum(big.val.recPerS, 0)} (wall ${fmtS(big.val.r.wall)})`);
-  if (big.aug.ok) brow(`augment output records/s (${label})`, `${fmtNum(big.aug.recPerS, 0)} (wall ${fmtS(big.aug.r.wall)}, ${fmtNum(big.aug.mbPerS, 1)} MB/s in)`);
-  bigTable.push('', `## ${label} peak-RSS check (acceptance at 1 GB): ${rel(big.file)} — ${fmtNum(big.gen.records)} records, ${fmtMB(big.gen.bytes)}`, '', ...b);
+  if (big.aug.ok)
+    brow(`augment output records/s (${label})`, `${fmtNum(big.aug.recPerS, 0)} (wall ${fmtS(big.aug.r.wall)}, ${fmtNum(big.aug.mbPerS, 1)} MB/s in)`);
+  bigTable.push(
+    '',
+    `## ${label} peak-RSS check (acceptance at 1 GB): ${rel(big.file)} — ${fmtNum(big.gen.records)} records, ${fmtMB(big.gen.bytes)}`,
+    '',
+    ...b,
+  );
 }
 
 const notes = [

@@ -41,14 +41,31 @@ for (const name of readdirSync(join(root, 'fixtures')).sort()) {
   const dir = join('fixtures', name);
   if (!existsSync(join(root, dir, 'harness')) || !existsSync(join(root, dir, 'trajectories.jsonl'))) continue;
   hsa('augment', '--harness', join(dir, 'harness'), '-t', join(dir, 'trajectories.jsonl'), '-o', join(work, 'folder', name), '-q', '--on-error', 'skip');
-  hsa('augment', '--harness', join(dir, 'harness'), '-t', join(dir, 'trajectories.jsonl'), '-o', join(work, 'folder-k4', name), '-q', '-k', '4', '--no-gzip', '--on-error', 'skip');
+  hsa(
+    'augment',
+    '--harness',
+    join(dir, 'harness'),
+    '-t',
+    join(dir, 'trajectories.jsonl'),
+    '-o',
+    join(work, 'folder-k4', name),
+    '-q',
+    '-k',
+    '4',
+    '--no-gzip',
+    '--on-error',
+    'skip',
+  );
 }
 
 // 3. import every shape, then augment it with its inline harness
 for (const format of readdirSync(join(root, 'fixtures/import')).sort()) {
   const src = join(root, 'fixtures/import', format);
   if (!statSync(src).isDirectory() || format === 'shapes') continue;
-  const files = readdirSync(src).filter((f) => /\.(jsonl|json)$/.test(f)).sort().map((f) => join(src, f));
+  const files = readdirSync(src)
+    .filter((f) => /\.(jsonl|json)$/.test(f))
+    .sort()
+    .map((f) => join(src, f));
   if (files.length === 0) continue;
   const out = join(work, 'import', `${format}.jsonl`);
   mkdirSync(join(work, 'import'), { recursive: true });
@@ -70,14 +87,28 @@ hsa('export', join(work, 'demo'), '--to', 'swift', '--merge-turns', '--out', joi
 // 5. migrate on both fixture pairs
 for (const pair of readdirSync(join(root, 'fixtures/migrate')).sort()) {
   const dir = join('fixtures/migrate', pair);
-  const logs = readdirSync(join(root, dir)).filter((f) => f.endsWith('.jsonl')).sort();
+  const logs = readdirSync(join(root, dir))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
   const side = (v) => (existsSync(join(root, dir, v)) ? join(dir, v) : join(dir, `${v}.yaml`));
   const from = side('v1');
   const to = side('v2');
   const plan = join(work, 'migrate', pair, 'plan.yaml');
   mkdirSync(join(work, 'migrate', pair), { recursive: true });
   hsa('migrate', 'plan', '--from', from, '--to', to, ...logs.flatMap((l) => ['-t', join(dir, l)]), '-o', plan);
-  hsa('migrate', 'apply', '--plan', plan, '--to', to, '--from', from, ...logs.flatMap((l) => ['-t', join(dir, l)]), '-o', join(work, 'migrate', pair, 'migrated.jsonl'));
+  hsa(
+    'migrate',
+    'apply',
+    '--plan',
+    plan,
+    '--to',
+    to,
+    '--from',
+    from,
+    ...logs.flatMap((l) => ['-t', join(dir, l)]),
+    '-o',
+    join(work, 'migrate', pair, 'migrated.jsonl'),
+  );
   const diff = hsa('migrate', 'diff', from, to, '--json');
   mkdirSync(join(work, 'migrate', pair), { recursive: true });
   spawnSync('sh', ['-c', 'cat > "$0"', join(work, 'migrate', pair, 'diff.json')], { input: diff.stdout });
@@ -88,7 +119,10 @@ for (const pair of readdirSync(join(root, 'fixtures/migrate')).sort()) {
 function bytesOf(path) {
   const bytes = readFileSync(path);
   if (!path.endsWith('plan.yaml')) return bytes;
-  return bytes.toString('utf8').split(`${relative(dirname(path), root)}/`).join('<repo>/');
+  return bytes
+    .toString('utf8')
+    .split(`${relative(dirname(path), root)}/`)
+    .join('<repo>/');
 }
 const lines = [];
 (function walk(dir) {

@@ -40,7 +40,12 @@ function walk(node, prefix, rows) {
     const key = prefix ? `${prefix}.${name}` : name;
     const section = sectionOf(child);
     const flag = CONFIG_FLAGS[key] ?? (key === 'teacher' ? CONFIG_FLAGS['teacher.mode'] : null);
-    rows.push({ key, type: section && section === child ? 'section' : typeOf(child), flag: flag ? `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : '', description: child.description ?? '' });
+    rows.push({
+      key,
+      type: section && section === child ? 'section' : typeOf(child),
+      flag: flag ? `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : '',
+      description: child.description ?? '',
+    });
     if (section) walk(section, key, rows);
   }
 }

@@ -65,13 +65,18 @@ try {
   );
   for (const { format, extra, m } of rows) {
     const notes = [];
-    if (m.merged_turns) notes.push(`${n(m.merged_turns.records)} records joined: ${n(m.merged_turns.user_turns_joined)} user turns joined, ${n(m.merged_turns.system_as_user)} system messages as user turns`);
+    if (m.merged_turns)
+      notes.push(
+        `${n(m.merged_turns.records)} records joined: ${n(m.merged_turns.user_turns_joined)} user turns joined, ${n(m.merged_turns.system_as_user)} system messages as user turns`,
+      );
     if (m.tokens_counted_as) notes.push(`counted as ${m.tokens_counted_as.split(':')[0]}`);
     if (Array.isArray(m.groups)) notes.push(`${n(m.groups.length)} tool group(s)`);
     if (m.nested_parameters !== undefined) notes.push(`${n(m.nested_parameters)} nested parameter(s) warned`);
     const fields = Object.keys(m.dropped_fields ?? {}).sort();
     if (fields.length) notes.push(`fields not carried: ${fields.map((f) => `\`${f}\``).join(', ')}`);
-    lines.push(`| \`--to ${format}${extra.length ? ` ${extra.join(' ')}` : ''}\` | ${n(m.counts.read)} | ${n(m.counts.written)} | ${skips(m)} | ${range(m.tokens?.[m.stage])} | ${notes.join('; ') || '—'} |`);
+    lines.push(
+      `| \`--to ${format}${extra.length ? ` ${extra.join(' ')}` : ''}\` | ${n(m.counts.read)} | ${n(m.counts.written)} | ${skips(m)} | ${range(m.tokens?.[m.stage])} | ${notes.join('; ') || '—'} |`,
+    );
   }
   const block = `${BEGIN}\n${lines.join('\n')}\n${END}`;
   const text = readFileSync(doc, 'utf8');

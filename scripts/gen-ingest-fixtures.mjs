@@ -61,7 +61,10 @@ function helpdesk(system, ids) {
     const channel = pick(['sms', 'email']);
     messages.push({ role: 'user', content: channel === 'sms' ? 'Text me, please.' : 'Email is fine.' });
     const r = call('reset_password', { employee_id: emp, channel });
-    messages.push({ role: 'assistant', content: '', tool_calls: [r] }, { role: 'tool', tool_call_id: r.id, content: JSON.stringify({ sent: true, expires_in_min: 30 }) });
+    messages.push(
+      { role: 'assistant', content: '', tool_calls: [r] },
+      { role: 'tool', tool_call_id: r.id, content: JSON.stringify({ sent: true, expires_in_min: 30 }) },
+    );
     messages.push({ role: 'assistant', content: `Done: a reset link is on its way by ${channel === 'sms' ? 'SMS' : 'email'}; it works for 30 minutes.` });
     turn++;
   }
@@ -72,12 +75,18 @@ function helpdesk(system, ids) {
     const a = { id: ids(turn, 0), type: 'function', function: { name: 'lookup_employee', arguments: JSON.stringify({ employee_id: emp }) } };
     const b = { id: ids(turn, 1), type: 'function', function: { name: 'device_status', arguments: JSON.stringify({ asset_tag: tag }) } };
     messages.push({ role: 'assistant', content: 'Let me check you and the laptop.', tool_calls: [a, b] });
-    messages.push({ role: 'tool', tool_call_id: a.id, content: who }, { role: 'tool', tool_call_id: b.id, content: JSON.stringify({ asset_tag: tag, battery: 'failing', last_seen: '2026-02-27' }) });
+    messages.push(
+      { role: 'tool', tool_call_id: a.id, content: who },
+      { role: 'tool', tool_call_id: b.id, content: JSON.stringify({ asset_tag: tag, battery: 'failing', last_seen: '2026-02-27' }) },
+    );
     // Real desks take free text for `due`: valid with `format` as an annotation, not as an assertion.
     const args = { employee_id: emp, category: 'laptop', summary: 'Screen flickers, then the laptop shuts down', asset_tag: tag, priority: int(1, 4) };
     if (chance(0.5)) args.due = pick(['next Friday', 'asap', '2026-03-20']);
     const t = { id: ids(turn, 2), type: 'function', function: { name: 'create_ticket', arguments: JSON.stringify(args) } };
-    messages.push({ role: 'assistant', content: '', tool_calls: [t] }, { role: 'tool', tool_call_id: t.id, content: JSON.stringify({ ticket: `HD-${digits(4)}` }) });
+    messages.push(
+      { role: 'assistant', content: '', tool_calls: [t] },
+      { role: 'tool', tool_call_id: t.id, content: JSON.stringify({ ticket: `HD-${digits(4)}` }) },
+    );
     messages.push({ role: 'assistant', content: 'The battery is failing. I opened a ticket; a technician will contact you today.' });
   }
   return messages;
@@ -97,19 +106,33 @@ write('helpdesk/matched.jsonl', [
 
 const deployment = "\n\nDeployment notes:\n- Answer in the employee's language.\n- Keep every reply under 80 words.\n";
 n = 0;
-write('helpdesk/appended.jsonl', Array.from({ length: 10 }, () => rec('hd-appended', `${role}\n\n${policy}${deployment}`)));
+write(
+  'helpdesk/appended.jsonl',
+  Array.from({ length: 10 }, () => rec('hd-appended', `${role}\n\n${policy}${deployment}`)),
+);
 
 n = 0;
 write(
   'helpdesk/wrapped.jsonl',
-  Array.from({ length: 10 }, () => rec('hd-wrapped', `<instructions>\n${role}\n</instructions>\n<policy>\n${policy}\n</policy>\nCurrent date: 2026-03-${String(int(1, 28)).padStart(2, '0')}. Office: ${pick(OFFICES)}.`)),
+  Array.from({ length: 10 }, () =>
+    rec(
+      'hd-wrapped',
+      `<instructions>\n${role}\n</instructions>\n<policy>\n${policy}\n</policy>\nCurrent date: 2026-03-${String(int(1, 28)).padStart(2, '0')}. Office: ${pick(OFFICES)}.`,
+    ),
+  ),
 );
 
 n = 0;
-write('helpdesk/reused-ids.jsonl', Array.from({ length: 10 }, () => rec('hd-reused', `${role}\n\n${policy}`, (_turn, k) => `call_${k}`)));
+write(
+  'helpdesk/reused-ids.jsonl',
+  Array.from({ length: 10 }, () => rec('hd-reused', `${role}\n\n${policy}`, (_turn, k) => `call_${k}`)),
+);
 
 n = 0;
-write('helpdesk/outer-mentions.jsonl', Array.from({ length: 4 }, () => rec('hd-mentions', `${role}\n\n${policy}\n\nWhen the employee is verified, call reset_password at once.`)));
+write(
+  'helpdesk/outer-mentions.jsonl',
+  Array.from({ length: 4 }, () => rec('hd-mentions', `${role}\n\n${policy}\n\nWhen the employee is verified, call reset_password at once.`)),
+);
 
 // ---------------------------------------------------------------------------------------------
 // Per-record tools (inline harnesses): airline and retail returns
@@ -119,22 +142,72 @@ const TOOLS = {
   airline: {
     // The same name, two schemas: records of different airlines' logs.
     get_booking_a: ['get_booking', 'Look up a booking by its reference.', obj({ booking_ref: { type: 'string', pattern: '^[A-Z0-9]{6}$' } }, ['booking_ref'])],
-    get_booking_b: ['get_booking', 'Find a booking from the confirmation code and the passenger surname.', obj({ confirmation: { type: 'string', minLength: 5 }, last_name: { type: 'string' } }, ['confirmation', 'last_name'])],
-    flight_status: ['flight_status', 'Current status of a flight.', obj({ flight_number: { type: 'string', pattern: '^[A-Z]{2}\\d{2,4}$' } }, ['flight_number'])],
-    change_flight: ['change_flight', 'Move a booking to another flight.', obj({ booking_ref: { type: 'string' }, flight_number: { type: 'string' }, fare_difference_ok: { type: 'boolean' } }, ['booking_ref', 'flight_number'])],
-    add_bag: ['add_bag', 'Add checked bags to a booking.', obj({ booking_ref: { type: 'string' }, bags: { type: 'integer', minimum: 1, maximum: 3 } }, ['booking_ref', 'bags'])],
-    seat_map: ['seat_map', 'Free seats of a flight.', obj({ flight_number: { type: 'string' }, cabin: { type: 'string', enum: ['economy', 'business'] } }, ['flight_number'])],
-    search_flights: ['search_flights', 'Search flights between two airports on a day.', obj({ origin: { type: 'string', minLength: 3, maxLength: 3 }, destination: { type: 'string', minLength: 3, maxLength: 3 }, date: { type: 'string', format: 'date' } }, ['origin', 'destination', 'date'])],
+    get_booking_b: [
+      'get_booking',
+      'Find a booking from the confirmation code and the passenger surname.',
+      obj({ confirmation: { type: 'string', minLength: 5 }, last_name: { type: 'string' } }, ['confirmation', 'last_name']),
+    ],
+    flight_status: [
+      'flight_status',
+      'Current status of a flight.',
+      obj({ flight_number: { type: 'string', pattern: '^[A-Z]{2}\\d{2,4}$' } }, ['flight_number']),
+    ],
+    change_flight: [
+      'change_flight',
+      'Move a booking to another flight.',
+      obj({ booking_ref: { type: 'string' }, flight_number: { type: 'string' }, fare_difference_ok: { type: 'boolean' } }, ['booking_ref', 'flight_number']),
+    ],
+    add_bag: [
+      'add_bag',
+      'Add checked bags to a booking.',
+      obj({ booking_ref: { type: 'string' }, bags: { type: 'integer', minimum: 1, maximum: 3 } }, ['booking_ref', 'bags']),
+    ],
+    seat_map: [
+      'seat_map',
+      'Free seats of a flight.',
+      obj({ flight_number: { type: 'string' }, cabin: { type: 'string', enum: ['economy', 'business'] } }, ['flight_number']),
+    ],
+    search_flights: [
+      'search_flights',
+      'Search flights between two airports on a day.',
+      obj(
+        {
+          origin: { type: 'string', minLength: 3, maxLength: 3 },
+          destination: { type: 'string', minLength: 3, maxLength: 3 },
+          date: { type: 'string', format: 'date' },
+        },
+        ['origin', 'destination', 'date'],
+      ),
+    ],
     transfer_to_human_agents: ['transfer_to_human_agents', 'Hand the conversation to a human agent.', obj({ summary: { type: 'string' } }, ['summary'])],
   },
   retail: {
     find_order_a: ['find_order', 'Find an order by its id.', obj({ order_id: { type: 'string', pattern: '^#W\\d{7}$' } }, ['order_id'])],
-    find_order_b: ['find_order', 'Find an order from the customer email and order number.', obj({ email: { type: 'string' }, order_number: { type: 'integer', minimum: 1 } }, ['email', 'order_number'])],
-    return_items: ['return_items', 'Start a return for delivered items.', obj({ order_id: { type: 'string' }, item_ids: { type: 'array', items: { type: 'string' }, minItems: 1 }, refund_method: { type: 'string', enum: ['original_payment', 'gift_card'] } }, ['order_id', 'item_ids', 'refund_method'])],
+    find_order_b: [
+      'find_order',
+      'Find an order from the customer email and order number.',
+      obj({ email: { type: 'string' }, order_number: { type: 'integer', minimum: 1 } }, ['email', 'order_number']),
+    ],
+    return_items: [
+      'return_items',
+      'Start a return for delivered items.',
+      obj(
+        {
+          order_id: { type: 'string' },
+          item_ids: { type: 'array', items: { type: 'string' }, minItems: 1 },
+          refund_method: { type: 'string', enum: ['original_payment', 'gift_card'] },
+        },
+        ['order_id', 'item_ids', 'refund_method'],
+      ),
+    ],
     track_package: ['track_package', 'Where a parcel is.', obj({ tracking_id: { type: 'string' } }, ['tracking_id'])],
     return_policy: ['return_policy', 'The return policy for a product category.', obj({ category: { type: 'string' } }, [])],
     list_reasons: ['list_return_reasons', 'Return reasons the warehouse accepts.', { type: 'object', properties: {} }],
-    exchange_item: ['exchange_item', 'Exchange an item for another variant.', obj({ order_id: { type: 'string' }, item_id: { type: 'string' }, new_item_id: { type: 'string' } }, ['order_id', 'item_id', 'new_item_id'])],
+    exchange_item: [
+      'exchange_item',
+      'Exchange an item for another variant.',
+      obj({ order_id: { type: 'string' }, item_id: { type: 'string' }, new_item_id: { type: 'string' } }, ['order_id', 'item_id', 'new_item_id']),
+    ],
   },
 };
 const SYSTEMS = {
@@ -142,7 +215,10 @@ const SYSTEMS = {
     'You are the Skyline Air assistant. Look the booking up with get_booking before you change it, and confirm every change with the passenger.',
     '# Skyline Air\nHelp passengers with bookings, bags and seats.\n\n## Rules\n- Use `get_booking` first.\n- Never change a flight without the passenger saying yes.\n',
   ],
-  retail: ['You help customers of Marlow & Finch with returns and deliveries. Find the order with find_order first.', 'Returns desk of Marlow & Finch. Be brief.\n'],
+  retail: [
+    'You help customers of Marlow & Finch with returns and deliveries. Find the order with find_order first.',
+    'Returns desk of Marlow & Finch. Be brief.\n',
+  ],
 };
 
 function toolJson(spec, mcp) {
@@ -165,7 +241,9 @@ function inlineRecord(i, shared) {
     tools = shuffle([...needed, ...others.slice(0, int(0, others.length))]).map((k) => toolJson(pool[k], mcp));
   }
   const toolNames = new Set(tools.map((t) => t.name ?? t.function.name));
-  const lookupSpec = tools.map((t) => t.inputSchema ?? t.function.parameters).find((_, j) => (tools[j].name ?? tools[j].function.name) === (domain === 'airline' ? 'get_booking' : 'find_order'));
+  const lookupSpec = tools
+    .map((t) => t.inputSchema ?? t.function.parameters)
+    .find((_, j) => (tools[j].name ?? tools[j].function.name) === (domain === 'airline' ? 'get_booking' : 'find_order'));
   const messages = system === null ? [] : [{ role: 'system', content: system }];
   const c = (name, args) => ({ id: `call_${hex(10)}`, type: 'function', function: { name, arguments: JSON.stringify(args) } });
   if (toolNames.has('get_booking')) {
@@ -180,7 +258,10 @@ function inlineRecord(i, shared) {
     messages.push({ role: 'tool', tool_call_id: b.id, content: JSON.stringify({ flight_number: flight, status: 'on time' }) });
     if (toolNames.has('add_bag')) {
       const bag = c('add_bag', { booking_ref: ref, bags: int(1, 2) });
-      messages.push({ role: 'assistant', content: 'Your flight is on time. Adding the bag now.', tool_calls: [bag] }, { role: 'tool', tool_call_id: bag.id, content: '{"ok":true,"fee_eur":35}' });
+      messages.push(
+        { role: 'assistant', content: 'Your flight is on time. Adding the bag now.', tool_calls: [bag] },
+        { role: 'tool', tool_call_id: bag.id, content: '{"ok":true,"fee_eur":35}' },
+      );
       messages.push({ role: 'assistant', content: 'Done: one bag added for 35 EUR.' });
     } else {
       messages.push({ role: 'assistant', content: 'Your flight is on time. Bags can be added at check-in for this fare.' });
@@ -193,7 +274,12 @@ function inlineRecord(i, shared) {
     const b = c('track_package', { tracking_id: `TRK${digits(8)}` });
     messages.push({ role: 'assistant', content: 'Checking both.', tool_calls: [a, b] });
     // These logs name the tool on each result, as OpenAI-style loggers do.
-    messages.push({ role: 'tool', tool_call_id: a.id, name: 'find_order', content: JSON.stringify({ order_id: oid, items: [{ id: 'it-1', name: 'blue mug' }] }) });
+    messages.push({
+      role: 'tool',
+      tool_call_id: a.id,
+      name: 'find_order',
+      content: JSON.stringify({ order_id: oid, items: [{ id: 'it-1', name: 'blue mug' }] }),
+    });
     messages.push({ role: 'tool', tool_call_id: b.id, name: 'track_package', content: '{"status":"out for delivery"}' });
     const r = c('return_items', { order_id: oid, item_ids: ['it-1'], refund_method: pick(['original_payment', 'gift_card']) });
     messages.push({ role: 'assistant', content: '', tool_calls: [r] }, { role: 'tool', tool_call_id: r.id, content: '{"return_id":"R-88"}' });
@@ -204,4 +290,7 @@ function inlineRecord(i, shared) {
 }
 
 const shared = [];
-write('inline/records.jsonl', Array.from({ length: 40 }, (_, i) => inlineRecord(i, shared)));
+write(
+  'inline/records.jsonl',
+  Array.from({ length: 40 }, (_, i) => inlineRecord(i, shared)),
+);

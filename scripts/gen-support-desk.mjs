@@ -69,16 +69,28 @@ for (const rec of records) {
         nCalls++;
         if (!/^call_[A-Za-z0-9]+$/.test(tc.id) || tc.type !== 'function') fail(id, `message ${i}: bad call envelope`);
         const v = validators.get(tc.function.name);
-        if (!v) { fail(id, `unknown tool ${tc.function.name}`); return; }
+        if (!v) {
+          fail(id, `unknown tool ${tc.function.name}`);
+          return;
+        }
         let args;
-        try { args = JSON.parse(tc.function.arguments); } catch { fail(id, `${tc.function.name}: arguments are not JSON`); return; }
+        try {
+          args = JSON.parse(tc.function.arguments);
+        } catch {
+          fail(id, `${tc.function.name}: arguments are not JSON`);
+          return;
+        }
         if (!v(args)) fail(id, `${tc.function.name}: ${ajv.errorsText(v.errors)}`);
         const n = messages.filter((x) => x.role === 'tool' && x.tool_call_id === tc.id).length;
         if (n !== 1) fail(id, `${tc.id} answered ${n} times`);
         const a = answers[k];
         if (!a || a.role !== 'tool' || a.tool_call_id !== tc.id) fail(id, `${tc.id}: result does not follow its call`);
         else {
-          try { JSON.parse(a.content); } catch { fail(id, `${tc.id}: tool content is not JSON`); }
+          try {
+            JSON.parse(a.content);
+          } catch {
+            fail(id, `${tc.id}: tool content is not JSON`);
+          }
           if (toolNameRe.test(a.content)) fail(id, `${tc.id}: tool result mentions a tool name`);
         }
       });
@@ -107,7 +119,11 @@ const out = records.map((r) => JSON.stringify(r)).join('\n') + '\n';
 const target = join(FIX, 'trajectories.jsonl');
 if (process.argv.includes('--check')) {
   let cur = '';
-  try { cur = readFileSync(target, 'utf8'); } catch { /* missing */ }
+  try {
+    cur = readFileSync(target, 'utf8');
+  } catch {
+    /* missing */
+  }
   if (cur !== out) {
     console.error(`gen-support-desk: ${target} is out of date; run node scripts/gen-support-desk.mjs`);
     process.exit(1);
@@ -117,5 +133,7 @@ if (process.argv.includes('--check')) {
   writeFileSync(target, out);
   console.log(`gen-support-desk: wrote ${stats.records} records, ${stats.calls} tool calls to ${target}`);
 }
-console.log(`  calls per record: ${JSON.stringify(stats.perCount)}; rounds with parallel calls: ${stats.parallel}; records with 2+ user turns: ${stats.multiTurn}`);
+console.log(
+  `  calls per record: ${JSON.stringify(stats.perCount)}; rounds with parallel calls: ${stats.parallel}; records with 2+ user turns: ${stats.multiTurn}`,
+);
 console.log(`  intents: ${JSON.stringify(stats.intents)}`);

@@ -15,7 +15,10 @@ function runAsync(cmd, args) {
 
 // Build what the end-to-end tests run, and type-check the tests themselves too: side by side,
 // since the type check (noEmit) reads the sources, not dist/.
-const [build, typecheck] = await Promise.all([runAsync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.json']), runAsync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.test.json'])]);
+const [build, typecheck] = await Promise.all([
+  runAsync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.json']),
+  runAsync('npx', ['--no-install', 'tsc', '-p', 'tsconfig.test.json']),
+]);
 if (build.status !== 0 || typecheck.status !== 0) {
   console.log(build.status !== 0 ? 'build failed' : 'type check of the tests failed');
   console.log('0 passed, 1 failed');

@@ -6,7 +6,16 @@ import { builtinTransformsModule, useBuiltinTransforms } from './transform/built
 if (builtinTransformsModule() === undefined) useBuiltinTransforms(new URL('../transforms/index.js', import.meta.url).href);
 
 export { loadHarness, type LoadResult } from './harness/load.js';
-export { renderPrompt, renderSystemPrompt, renderTools, catalogText, renderRecordPrompt, renderedSections, promptLayout, type PromptLayout } from './harness/render.js';
+export {
+  renderPrompt,
+  renderSystemPrompt,
+  renderTools,
+  catalogText,
+  renderRecordPrompt,
+  renderedSections,
+  promptLayout,
+  type PromptLayout,
+} from './harness/render.js';
 export { fillTemplate, templateSlots } from './harness/template.js';
 export type * from './harness/types.js';
 export { readTrajectories, parseTrajectoryLine, type ReadItem } from './trajectory/read.js';

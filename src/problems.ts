@@ -25,12 +25,7 @@ export function formatProblem(p: Problem): string {
 /** Stable order for printing and for JSON output: file, line, path, message. */
 export function sortProblems(problems: readonly Problem[]): Problem[] {
   return [...problems].sort(
-    (a, b) =>
-      cmp(a.file, b.file) ||
-      (a.line ?? 0) - (b.line ?? 0) ||
-      cmp(a.id ?? '', b.id ?? '') ||
-      cmp(a.path, b.path) ||
-      cmp(a.message, b.message),
+    (a, b) => cmp(a.file, b.file) || (a.line ?? 0) - (b.line ?? 0) || cmp(a.id ?? '', b.id ?? '') || cmp(a.path, b.path) || cmp(a.message, b.message),
   );
 }
 

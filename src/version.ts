@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 
 /** hsa's version, read once from package.json. */
-export const HSA_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const HSA_VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /**
  * The engine's behaviour version, held by the resume fingerprint (and so stated in every manifest):

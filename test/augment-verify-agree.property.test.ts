@@ -25,13 +25,36 @@ import { removeTempDirs, tempDir } from './helpers/tmp.js';
 afterAll(removeTempDirs);
 
 type Json = Record<string, unknown>;
-const PARAMS = ['city', 'date', 'flight_number', 'user_id', 'amount', 'payment_id', 'seat', 'query', 'limit', 'note', 'code', 'email', 'first_name', 'tags', 'item_id', 'zone', 'count', 'label', 'reason'];
+const PARAMS = [
+  'city',
+  'date',
+  'flight_number',
+  'user_id',
+  'amount',
+  'payment_id',
+  'seat',
+  'query',
+  'limit',
+  'note',
+  'code',
+  'email',
+  'first_name',
+  'tags',
+  'item_id',
+  'zone',
+  'count',
+  'label',
+  'reason',
+];
 const TOOLS = ['find_trip', 'book_room', 'get_status', 'list_orders', 'send_note', 'check_stock', 'plan_route', 'add_item', 'cancel_order'];
 const MODELS = ['Leg', 'Payer', 'Contact', 'Bag', 'Slot'];
 
 /** A scalar property as pydantic writes one (title, type; an Optional one as anyOf with null). */
 function scalar(rng: Rng, name: string): Json {
-  const title = name.split('_').map((w) => w[0]!.toUpperCase() + w.slice(1)).join(' ');
+  const title = name
+    .split('_')
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join(' ');
   const kind = rng.int(6);
   if (kind === 0) return { title, type: 'integer' };
   if (kind === 1) return { title, type: 'number' };
@@ -62,7 +85,7 @@ function pydanticSchema(rng: Rng, name: string): Json {
       // A model inside the model, Optional.
       const inner = models[1]!;
       defs[inner] = objectOf(rng, 1 + rng.int(2), inner);
-      (model.properties).detail = { anyOf: [ref(inner), { type: 'null' }], default: null };
+      model.properties.detail = { anyOf: [ref(inner), { type: 'null' }], default: null };
     }
     defs[m] = model;
     const uses = [() => ref(m), () => ({ items: ref(m), title: 'Items', type: 'array' }), () => ({ anyOf: [ref(m), { type: 'null' }], default: null })];
@@ -71,12 +94,25 @@ function pydanticSchema(rng: Rng, name: string): Json {
   }
   if (rng.chance(0.3)) {
     // A recursive model: a node holding more nodes.
-    defs.Node = { properties: { label: { title: 'Label', type: 'string' }, children: { items: ref('Node'), title: 'Children', type: 'array' } }, required: ['label'], title: 'Node', type: 'object' };
+    defs.Node = {
+      properties: { label: { title: 'Label', type: 'string' }, children: { items: ref('Node'), title: 'Children', type: 'array' } },
+      required: ['label'],
+      title: 'Node',
+      type: 'object',
+    };
     root.properties.tree = ref('Node');
   }
   if (rng.chance(0.2)) {
     // Any JSON value, as FastMCP-style servers write one: a recursive union through additionalProperties.
-    defs.JsonValue = { anyOf: [{ type: 'string' }, { type: 'number' }, { type: 'null' }, { items: ref('JsonValue'), type: 'array' }, { additionalProperties: ref('JsonValue'), type: 'object' }] };
+    defs.JsonValue = {
+      anyOf: [
+        { type: 'string' },
+        { type: 'number' },
+        { type: 'null' },
+        { items: ref('JsonValue'), type: 'array' },
+        { additionalProperties: ref('JsonValue'), type: 'object' },
+      ],
+    };
     root.properties.payload = ref('JsonValue');
   }
   // The whole parameter object as a referenced model (a root `$ref`, with the root's type beside
@@ -123,7 +159,8 @@ function valueOf(rng: Rng, schema: Json, root: Json, depth: number): unknown {
         return out;
       }
       const required = new Set((schema.required as string[] | undefined) ?? []);
-      for (const [k, sub] of Object.entries((schema.properties as Json | undefined) ?? {})) if (required.has(k) || (depth < 4 && rng.chance(0.6))) out[k] = valueOf(rng, sub as Json, root, depth + 1);
+      for (const [k, sub] of Object.entries((schema.properties as Json | undefined) ?? {}))
+        if (required.has(k) || (depth < 4 && rng.chance(0.6))) out[k] = valueOf(rng, sub as Json, root, depth + 1);
       return out;
     }
   }
@@ -135,7 +172,9 @@ interface RandomTool {
 }
 
 function randomTools(rng: Rng): RandomTool[] {
-  return rng.sample(TOOLS, 2 + rng.int(3)).map((name) => ({ type: 'function', function: { name, description: `Runs ${name.replace(/_/g, ' ')}.`, parameters: pydanticSchema(rng, name) } }));
+  return rng
+    .sample(TOOLS, 2 + rng.int(3))
+    .map((name) => ({ type: 'function', function: { name, description: `Runs ${name.replace(/_/g, ' ')}.`, parameters: pydanticSchema(rng, name) } }));
 }
 
 /** A call of a random tool; sometimes with a key its schema does not declare (one another tool may declare). */
@@ -183,7 +222,10 @@ async function folderCase(rng: Rng, name: string, locate: boolean, extra: string
   mkdirSync(path.join(h, 'tools'), { recursive: true });
   writeFileSync(path.join(h, 'harness.yaml'), `name: verdict-${name}\nversion: "1.0.0"\nprompt:\n  dir: prompt\n  order: [role, rules]\n`);
   writeFileSync(path.join(h, 'prompt', 'role.md'), `# Role\n\nYou run the desk. Start with \`${t0}\` when a request needs it.\n`);
-  writeFileSync(path.join(h, 'prompt', 'rules.md'), `# Rules\n\n1. Pass \`${param}\` exactly as the user gives it.\n2. Call \`${t1}\` before you reply about an order.\n`);
+  writeFileSync(
+    path.join(h, 'prompt', 'rules.md'),
+    `# Rules\n\n1. Pass \`${param}\` exactly as the user gives it.\n2. Call \`${t1}\` before you reply about an order.\n`,
+  );
   writeFileSync(path.join(h, 'tools', 'tools.json'), JSON.stringify(tools, null, 2));
   const loaded = await loadHarness(h);
   expect(loaded.harness, JSON.stringify(loaded.problems)).toBeTruthy();
@@ -276,7 +318,8 @@ const MUTATIONS: Record<string, Mutation> = {
   },
   'old tool name put back': (rec) => {
     const back = Object.fromEntries(Object.entries(renamedBy(rec, 'tools.rename')).map(([a, b]) => [b, a]));
-    for (const m of rec.messages) for (const c of m.tool_calls ?? []) if (back[c.function.name]) return `${c.function.name} -> ${(c.function.name = back[c.function.name]!)}`;
+    for (const m of rec.messages)
+      for (const c of m.tool_calls ?? []) if (back[c.function.name]) return `${c.function.name} -> ${(c.function.name = back[c.function.name]!)}`;
     return null;
   },
   'user turn edited': (rec) => {
@@ -317,7 +360,9 @@ function replaceLine(out: string, file: string, index: number, line: string): vo
   const text = lines.join('\n');
   writeFileSync(abs, text);
   const manifestFile = path.join(out, 'manifest.json');
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { stages: Record<string, { bytes: number; files: { file: string; bytes: number; sha256: string }[] }> };
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+    stages: Record<string, { bytes: number; files: { file: string; bytes: number; sha256: string }[] }>;
+  };
   for (const stage of Object.values(manifest.stages)) {
     for (const f of stage.files) {
       if (f.file !== file) continue;
@@ -333,7 +378,20 @@ function replaceLine(out: string, file: string, index: number, line: string): vo
 async function runCase(c: Case, seed: string): Promise<string> {
   const rng = createRng('one-verdict', 'mutate', seed, c.name);
   const out = path.join(c.dir, 'out');
-  const run = await runHsaAsync(['augment', ...(c.harness ? ['--harness', c.harness] : []), '-t', c.sources, '-o', out, '-k', '3', '--seed', seed, '--no-gzip', ...c.args]);
+  const run = await runHsaAsync([
+    'augment',
+    ...(c.harness ? ['--harness', c.harness] : []),
+    '-t',
+    c.sources,
+    '-o',
+    out,
+    '-k',
+    '3',
+    '--seed',
+    seed,
+    '--no-gzip',
+    ...c.args,
+  ]);
   expect(run.code, `${c.name}: ${run.stderr}`).toBe(0);
   const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { totals: { variants_written: number; variants_rejected: number } };
   // The generator's records are all augmentable: a variant rejected here is a disagreement in itself.
@@ -380,8 +438,12 @@ describe('one verdict: what augment writes, verify accepts; what breaks preserva
     ];
   };
 
-  it.concurrent.each(seeds)('seed %s: folder (match, locate) and inline harnesses with $ref schemas', async (seed) => {
-    const tried = await Promise.all((await cases(seed)).map((c) => runCase(c, seed)));
-    expect(new Set(tried).size).toBeGreaterThan(0);
-  }, 120_000);
+  it.concurrent.each(seeds)(
+    'seed %s: folder (match, locate) and inline harnesses with $ref schemas',
+    async (seed) => {
+      const tried = await Promise.all((await cases(seed)).map((c) => runCase(c, seed)));
+      expect(new Set(tried).size).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 });

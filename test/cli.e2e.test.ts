@@ -122,7 +122,9 @@ describe('live-commerce fixtures', () => {
   it('inspect --render --context <file> equals the system message of the first trajectory with that context, byte for byte', async () => {
     const recs = records();
     const dir = path.join(LC, 'contexts');
-    const files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     expect(files.length).toBeGreaterThan(0);
     let matched = 0;
     for (const f of files) {
@@ -168,7 +170,12 @@ describe('live-commerce fixtures', () => {
     expect(s.skills.ids).toHaveLength(14);
     expect([...s.skills.ids].sort()).toEqual(s.skills.ids);
     expect(s.skillLoader).toEqual({ tool: 'load_skill', argument: 'name' });
-    expect(s.sections).toEqual({ order: ['role', 'constraints', 'skills', 'output_format', 'room_context'], pinned: ['role', 'room_context'], unordered: ['constraints'], catalog: 'skills' });
+    expect(s.sections).toEqual({
+      order: ['role', 'constraints', 'skills', 'output_format', 'room_context'],
+      pinned: ['role', 'room_context'],
+      unordered: ['constraints'],
+      catalog: 'skills',
+    });
   });
 });
 
@@ -215,7 +222,15 @@ describe('a minimal harness written into the temp folder', () => {
     const r = await hsa(['inspect', 'mini']);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
-      ['harness   mini 0.1', 'skills    0 (0 reply, 0 strategy)', 'tools     2: search_kb, open_ticket', 'hooks     0', 'sections  1: policy', 'variables 1: company', ''].join('\n'),
+      [
+        'harness   mini 0.1',
+        'skills    0 (0 reply, 0 strategy)',
+        'tools     2: search_kb, open_ticket',
+        'hooks     0',
+        'sections  1: policy',
+        'variables 1: company',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -226,9 +241,7 @@ describe('a minimal harness written into the temp folder', () => {
     const all = await hsa(['validate', 'mini', '-t', 'data/*.jsonl']);
     clean(all);
     expect(all.code).toBe(1);
-    expect(all.stdout).toBe(
-      'data/bad.jsonl:2: t4: messages.2.tool_calls.0.function.arguments: missing required property "q"\n',
-    );
+    expect(all.stdout).toBe('data/bad.jsonl:2: t4: messages.2.tool_calls.0.function.arguments: missing required property "q"\n');
     expect(all.stderr).toBe('invalid: harness mini 0.1, 4 records in 2 files: 1 error, 0 warnings\n');
   });
 

@@ -44,7 +44,9 @@ describe('hsa.yaml: one typed, described option table', () => {
     const known = new Set(keys(schema).map(([k]) => k));
     expect(Object.keys(CONFIG_FLAGS).filter((k) => !known.has(k))).toEqual([]);
     // The built CLI (src/version.ts reads package.json beside dist/): its `hsa augment` options.
-    const main = (await import(pathToFileURL(path.resolve('dist/src/cli/main.js')).href)) as { buildProgram(io: unknown, setCode: (c: number) => void): Command };
+    const main = (await import(pathToFileURL(path.resolve('dist/src/cli/main.js')).href)) as {
+      buildProgram(io: unknown, setCode: (c: number) => void): Command;
+    };
     const io = { out: () => {}, err: () => {}, errIsTty: false };
     const augment = main.buildProgram(io, () => {}).commands.find((c) => c.name() === 'augment')!;
     const options = new Set(augment.options.map((o) => o.attributeName()));

@@ -14,7 +14,21 @@ let rows: RlRow[];
 
 beforeAll(async () => {
   dir = tempDir('hsa-env-cli-');
-  const r = await runHsaAsync(['augment', '--no-gzip', '--harness', 'fixtures/support-desk/harness', '-t', 'fixtures/support-desk/trajectories.jsonl', '--out', path.join(dir, 'out'), '--stages', 'rl', '--variants', '1', '-q']);
+  const r = await runHsaAsync([
+    'augment',
+    '--no-gzip',
+    '--harness',
+    'fixtures/support-desk/harness',
+    '-t',
+    'fixtures/support-desk/trajectories.jsonl',
+    '--out',
+    path.join(dir, 'out'),
+    '--stages',
+    'rl',
+    '--variants',
+    '1',
+    '-q',
+  ]);
   expect(r.code, r.stderr).toBe(0);
   rowsGlob = path.join(dir, 'out', 'rl', '*.jsonl');
   rows = readRows(path.join(dir, 'out', 'rl'));
@@ -34,7 +48,10 @@ describe('hsa env serve on the command line', () => {
   it('names the file, line and field of a bad row, and a glob that matches nothing', async () => {
     const bad = path.join(dir, 'bad.jsonl');
     const good = JSON.stringify(rows[0]);
-    const broken = { ...rows[0]!, extra_info: { ...rows[0]!.extra_info, env: JSON.stringify({ ...JSON.parse(rows[0]!.extra_info.env), tool_replay: [{ name: 3 }] }) } };
+    const broken = {
+      ...rows[0]!,
+      extra_info: { ...rows[0]!.extra_info, env: JSON.stringify({ ...JSON.parse(rows[0]!.extra_info.env), tool_replay: [{ name: 3 }] }) },
+    };
     writeFileSync(bad, `${good}\n\n${JSON.stringify(broken)}\n`);
     const r = await runHsaAsync(['env', 'serve', '--rows', bad, '--port', '0', '--tokenizer', 'estimate']);
     expect(r.code).toBe(1);
@@ -56,14 +73,20 @@ describe('hsa reward on the command line', () => {
       JSON.stringify({ index: rows[0]!.extra_info.index, messages: ref }),
       '{"index": ',
       JSON.stringify({ index: 999_999, messages: ref }),
-      JSON.stringify({ id: rows[1]!.extra_info.id, messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'x', arguments: '{nope' } }] }] }),
+      JSON.stringify({
+        id: rows[1]!.extra_info.id,
+        messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: 'x', arguments: '{nope' } }] }],
+      }),
       JSON.stringify({ position: 1, messages: [] }),
       JSON.stringify({ extra_info: { index: rows[0]!.extra_info.index }, messages: ref }),
     ];
     writeFileSync(file, `${lines.join('\n')}\n`);
     const r = await runHsaAsync(['reward', '--rows', rowsGlob, '--rollouts', file, '--tokenizer', 'estimate']);
     expect(r.code).toBe(1);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(out.map((o) => o.rollout)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(out[5]).toMatchObject({ index: rows[0]!.extra_info.index, reward: out[0].reward });
     expect(out[0]).toMatchObject({ index: rows[0]!.extra_info.index, finished: true, components: { tool_rationality: 1, skill_selection: 1 } });
@@ -76,8 +99,22 @@ describe('hsa reward on the command line', () => {
     expect(r.stderr).toContain(`${file}:2: not valid JSON`);
     expect(r.stderr).toContain('hsa reward: 3 of 6 rollouts scored, 3 bad');
     // With the policy's bad JSON counted as its mistake, line 4 is scored too.
-    const lenient = await runHsaAsync(['reward', '--rows', rowsGlob, '--rollouts', file, '--tokenizer', 'estimate', '--invalid-arguments', 'tool_error', '--json']);
-    const lo = lenient.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const lenient = await runHsaAsync([
+      'reward',
+      '--rows',
+      rowsGlob,
+      '--rollouts',
+      file,
+      '--tokenizer',
+      'estimate',
+      '--invalid-arguments',
+      'tool_error',
+      '--json',
+    ]);
+    const lo = lenient.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lo[3].detail.tools.invalid).toBe(1);
     expect(lo.at(-1).summary).toMatchObject({ rollouts: 6, scored: 4, bad: 2 });
   });

@@ -29,7 +29,15 @@ function rlRow(k: number, twice = false): Record<string, unknown> {
       { role: 'system', content: `You answer stock questions for depot ${k}.\n\n  Odd   spacing\tstays as it is.` },
       { role: 'user', content: `How many S-${k} are left?` },
     ],
-    reward_model: { style: 'rule', ground_truth: JSON.stringify({ expected_calls: twice ? [call, call] : [call], expected_skills: [], reference_reply: reply, turns: [{ user: `How many S-${k} are left?`, calls: twice ? [call, call] : [call], skills: [], reply }] }) },
+    reward_model: {
+      style: 'rule',
+      ground_truth: JSON.stringify({
+        expected_calls: twice ? [call, call] : [call],
+        expected_skills: [],
+        reference_reply: reply,
+        turns: [{ user: `How many S-${k} are left?`, calls: twice ? [call, call] : [call], skills: [], reply }],
+      }),
+    },
     extra_info: {
       index: 100 + k,
       id: `row-${k}`,
@@ -37,7 +45,16 @@ function rlRow(k: number, twice = false): Record<string, unknown> {
       env: JSON.stringify({
         user_turns: [`How many S-${k} are left?`],
         tool_replay: replay,
-        tools: [{ type: 'function', function: { name: 'stock_v2', description: 'Stock of a SKU.', parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'], additionalProperties: false } } }],
+        tools: [
+          {
+            type: 'function',
+            function: {
+              name: 'stock_v2',
+              description: 'Stock of a SKU.',
+              parameters: { type: 'object', properties: { sku: { type: 'string' } }, required: ['sku'], additionalProperties: false },
+            },
+          },
+        ],
         hooks: [],
       }),
     },
@@ -60,28 +77,53 @@ interface Env {
 
 async function env(parsedChars?: number): Promise<Env> {
   const rows = await RowSet.load([file], parsedChars === undefined ? {} : { parsedChars });
-  const store = new SessionStore(rows, { ttlMs: 60_000, maxSessions: 100, reward: { ...DEFAULT_REWARD_CONFIG, tokenizer: 'estimate' }, counter: estimateCounter });
+  const store = new SessionStore(rows, {
+    ttlMs: 60_000,
+    maxSessions: 100,
+    reward: { ...DEFAULT_REWARD_CONFIG, tokenizer: 'estimate' },
+    counter: estimateCounter,
+  });
   const server = await startEnvServer({ host: '127.0.0.1', port: 0, protocols: [createOrsProtocol()], store, maxBodyBytes: 1 << 20, log: () => undefined });
   return { store, server };
 }
 
 /** One raw HTTP request (the path sent exactly as given); the status, headers and body text. */
-function raw(url: string, method: string, p: string, body?: unknown, sid?: string): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+function raw(
+  url: string,
+  method: string,
+  p: string,
+  body?: unknown,
+  sid?: string,
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   const { hostname, port } = new URL(url);
   const data = body === undefined ? '' : JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = http.request({ hostname, port, path: p, method, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...(sid ? { 'x-session-id': sid } : {}) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
-    });
+    const req = http.request(
+      {
+        hostname,
+        port,
+        path: p,
+        method,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), ...(sid ? { 'x-session-id': sid } : {}) },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text }));
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
 }
 
-const callMsg = (k: number) => ({ role: 'assistant', content: '', reasoning_content: `look up S-${k}`, tool_calls: [{ id: 'c0', type: 'function', function: { name: 'stock_v2', arguments: JSON.stringify({ sku: `S-${k}` }) } }] });
+const callMsg = (k: number) => ({
+  role: 'assistant',
+  content: '',
+  reasoning_content: `look up S-${k}`,
+  tool_calls: [{ id: 'c0', type: 'function', function: { name: 'stock_v2', arguments: JSON.stringify({ sku: `S-${k}` }) } }],
+});
 const replyMsg = (k: number) => ({ role: 'assistant', content: `<think>say it</think>Row ${k}: ${k} left.` });
 
 /** A whole episode of row k; every SSE answer's text with its random task id taken out. */
@@ -130,7 +172,9 @@ describe('the environment shares what is derived once, without changing an answe
       return sid;
     };
     const [s1, s2] = [await results('twice-1'), await results('twice-2')];
-    const step = async (sid: string) => readSse((await raw(kept.server.url, 'POST', '/hsa/call', { name: 'hsa.message', input: { message: callMsg(2) } }, sid)).text).payload.output.metadata.messages[0].content;
+    const step = async (sid: string) =>
+      readSse((await raw(kept.server.url, 'POST', '/hsa/call', { name: 'hsa.message', input: { message: callMsg(2) } }, sid)).text).payload.output.metadata
+        .messages[0].content;
     // Interleaved: each session sees the whole sequence of its own.
     expect([await step(s1), await step(s2), await step(s1), await step(s2), await step(s1)]).toEqual([
       '{"sku":"S-2","left":2}',
@@ -143,7 +187,7 @@ describe('the environment shares what is derived once, without changing an answe
     expect(outcomes).toEqual(['ok', 'ok', 'repeat']);
   });
 
-  it('a task id asked again gets the session\'s last answer byte for byte; another session cannot read it', async () => {
+  it("a task id asked again gets the session's last answer byte for byte; another session cannot read it", async () => {
     expect((await raw(kept.server.url, 'POST', '/create', { task_spec: { index: 101 } }, 'again-1')).status).toBe(200);
     expect((await raw(kept.server.url, 'POST', '/create', { task_spec: { index: 101 } }, 'again-2')).status).toBe(200);
     const body = { name: 'hsa.message', input: { message: callMsg(1) }, task_id: 'task-7' };
@@ -190,7 +234,7 @@ describe('the reward counts Qwen3 tokens exactly as the tokenizer encodes them',
       'numbers 1234567890 and 3.14159',
       'a <|im_end|> inside, <tool_call>{"name": "x"}</tool_call> and <think> too',
       'x'.repeat(500),
-      '=' .repeat(130) + ' ' + 'ab'.repeat(200),
+      '='.repeat(130) + ' ' + 'ab'.repeat(200),
       "don't, I'LL, we've — \u200b zero width",
       'مرحبا بالعالم',
     ];

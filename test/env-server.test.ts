@@ -19,7 +19,21 @@ beforeAll(async () => {
   const tmp = tempDir('hsa-env-');
   const [lc, sd] = await Promise.all([
     runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', path.join(tmp, 'lc'), '--stages', 'rl', '-q']),
-    runHsaAsync(['augment', '--no-gzip', '--harness', 'fixtures/support-desk/harness', '-t', 'fixtures/support-desk/trajectories.jsonl', '--out', path.join(tmp, 'sd'), '--stages', 'rl', '--variants', '2', '-q']),
+    runHsaAsync([
+      'augment',
+      '--no-gzip',
+      '--harness',
+      'fixtures/support-desk/harness',
+      '-t',
+      'fixtures/support-desk/trajectories.jsonl',
+      '--out',
+      path.join(tmp, 'sd'),
+      '--stages',
+      'rl',
+      '--variants',
+      '2',
+      '-q',
+    ]),
   ]);
   expect(lc.code, lc.stderr).toBe(0);
   expect(sd.code, sd.stderr).toBe(0);
@@ -64,7 +78,7 @@ describe('hsa env serve (Open Reward Standard)', () => {
     expect(env.stderr()).toContain('bound to 127.0.0.1 only');
   });
 
-  it('replaying every row\'s reference returns every recorded tool result in the row\'s names, with full skill and tool scores', async () => {
+  it("replaying every row's reference returns every recorded tool result in the row's names, with full skill and tool scores", async () => {
     const results = await inBatches(lcRows, 16, async (row) => {
       const turns = referenceMessages(row);
       const { answers, final } = await runEpisode(env.url, `ref-${row.extra_info.index}`, { index: row.extra_info.index }, turns.flat());
@@ -109,7 +123,9 @@ describe('hsa env serve (Open Reward Standard)', () => {
     });
     expect(oldName).not.toBe('');
     const { answers, final } = await runEpisode(env.url, 'stale-name', { index: pick.extra_info.index }, stale);
-    const errors = answers.flatMap((a) => a.output.metadata.messages).filter((m: any) => m.role === 'tool' && m.content.startsWith('Error: there is no tool named'));
+    const errors = answers
+      .flatMap((a) => a.output.metadata.messages)
+      .filter((m: any) => m.role === 'tool' && m.content.startsWith('Error: there is no tool named'));
     expect(errors.map((m: any) => m.content)).toEqual([`Error: there is no tool named "${oldName}". Call one of the tools you were given.`]);
     const r = final.output.metadata.reward;
     expect(r.components.tool_rationality).toBeLessThan(1);
@@ -117,8 +133,10 @@ describe('hsa env serve (Open Reward Standard)', () => {
     expect(r.detail.tools.stale_names).toEqual([oldName]);
   });
 
-  it('a reply breaking the stop gate gets the gate\'s feedback on its channel and the episode continues', async () => {
-    const pick = lcRows.find((r) => envOf(r).hooks.some((h: any) => h.event === 'stop' && h.checks.some((c: any) => c.type === 'max_chars')) && truthOf(r).turns.length >= 1)!;
+  it("a reply breaking the stop gate gets the gate's feedback on its channel and the episode continues", async () => {
+    const pick = lcRows.find(
+      (r) => envOf(r).hooks.some((h: any) => h.event === 'stop' && h.checks.some((c: any) => c.type === 'max_chars')) && truthOf(r).turns.length >= 1,
+    )!;
     const gate = envOf(pick).hooks.find((h: any) => h.event === 'stop')!;
     const limit = gate.checks.find((c: any) => c.type === 'max_chars').value as number;
     const sid = 'gate';
@@ -147,14 +165,18 @@ describe('hsa env serve (Open Reward Standard)', () => {
       const msgs = referenceMessages(row).flat();
       if (i % 4 === 1) return msgs.map((m) => (m.tool_calls ? m : { ...m, content: `<think>${'想'.repeat(150)}</think>${'长'.repeat(120)}` }));
       if (i % 4 === 2) return msgs.map((m) => (m.tool_calls ? { ...m, tool_calls: (m.tool_calls as any[]).slice(1) } : m));
-      if (i % 4 === 3) return [{ role: 'assistant', content: '', tool_calls: [{ id: 'x', type: 'function', function: { name: 'nope', arguments: '{}' } }] }, ...msgs];
+      if (i % 4 === 3)
+        return [{ role: 'assistant', content: '', tool_calls: [{ id: 'x', type: 'function', function: { name: 'nope', arguments: '{}' } }] }, ...msgs];
       return msgs;
     };
     const rows = lcRows.filter((_, i) => i % 13 === 0).slice(0, 64);
     expect(rows).toHaveLength(64);
     const alone: unknown[] = [];
-    for (const [i, row] of rows.entries()) alone.push((await runEpisode(env.url, `alone-${i}`, { index: row.extra_info.index }, variants(row, i))).final.output.metadata.reward);
-    const together = await Promise.all(rows.map(async (row, i) => (await runEpisode(env.url, `together-${i}`, { index: row.extra_info.index }, variants(row, i))).final.output.metadata.reward));
+    for (const [i, row] of rows.entries())
+      alone.push((await runEpisode(env.url, `alone-${i}`, { index: row.extra_info.index }, variants(row, i))).final.output.metadata.reward);
+    const together = await Promise.all(
+      rows.map(async (row, i) => (await runEpisode(env.url, `together-${i}`, { index: row.extra_info.index }, variants(row, i))).final.output.metadata.reward),
+    );
     expect(together).toEqual(alone);
     expect(new Set(together.map((r) => JSON.stringify(r))).size).toBeGreaterThan(8);
   }, 120_000);
@@ -180,7 +202,10 @@ describe('hsa env serve (Open Reward Standard)', () => {
     writeFileSync(file, `${lines.join('\n')}\n`);
     const r = await runHsaAsync(['reward', '--rows', `${lcDir}/*.jsonl`, '--rollouts', file, '--tokenizer', 'estimate', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const out = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const out = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const summary = out.pop();
     const offline = out.map(({ reward, components, weights, detail }) => ({ reward, components, weights, detail }));
     expect(offline).toEqual(server);
@@ -205,7 +230,11 @@ describe('hsa env serve (Open Reward Standard)', () => {
     const badContent = await call(env.url, 'bad-2', 'hsa.message', { message: { role: 'assistant', content: 42 } });
     expect(badContent.body.error.field).toBe('input.message.content');
     const badArgs = await call(env.url, 'bad-2', 'hsa.message', {
-      message: { role: 'assistant', content: '', tool_calls: [{ id: 'a', type: 'function', function: { name: envOf(row).tools[0].function.name, arguments: '{"item_id": ' } }] },
+      message: {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: 'a', type: 'function', function: { name: envOf(row).tools[0].function.name, arguments: '{"item_id": ' } }],
+      },
     });
     expect(badArgs.status).toBe(400);
     expect(badArgs.body.error.field).toBe('input.message.tool_calls[0].function.arguments');
@@ -242,7 +271,11 @@ describe('hsa env serve (Open Reward Standard)', () => {
     expect(final.output.metadata.reward.components).toMatchObject({ skill_selection: 1, tool_rationality: 1, hook_compliance: 1, reply_quality: 1 });
     // A repeated call gets the same result again and costs repeat_penalty.
     const call0 = truthOf(row).expected_calls[0];
-    const again = { role: 'assistant', content: '', tool_calls: [{ id: 'r1', type: 'function', function: { name: call0.name, arguments: JSON.stringify(call0.arguments) } }] };
+    const again = {
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: 'r1', type: 'function', function: { name: call0.name, arguments: JSON.stringify(call0.arguments) } }],
+    };
     const rep = await runEpisode(env.url, 'sent-row-2', { row }, [again, ...referenceMessages(row).flat()]);
     expect(rep.final.output.metadata.reward.detail.tools.repeats).toBe(1);
     expect(rep.final.output.metadata.reward.components.tool_rationality).toBeLessThan(1);

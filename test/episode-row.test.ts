@@ -27,14 +27,28 @@ const gate: Hook = {
   feedback: '[cite] {{reason}}',
   maxRounds: 2,
 };
-const tool = { name: 'promo', description: 'Promotions.', parameters: { type: 'object', properties: { item: { type: 'string' } } }, sourceName: 'promo', sourceFormat: 'openai' as const };
+const tool = {
+  name: 'promo',
+  description: 'Promotions.',
+  parameters: { type: 'object', properties: { item: { type: 'string' } } },
+  sourceName: 'promo',
+  sourceFormat: 'openai' as const,
+};
 
 function row(hooks: Hook[], intent = 'discount') {
   const x: StageInput = {
     id: 'o~v0',
     record: { id: 'o', messages, meta: { intent } },
     state: baseHarness({ hooks, tools: [tool] }),
-    provenance: { source_id: 'o', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
+    provenance: {
+      source_id: 'o',
+      source_file: 'f',
+      source_line: 1,
+      variant: 0,
+      transforms: [],
+      harness: { name: 't', version: '1', state_hash: 'h' },
+      seed: 's',
+    },
     ordinal: 4,
   };
   return rlRecord(x, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
@@ -43,13 +57,30 @@ function row(hooks: Hook[], intent = 'discount') {
 const reply = (content: string) => readPolicyMessage({ role: 'assistant', content }, 'm', 'error');
 
 describe('RL rows run as episodes', () => {
-  it('carries the record\'s intent whenever it has one (hsa eval groups by it), and the episode applies a require_tool check on it', () => {
+  it("carries the record's intent whenever it has one (hsa eval groups by it), and the episode applies a require_tool check on it", () => {
     // No hook reads the intent: the row still carries it, and parseRow gives it to eval's per-intent gap.
     const plain = row([]);
     expect(JSON.parse((plain.extra_info as { env: string }).env).intent).toBe('discount');
     expect(parseRow(plain, 0).intent).toBe('discount');
     // A record without an intent: no key, not an empty one.
-    const none = rlRecord({ id: 'n~v0', record: { id: 'n', messages }, state: baseHarness({ tools: [tool] }), provenance: { source_id: 'n', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' }, ordinal: 0 }, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
+    const none = rlRecord(
+      {
+        id: 'n~v0',
+        record: { id: 'n', messages },
+        state: baseHarness({ tools: [tool] }),
+        provenance: {
+          source_id: 'n',
+          source_file: 'f',
+          source_line: 1,
+          variant: 0,
+          transforms: [],
+          harness: { name: 't', version: '1', state_hash: 'h' },
+          seed: 's',
+        },
+        ordinal: 0,
+      },
+      { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig,
+    );
     expect(JSON.parse((none.extra_info as { env: string }).env)).not.toHaveProperty('intent');
     const withGate = row([gate]);
     expect(JSON.parse((withGate.extra_info as { env: string }).env).intent).toBe('discount');
@@ -62,7 +93,7 @@ describe('RL rows run as episodes', () => {
     expect(other.step(reply('Hello!')).done).toBe(true);
   });
 
-  it('starts from the row\'s prompt and answers from its replay table', () => {
+  it("starts from the row's prompt and answers from its replay table", () => {
     const ep = new Episode(parseRow(row([]), 0));
     expect(ep.initialMessages).toEqual([messages[0], messages[1]]);
     const r = ep.step(readPolicyMessage({ role: 'assistant', content: '', tool_calls: [call('k', 'promo', { item: 'i-1' })] }, 'm', 'error'));

@@ -21,7 +21,20 @@ beforeAll(() => {
   return makeTmp('hsa-judge-').then((t) => {
     tmp = t;
     set = path.join(tmp.dir, 'set');
-    const r = runHsa(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--variants', '0', '--keep-source', '--stages', 'rl', '--out', set, '--quiet']);
+    const r = runHsa([
+      'augment',
+      '--no-gzip',
+      '--config',
+      'fixtures/live-commerce/hsa.yaml',
+      '--variants',
+      '0',
+      '--keep-source',
+      '--stages',
+      'rl',
+      '--out',
+      set,
+      '--quiet',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     for (const line of readFileSync(LABELS, 'utf8').split('\n').filter(Boolean)) {
       const l = JSON.parse(line);
@@ -47,8 +60,17 @@ function noisyJudge(): Respond {
 }
 
 function config(url: string, more = ''): string {
-  const file = path.join(tmp.dir, `eval-${createHash('sha256').update(url + more).digest('hex').slice(0, 8)}.yaml`);
-  writeFileSync(file, `set: [${set}]\ncache: ${path.join(tmp.dir, 'cache-cfg')}\njudge:\n  base_url: ${url}\n  model: noisy\n  rubric: ${RUBRIC}\n  max_retries: 0\n${more}`);
+  const file = path.join(
+    tmp.dir,
+    `eval-${createHash('sha256')
+      .update(url + more)
+      .digest('hex')
+      .slice(0, 8)}.yaml`,
+  );
+  writeFileSync(
+    file,
+    `set: [${set}]\ncache: ${path.join(tmp.dir, 'cache-cfg')}\njudge:\n  base_url: ${url}\n  model: noisy\n  rubric: ${RUBRIC}\n  max_retries: 0\n${more}`,
+  );
   return file;
 }
 
@@ -91,7 +113,10 @@ describe('hsa judge calibrate', () => {
     expect(r1.code).toBe(2); // a config error, like every bad config file
     expect(r1.stderr).toMatch(new RegExp(`${rubric.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+: criteria\\.1\\.scale: `));
     const labels = path.join(tmp.dir, 'labels.jsonl');
-    writeFileSync(labels, `${readFileSync(LABELS, 'utf8').split('\n')[0]}\n{"id":"lc-999999","reply":"hi","labels":{"grounded":5}}\n{"id":"lc-000001","turn":7,"reply":"hi","labels":{"grounded":5}}\n{"id":"lc-000001","reply":"hi","labels":{"tone":5}}\n`);
+    writeFileSync(
+      labels,
+      `${readFileSync(LABELS, 'utf8').split('\n')[0]}\n{"id":"lc-999999","reply":"hi","labels":{"grounded":5}}\n{"id":"lc-000001","turn":7,"reply":"hi","labels":{"grounded":5}}\n{"id":"lc-000001","reply":"hi","labels":{"tone":5}}\n`,
+    );
     const r2 = runHsa(['judge', 'calibrate', '--config', config('http://127.0.0.1:9/v1'), '--labels', labels]);
     expect(r2.code).toBe(1);
     expect(r2.stderr).toContain(`${labels}:2: id: "lc-999999" is not in the set`);
@@ -99,7 +124,7 @@ describe('hsa judge calibrate', () => {
     expect(r2.stderr).toContain(`${labels}:4: labels.tone: not a criterion of rubric "live-commerce-reply"`);
   }, 30_000);
 
-  it('hsa eval scores reply quality with the judge (the reward module\'s ReplyJudge), grounded in the recorded tool results', async () => {
+  it("hsa eval scores reply quality with the judge (the reward module's ReplyJudge), grounded in the recorded tool results", async () => {
     const seen: string[] = [];
     const judge = await startTeacherServer((req) => {
       const user = String(req.messages[1]?.content ?? '');
@@ -111,14 +136,55 @@ describe('hsa judge calibrate', () => {
     const model = await startTeacherServer(memorising(rows));
     try {
       const cfg = config(judge.url, '  votes: 2\n');
-      writeFileSync(path.join(tmp.dir, 'one.jsonl'), `${readFileSync(path.join(set, 'rl', readdirSync(path.join(set, 'rl'))[0]!), 'utf8').split('\n').slice(0, 6).join('\n')}\n`);
-      const r = await runHsaAsync(['eval', '--config', cfg, '--set', path.join(tmp.dir, 'one.jsonl'), '--model-url', model.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-eval'), '--tokenizer', 'estimate', '--bootstrap', '50', '--json']);
+      writeFileSync(
+        path.join(tmp.dir, 'one.jsonl'),
+        `${readFileSync(path.join(set, 'rl', readdirSync(path.join(set, 'rl'))[0]!), 'utf8')
+          .split('\n')
+          .slice(0, 6)
+          .join('\n')}\n`,
+      );
+      const r = await runHsaAsync([
+        'eval',
+        '--config',
+        cfg,
+        '--set',
+        path.join(tmp.dir, 'one.jsonl'),
+        '--model-url',
+        model.url,
+        '--model',
+        'mem',
+        '--cache',
+        path.join(tmp.dir, 'cache-eval'),
+        '--tokenizer',
+        'estimate',
+        '--bootstrap',
+        '50',
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout);
       expect(report.reply).toContain('judge noisy (rubric live-commerce-reply, k=2, majority)');
       expect(report.source.components.reply_quality.mean).toBe(0.75);
       expect(seen.some((u) => /Evidence[^\n]*\n\[1\] /.test(u))).toBe(true);
-      const plain = await runHsaAsync(['eval', '--config', cfg, '--no-judge', '--set', path.join(tmp.dir, 'one.jsonl'), '--model-url', model.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-eval'), '--tokenizer', 'estimate', '--bootstrap', '50', '--json']);
+      const plain = await runHsaAsync([
+        'eval',
+        '--config',
+        cfg,
+        '--no-judge',
+        '--set',
+        path.join(tmp.dir, 'one.jsonl'),
+        '--model-url',
+        model.url,
+        '--model',
+        'mem',
+        '--cache',
+        path.join(tmp.dir, 'cache-eval'),
+        '--tokenizer',
+        'estimate',
+        '--bootstrap',
+        '50',
+        '--json',
+      ]);
       expect(JSON.parse(plain.stdout).reply).toBe('reference token F1');
     } finally {
       await judge.close();
@@ -138,16 +204,28 @@ describe('hsa judge calibrate', () => {
       const dev = path.join(tmp.dir, 'dev12.jsonl');
       writeFileSync(dev, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 12).join('\n')}\n`);
       const cfg = path.join(tmp.dir, 'augment-judge.yaml');
-      writeFileSync(cfg, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: [${dev}]\nvariants: 1\nstages: [sft]\ncache: ${path.join(tmp.dir, 'cache-aug')}\nteacher:\n  mode: replay\n  recovery: { max_attempts: 1 }\n  judge:\n    base_url: ${judge.url}\n    model: picky\n    rubric: ${RUBRIC}\n    min_score: 0.5\n`);
+      writeFileSync(
+        cfg,
+        `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: [${dev}]\nvariants: 1\nstages: [sft]\ncache: ${path.join(tmp.dir, 'cache-aug')}\nteacher:\n  mode: replay\n  recovery: { max_attempts: 1 }\n  judge:\n    base_url: ${judge.url}\n    model: picky\n    rubric: ${RUBRIC}\n    min_score: 0.5\n`,
+      );
       const out = path.join(tmp.dir, 'aug-judged');
       const a = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--out', out, '--quiet']);
       expect(a.code, a.stderr).toBe(0);
-      const rejects = readdirSync(path.join(out, 'rejects')).flatMap((f) => readFileSync(path.join(out, 'rejects', f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+      const rejects = readdirSync(path.join(out, 'rejects')).flatMap((f) =>
+        readFileSync(path.join(out, 'rejects', f), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      );
       const judged = rejects.filter((x: any) => x.teacher_reason_kind === 'teacher_judge_rejected' || x.reason_kind === 'teacher_judge_rejected');
       expect(judged.length).toBeGreaterThan(0);
       expect(JSON.stringify(judged[0])).toContain('not in English');
       expect(JSON.stringify(judged[0])).toContain('min_score 0.5');
-      const sft = readdirSync(path.join(out, 'sft')).flatMap((f) => readFileSync(path.join(out, 'sft', f), 'utf8').split('\n').filter(Boolean));
+      const sft = readdirSync(path.join(out, 'sft')).flatMap((f) =>
+        readFileSync(path.join(out, 'sft', f), 'utf8')
+          .split('\n')
+          .filter(Boolean),
+      );
       expect(sft.length).toBeGreaterThan(0);
       expect(sft.length + judged.length).toBe(12);
       const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
@@ -162,7 +240,17 @@ describe('hsa judge calibrate', () => {
     try {
       const rollouts = path.join(tmp.dir, 'rollouts.jsonl');
       writeFileSync(rollouts, `${JSON.stringify({ id: 'lc-000049~src', messages: [{ role: 'assistant', content: '晚上好！' }] })}\n`);
-      const r = await runHsaAsync(['reward', '--rows', path.join(set, 'rl', '*.jsonl'), '--rollouts', rollouts, '--tokenizer', 'estimate', '--judge-config', config(judge.url)]);
+      const r = await runHsaAsync([
+        'reward',
+        '--rows',
+        path.join(set, 'rl', '*.jsonl'),
+        '--rollouts',
+        rollouts,
+        '--tokenizer',
+        'estimate',
+        '--judge-config',
+        config(judge.url),
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const line = JSON.parse(r.stdout.split('\n')[0]!);
       expect(line.detail.reply.source).toBe('judge:noisy/live-commerce-reply/k1-majority');

@@ -62,7 +62,10 @@ function namesOf(out: string): Set<string> {
 
 beforeAll(async () => {
   tmp = await makeTmp('hsa-split-');
-  writeFileSync(path.join(tmp.dir, 'dev.jsonl'), `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 24).join('\n')}\n`);
+  writeFileSync(
+    path.join(tmp.dir, 'dev.jsonl'),
+    `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 24).join('\n')}\n`,
+  );
 });
 afterAll(() => tmp?.cleanup());
 
@@ -106,12 +109,21 @@ describe('augment --split', () => {
 
   it('a held-out transform is off in train and on in eval; a bad split is an error', async () => {
     const cfg = path.join(tmp.dir, 'holdout.yaml');
-    writeFileSync(cfg, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8').replace(/^harness: harness/m, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`).replace(/^trajectories:\n {2}- "\*\.jsonl"/m, `trajectories:\n  - ${path.join(tmp.dir, 'dev.jsonl')}`).replace(/^general: .*$/m, 'general: null').replace(/^out: .*$/m, `out: ${path.join(tmp.dir, 'h')}`)}\nsplit_holdout: [tools.schema-style]\n`);
+    writeFileSync(
+      cfg,
+      `${readFileSync(path.join(REPO, 'fixtures/live-commerce/hsa.yaml'), 'utf8')
+        .replace(/^harness: harness/m, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`)
+        .replace(/^trajectories:\n {2}- "\*\.jsonl"/m, `trajectories:\n  - ${path.join(tmp.dir, 'dev.jsonl')}`)
+        .replace(/^general: .*$/m, 'general: null')
+        .replace(/^out: .*$/m, `out: ${path.join(tmp.dir, 'h')}`)}\nsplit_holdout: [tools.schema-style]\n`,
+    );
     for (const split of ['train', 'eval']) {
       const out = path.join(tmp.dir, `h-${split}`);
       const r = runHsa(['augment', '--no-gzip', '--config', cfg, '--split', split, '--out', out, '--stages', 'rl', '--quiet', '--force']);
       expect(r.code, r.stderr).toBe(0);
-      const rl = files(path.join(out, 'rl')).map((f) => readFileSync(f, 'utf8')).join('');
+      const rl = files(path.join(out, 'rl'))
+        .map((f) => readFileSync(f, 'utf8'))
+        .join('');
       expect(rl.includes('tools.schema-style'), split).toBe(split === 'eval');
     }
     const bad = runHsa(['augment', '--no-gzip', '--config', cfg, '--split', 'test', '--out', path.join(tmp.dir, 'x'), '--quiet']);

@@ -18,14 +18,50 @@ beforeAll(async () => {
   const dev = path.join(tmp.dir, 'dev.jsonl');
   writeFileSync(dev, `${readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 16).join('\n')}\n`);
   set = path.join(tmp.dir, 'set');
-  const r = runHsa(['augment', '--no-gzip', '--harness', 'fixtures/live-commerce/harness', '-t', dev, '--out', set, '--variants', '3', '--keep-source', '--stages', 'rl', '--words', 'live-commerce', '--seed', '7', '--quiet']);
+  const r = runHsa([
+    'augment',
+    '--no-gzip',
+    '--harness',
+    'fixtures/live-commerce/harness',
+    '-t',
+    dev,
+    '--out',
+    set,
+    '--variants',
+    '3',
+    '--keep-source',
+    '--stages',
+    'rl',
+    '--words',
+    'live-commerce',
+    '--seed',
+    '7',
+    '--quiet',
+  ]);
   expect(r.code, r.stderr).toBe(0);
   parts = (await readdir(path.join(set, 'rl'))).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(set, 'rl', f));
 }, 60_000);
 
 afterAll(() => tmp?.cleanup());
 
-const evalArgs = (url: string, model: string, cache: string, ...more: string[]) => ['eval', '--set', set, '--model-url', url, '--model', model, '--cache', cache, '--tokenizer', 'estimate', '--bootstrap', '200', '--max-retries', '0', ...more];
+const evalArgs = (url: string, model: string, cache: string, ...more: string[]) => [
+  'eval',
+  '--set',
+  set,
+  '--model-url',
+  url,
+  '--model',
+  model,
+  '--cache',
+  cache,
+  '--tokenizer',
+  'estimate',
+  '--bootstrap',
+  '200',
+  '--max-retries',
+  '0',
+  ...more,
+];
 
 describe('hsa eval', () => {
   it('a memorising model: a large gap on the tools family, none on the source harness; a warm rerun makes no request and prints the same bytes', async () => {
@@ -127,20 +163,70 @@ describe('hsa eval', () => {
     rmSync(path.join(b, 'tools/faq.json'));
     for (const skill of ['aftersale', 'faq_reply', 'tool_strategy_multi']) {
       const f = path.join(b, 'skills', skill, 'SKILL.md');
-      writeFileSync(f, readFileSync(f, 'utf8').replace(/^tools: \[(.*)\]$/m, (_, list: string) => `tools: [${list.split(', ').filter((t) => t !== 'lookup_faq').join(', ')}]`));
+      writeFileSync(
+        f,
+        readFileSync(f, 'utf8').replace(
+          /^tools: \[(.*)\]$/m,
+          (_, list: string) =>
+            `tools: [${list
+              .split(', ')
+              .filter((t) => t !== 'lookup_faq')
+              .join(', ')}]`,
+        ),
+      );
     }
     const dev = path.join(tmp.dir, 'dev.jsonl');
-    const need = readFileSync(dev, 'utf8').split('\n').filter((l) => l.includes('"lookup_faq"')).map((l) => JSON.parse(l).id as string);
+    const need = readFileSync(dev, 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"lookup_faq"'))
+      .map((l) => JSON.parse(l).id as string);
     expect(need.length).toBeGreaterThan(1);
     const server = await startTeacherServer(memorising(parts));
     try {
-      const r = await runHsaAsync(['eval', '--harness', 'fixtures/live-commerce/harness', '--harness', b, '-t', dev, '--model-url', server.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-ab'), '--tokenizer', 'estimate', '--bootstrap', '100', '--json']);
+      const r = await runHsaAsync([
+        'eval',
+        '--harness',
+        'fixtures/live-commerce/harness',
+        '--harness',
+        b,
+        '-t',
+        dev,
+        '--model-url',
+        server.url,
+        '--model',
+        'mem',
+        '--cache',
+        path.join(tmp.dir, 'cache-ab'),
+        '--tokenizer',
+        'estimate',
+        '--bootstrap',
+        '100',
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       const report = JSON.parse(r.stdout);
       expect(report.records).toBe(16);
       expect(report.regressed.map((p: any) => p.id).sort()).toEqual([...need].sort());
       expect(report.ties).toBe(16 - need.length);
-      const text = await runHsaAsync(['eval', '--harness', 'fixtures/live-commerce/harness', '--harness', b, '-t', dev, '--model-url', server.url, '--model', 'mem', '--cache', path.join(tmp.dir, 'cache-ab'), '--tokenizer', 'estimate', '--bootstrap', '100']);
+      const text = await runHsaAsync([
+        'eval',
+        '--harness',
+        'fixtures/live-commerce/harness',
+        '--harness',
+        b,
+        '-t',
+        dev,
+        '--model-url',
+        server.url,
+        '--model',
+        'mem',
+        '--cache',
+        path.join(tmp.dir, 'cache-ab'),
+        '--tokenizer',
+        'estimate',
+        '--bootstrap',
+        '100',
+      ]);
       expect(text.stdout).toContain(`regressed under B (${need.length}):`);
       for (const id of need) expect(text.stdout).toContain(id);
     } finally {

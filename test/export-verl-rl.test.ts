@@ -92,13 +92,18 @@ function rollOut(exp: string, rows: string, env: { url: string }): Rollout[] {
     timeout: 900_000,
   });
   expect(r.status, r.stderr).toBe(0);
-  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Rollout);
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Rollout);
 }
 
 /** Every row: kept by verl's filter, played to the end for the top reward, nothing cut. */
 function expectEveryRowPlaysThrough(results: Rollout[], verl: Verl): void {
   expect(results).toHaveLength(verl.measured.rows);
-  const bad = results.filter((r) => r.filtered || !r.ok || r.reward !== 1 || !r.finished || r.truncated_results || r.script_left !== 0 || !r.tools_in_prompt || !r.results_in_response);
+  const bad = results.filter(
+    (r) => r.filtered || !r.ok || r.reward !== 1 || !r.finished || r.truncated_results || r.script_left !== 0 || !r.tools_in_prompt || !r.results_in_response,
+  );
   expect(bad.slice(0, 3), `${bad.length} of ${results.length} rows`).toEqual([]);
   const prompt = Math.max(...results.map((r) => r.prompt_tokens!));
   const response = Math.max(...results.map((r) => r.response_tokens!));
@@ -112,10 +117,19 @@ function expectEveryRowPlaysThrough(results: Rollout[], verl: Verl): void {
 describe('verl RL: one run over the whole export', () => {
   it('the demo: one file set and one config; every row plays its reference under its own tools to the top reward', async () => {
     const { exp, rows, env, verl } = await exported('fixtures/live-commerce/hsa.yaml', 'demo');
-    expect(readdirSync(exp).sort()).toEqual(['agent_loop.yaml', 'export-manifest.json', 'hsa_verl', 'rejects.jsonl', 'train.json', 'train.parquet', 'verl_overrides.txt']);
+    expect(readdirSync(exp).sort()).toEqual([
+      'agent_loop.yaml',
+      'export-manifest.json',
+      'hsa_verl',
+      'rejects.jsonl',
+      'train.json',
+      'train.parquet',
+      'verl_overrides.txt',
+    ]);
     expect(JSON.parse(readFileSync(path.join(exp, 'agent_loop.yaml'), 'utf8'))).toEqual([{ name: 'hsa_agent', _target_: 'hsa_verl.agent_loop.HsaAgentLoop' }]);
     // The copies verl imports are the integration's files.
-    for (const f of ['agent_loop.py', 'hsa_env.py']) expect(readFileSync(path.join(exp, 'hsa_verl', f), 'utf8')).toBe(readFileSync(path.join(REPO, 'integrations/verl', f), 'utf8'));
+    for (const f of ['agent_loop.py', 'hsa_env.py'])
+      expect(readFileSync(path.join(exp, 'hsa_verl', f), 'utf8')).toBe(readFileSync(path.join(REPO, 'integrations/verl', f), 'utf8'));
     expect(verl.measured.rows).toBe(890);
     expect(verl.measured.parallel_calls_max).toBeGreaterThan(1);
     expectEveryRowPlaysThrough(rollOut(exp, rows, env), verl);
@@ -129,14 +143,19 @@ describe('verl RL: one run over the whole export', () => {
     expectEveryRowPlaysThrough(rollOut(exp, rows, env), verl);
   }, 600_000);
 
-  it('a server that holds other rows is an error naming the row, never another row\'s episode', async () => {
+  it("a server that holds other rows is an error naming the row, never another row's episode", async () => {
     const demo = await exported('fixtures/live-commerce/hsa.yaml', 'demo');
     const fixture = await exported('test/fixtures/verl/hsa.yaml', 'fixture');
     const few = path.join(tmp, 'demo-few.json');
     writeFileSync(few, JSON.stringify((JSON.parse(readFileSync(demo.rows, 'utf8')) as unknown[]).slice(0, 3)));
     const results = rollOut(demo.exp, few, fixture.env);
     expect(results).toHaveLength(3);
-    for (const r of results) expect(r.error, r.id).toMatch(new RegExp(`^RuntimeError: hsa env at .*: cannot start the episode of row \\{'id': '${r.id.replace(/[~]/g, '.')}'\\}.*serve the RL rows this export was made from`));
+    for (const r of results)
+      expect(r.error, r.id).toMatch(
+        new RegExp(
+          `^RuntimeError: hsa env at .*: cannot start the episode of row \\{'id': '${r.id.replace(/[~]/g, '.')}'\\}.*serve the RL rows this export was made from`,
+        ),
+      );
   }, 600_000);
 
   it("under verl's defaults the same rows are cut: the check can fail", async () => {
@@ -145,11 +164,23 @@ describe('verl RL: one run over the whole export', () => {
     const exp = `${fixture.exp}-defaults`;
     cpSync(fixture.exp, exp, { recursive: true });
     // Only what makes the rows run at all; prompt/response lengths, parallel calls and result length left at verl's defaults.
-    writeFileSync(path.join(exp, 'verl_overrides.txt'), 'actor_rollout_ref.rollout.multi_turn.enable=true\nactor_rollout_ref.rollout.agent.agent_loop_config_path=agent_loop.yaml\n');
+    writeFileSync(
+      path.join(exp, 'verl_overrides.txt'),
+      'actor_rollout_ref.rollout.multi_turn.enable=true\nactor_rollout_ref.rollout.agent.agent_loop_config_path=agent_loop.yaml\n',
+    );
     const results = rollOut(exp, rows, env);
     const long = results.filter((r) => r.id.startsWith('trip-003'));
-    expect(long.every((r) => r.truncated_results), 'the 3,000-character fare rules cut at 256').toBe(true);
-    expect(results.filter((r) => r.id.startsWith('trip-001')).every((r) => r.reward! < 1), 'three parallel calls cut to one').toBe(true);
-    expect(results.every((r) => r.prompt_tokens! > 512), 'every prompt over the default 512').toBe(true);
+    expect(
+      long.every((r) => r.truncated_results),
+      'the 3,000-character fare rules cut at 256',
+    ).toBe(true);
+    expect(
+      results.filter((r) => r.id.startsWith('trip-001')).every((r) => r.reward! < 1),
+      'three parallel calls cut to one',
+    ).toBe(true);
+    expect(
+      results.every((r) => r.prompt_tokens! > 512),
+      'every prompt over the default 512',
+    ).toBe(true);
   }, 600_000);
 });

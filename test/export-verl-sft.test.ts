@@ -85,7 +85,10 @@ function runVerl(rows: string, cls: string, textOf: string[] = [], tokenizerConf
     timeout: 600_000,
   });
   expect(r.status, r.stderr).toBe(0);
-  return r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as RowResult);
+  return r.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as RowResult);
 }
 
 /** hsa's count of a source record, as `hsa export --to verl-sft --tokenizer qwen3` counts it. */
@@ -116,7 +119,9 @@ describe('verl SFT reads the export as it is', () => {
     expect(results).toHaveLength(890);
     expectTrainerSeesHsaCounts(out, exp, results);
     // The demo has parallel-call records; they pass too.
-    const parallel = readJsonl(path.join(out, 'sft', 'part-00000.jsonl')).filter((r) => (r.messages as { tool_calls?: unknown[] }[]).some((m) => (m.tool_calls?.length ?? 0) > 1));
+    const parallel = readJsonl(path.join(out, 'sft', 'part-00000.jsonl')).filter((r) =>
+      (r.messages as { tool_calls?: unknown[] }[]).some((m) => (m.tool_calls?.length ?? 0) > 1),
+    );
     expect(parallel.length).toBeGreaterThan(0);
   }, 900_000);
 
@@ -144,7 +149,8 @@ describe('verl SFT reads the export as it is', () => {
     // Parallel calls: parquet lists reach the template as numpy arrays (`if message.tool_calls`).
     for (const r of parallel) expect(r.error, r.id).toMatch(/^ValueError: The truth value of an array with more than one element is ambiguous/);
     // The others: the per-message pieces differ from the whole rendering (the last turn's think block).
-    for (const r of results.filter((x) => !parallel.includes(x))) expect(r.error, r.id).toMatch(/^AssertionError: MultiTurnSFTDataset apply_chat_template to each turn separately/);
+    for (const r of results.filter((x) => !parallel.includes(x)))
+      expect(r.error, r.id).toMatch(/^AssertionError: MultiTurnSFTDataset apply_chat_template to each turn separately/);
   }, 300_000);
 });
 
@@ -161,12 +167,30 @@ describe('HsaMultiTurnSFTDataset with a template of another family', () => {
 });
 
 describe("arguments in Python's json.dumps form", () => {
-  const samples = ['{"a":1}', '{"a":1.0,"b":[1,2.5,{"c":null}],"d":true}', '{}', '[]', '{"x":1e-5,"y":1e16,"z":1E+400,"w":-0,"v":-0.0}', '{"s":"caf\\u00e9 \\"q\\" \\n\\t\\u0001 /"}', '{"big":123456789012345678901234567890,"f":0.1,"g":1e21,"h":0.0001,"i":123456789.125}', ' { "k" : [ ] } ', '"text"', '12'];
+  const samples = [
+    '{"a":1}',
+    '{"a":1.0,"b":[1,2.5,{"c":null}],"d":true}',
+    '{}',
+    '[]',
+    '{"x":1e-5,"y":1e16,"z":1E+400,"w":-0,"v":-0.0}',
+    '{"s":"caf\\u00e9 \\"q\\" \\n\\t\\u0001 /"}',
+    '{"big":123456789012345678901234567890,"f":0.1,"g":1e21,"h":0.0001,"i":123456789.125}',
+    ' { "k" : [ ] } ',
+    '"text"',
+    '12',
+  ];
 
   it('matches /usr/bin/python3 json.dumps(json.loads(text), ensure_ascii=False) on every sample', () => {
-    const r = spawnSync(PYTHON, ['-c', 'import json,sys\nfor l in sys.stdin.read().splitlines():\n    print(json.dumps(json.dumps(json.loads(json.loads(l)), ensure_ascii=False)))'], { input: samples.map((s) => JSON.stringify(s)).join('\n'), encoding: 'utf8' });
+    const r = spawnSync(
+      PYTHON,
+      ['-c', 'import json,sys\nfor l in sys.stdin.read().splitlines():\n    print(json.dumps(json.dumps(json.loads(json.loads(l)), ensure_ascii=False)))'],
+      { input: samples.map((s) => JSON.stringify(s)).join('\n'), encoding: 'utf8' },
+    );
     expect(r.status, r.stderr).toBe(0);
-    const python = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as string);
+    const python = r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as string);
     expect(samples.map((s) => pythonJsonText(s))).toEqual(python);
   });
 

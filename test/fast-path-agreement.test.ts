@@ -17,7 +17,11 @@ import { REPO } from './helpers/hsa.js';
 import { makeTmp } from './helpers/tmp.js';
 
 const FIXTURE = path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl');
-const records = readFileSync(FIXTURE, 'utf8').split('\n').filter(Boolean).slice(0, 40).map((l) => JSON.parse(l) as unknown);
+const records = readFileSync(FIXTURE, 'utf8')
+  .split('\n')
+  .filter(Boolean)
+  .slice(0, 40)
+  .map((l) => JSON.parse(l) as unknown);
 
 /** Every path to a value in a JSON document. */
 function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[][] = []): (string | number)[][] {
@@ -27,7 +31,25 @@ function paths(v: unknown, at: (string | number)[] = [], out: (string | number)[
   return out;
 }
 
-const REPLACEMENTS: unknown[] = [null, '', 'x', 0, 1.5, -1, true, false, [], {}, [{}], { type: 'text', text: 'hi' }, 'function', 'text', 'user', 'assistant', 'tool'];
+const REPLACEMENTS: unknown[] = [
+  null,
+  '',
+  'x',
+  0,
+  1.5,
+  -1,
+  true,
+  false,
+  [],
+  {},
+  [{}],
+  { type: 'text', text: 'hi' },
+  'function',
+  'text',
+  'user',
+  'assistant',
+  'tool',
+];
 
 function mutate(rec: unknown, rng: () => number): unknown {
   const copy = JSON.parse(JSON.stringify(rec)) as Record<string, unknown>;
@@ -162,9 +184,24 @@ describe('part writer buffers', () => {
 });
 
 describe('schemaErrors fast paths', () => {
-  const schema = { type: 'object', properties: { q: { type: 'string', description: 'the question', minLength: 2 } }, required: ['q'], additionalProperties: false };
-  const sameMeaning = { type: 'object', properties: { q: { type: 'string', description: 'reworded', minLength: 2 } }, required: ['q'], additionalProperties: false };
-  const stricter = { type: 'object', properties: { q: { type: 'string', description: 'the question', minLength: 5 } }, required: ['q'], additionalProperties: false };
+  const schema = {
+    type: 'object',
+    properties: { q: { type: 'string', description: 'the question', minLength: 2 } },
+    required: ['q'],
+    additionalProperties: false,
+  };
+  const sameMeaning = {
+    type: 'object',
+    properties: { q: { type: 'string', description: 'reworded', minLength: 2 } },
+    required: ['q'],
+    additionalProperties: false,
+  };
+  const stricter = {
+    type: 'object',
+    properties: { q: { type: 'string', description: 'the question', minLength: 5 } },
+    required: ['q'],
+    additionalProperties: false,
+  };
 
   it('schemas that differ only in annotations share a validator; a stricter one does not', () => {
     expect(schemaErrors(schema, { q: 'abc' })).toEqual([]);

@@ -11,7 +11,8 @@ function tree(): string {
   const t = path.join(root, 'tools');
   mkdirSync(path.join(t, 'sub.json'), { recursive: true });
   mkdirSync(path.join(t, 'deep'), { recursive: true });
-  for (const f of ['a.json', 'b c.json', '.hidden.json', 'x.JSON', 'y.yaml', 'z.yml', 'notjson', 'deep/d.json', 'sub.json/e.json', 'a.json.bak']) writeFileSync(path.join(t, f), '{}');
+  for (const f of ['a.json', 'b c.json', '.hidden.json', 'x.JSON', 'y.yaml', 'z.yml', 'notjson', 'deep/d.json', 'sub.json/e.json', 'a.json.bak'])
+    writeFileSync(path.join(t, f), '{}');
   symlinkSync(path.join(t, 'a.json'), path.join(t, 'link.json'));
   symlinkSync(path.join(t, 'missing.json'), path.join(t, 'broken.json'));
   symlinkSync(path.join(t, 'deep'), path.join(t, 'dirlink.json'));

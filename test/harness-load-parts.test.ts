@@ -43,13 +43,23 @@ describe('tool formats', () => {
       'tools/b-rpc.json': JSON.stringify({
         jsonrpc: '2.0',
         id: 1,
-        result: { tools: [{ name: 'list_campaigns', description: 'List.', inputSchema: { type: 'object', properties: {} }, outputSchema: { type: 'object' } }] },
+        result: {
+          tools: [{ name: 'list_campaigns', description: 'List.', inputSchema: { type: 'object', properties: {} }, outputSchema: { type: 'object' } }],
+        },
       }),
       'tools/c-single.yaml': 'name: ping\ninputSchema:\n  type: object\n',
     });
     const h = loaded(await loadHarness(dir));
     expect(h.tools).toEqual([
-      { name: 'get_campaign', description: 'Get one.', parameters: schema, sourceName: 'get_campaign', sourceFormat: 'mcp', title: 'Campaign', annotations: { readOnlyHint: true } },
+      {
+        name: 'get_campaign',
+        description: 'Get one.',
+        parameters: schema,
+        sourceName: 'get_campaign',
+        sourceFormat: 'mcp',
+        title: 'Campaign',
+        annotations: { readOnlyHint: true },
+      },
       { name: 'list_campaigns', description: 'List.', parameters: { type: 'object', properties: {} }, sourceName: 'list_campaigns', sourceFormat: 'mcp' },
       { name: 'ping', description: '', parameters: { type: 'object' }, sourceName: 'ping', sourceFormat: 'mcp' },
     ]);
@@ -80,7 +90,16 @@ describe('tool formats', () => {
   });
 
   it('reports two MCP names that map to the same safe name as duplicates', async () => {
-    const text = JSON.stringify({ tools: [{ name: 'a.b', inputSchema: schema }, { name: 'a/b', inputSchema: schema }] }, null, 2);
+    const text = JSON.stringify(
+      {
+        tools: [
+          { name: 'a.b', inputSchema: schema },
+          { name: 'a/b', inputSchema: schema },
+        ],
+      },
+      null,
+      2,
+    );
     const lineOf = (s: string) => text.split('\n').findIndex((l) => l.includes(s)) + 1;
     const dir = await harnessDir({ 'harness.yaml': 'name: mcp\nversion: "1"\n', 'tools/mcp.json': text });
     const r = await loadHarness(dir);
@@ -129,7 +148,17 @@ describe('hooks', () => {
   it('reports a hooks.yaml without a hooks list and unknown top-level keys', async () => {
     const dir = await harnessDir({ 'harness.yaml': 'name: h\nversion: "1"\n', 'hooks.yaml': '- id: a\n  event: stop\n' });
     const r = await loadHarness(dir);
-    expect(errorsOf(r)).toEqual([{ file: path.join(dir, 'hooks.yaml'), line: 1, path: 'hooks', message: expect.stringMatching(/^expected a mapping with `hooks:`, holding a list of hsa hooks \(`- id: …, event: stop, checks: \[…\]`\) or a Claude Code hooks mapping \(`PreToolUse: .*; found a list$/), severity: 'error' }]);
+    expect(errorsOf(r)).toEqual([
+      {
+        file: path.join(dir, 'hooks.yaml'),
+        line: 1,
+        path: 'hooks',
+        message: expect.stringMatching(
+          /^expected a mapping with `hooks:`, holding a list of hsa hooks \(`- id: …, event: stop, checks: \[…\]`\) or a Claude Code hooks mapping \(`PreToolUse: .*; found a list$/,
+        ),
+        severity: 'error',
+      },
+    ]);
     const dir2 = await harnessDir({ 'harness.yaml': 'name: h\nversion: "1"\n', 'hooks.yaml': 'hooks: []\nversion: 2\n' });
     const r2 = await loadHarness(dir2);
     expect(errorsOf(r2)).toEqual([{ file: path.join(dir2, 'hooks.yaml'), line: 2, path: '', message: 'unknown key: version', severity: 'error' }]);
@@ -146,7 +175,13 @@ describe('skills', () => {
     });
     const r = await loadHarness(dir);
     const h = loaded(r);
-    expect(h.skills[0]!.extra).toEqual({ license: 'Apache-2.0', 'allowed-tools': 'Read Write', metadata: { author: 'someone' }, compatibility: 'needs poppler', owner: 'team-a' });
+    expect(h.skills[0]!.extra).toEqual({
+      license: 'Apache-2.0',
+      'allowed-tools': 'Read Write',
+      metadata: { author: 'someone' },
+      compatibility: 'needs poppler',
+      owner: 'team-a',
+    });
     expect(h.skills[0]!.body).toBe('# PDF\nUse it.');
     const file = path.join(dir, 'skills/pdf-tools/SKILL.md');
     expect(warningsOf(r)).toEqual([{ file, line: 9, path: 'owner', message: 'front-matter key is not used by hsa (kept as written)', severity: 'warning' }]);

@@ -110,7 +110,13 @@ describe('folder form', () => {
     const h = loaded(r);
     expect(h.sections.map((s) => s.id)).toEqual(['b', 'a']);
     expect(warningsOf(r)).toEqual([
-      { file: path.join(dir, 'harness.yaml'), line: 4, path: 'prompt.order', message: 'section "a" is not listed; it is appended at the end', severity: 'warning' },
+      {
+        file: path.join(dir, 'harness.yaml'),
+        line: 4,
+        path: 'prompt.order',
+        message: 'section "a" is not listed; it is appended at the end',
+        severity: 'warning',
+      },
     ]);
   });
 
@@ -207,7 +213,14 @@ variables:
     expect(h.sections.map((s) => s.id)).toEqual(['role', 'skills', 'rules']);
     expect(h.unordered).toEqual(['rules']);
     expect(h.skills.map((s) => s.id)).toEqual(['greet', 'refund-flow']);
-    expect(h.skills[1]).toEqual({ id: 'refund-flow', description: 'Refunds and\nreturns.\n', kind: 'strategy', tools: ['orders_lookup'], body: '1. Look the order up.', extra: {} });
+    expect(h.skills[1]).toEqual({
+      id: 'refund-flow',
+      description: 'Refunds and\nreturns.\n',
+      kind: 'strategy',
+      tools: ['orders_lookup'],
+      body: '1. Look the order up.',
+      extra: {},
+    });
     expect(h.tools.map((t) => [t.name, t.sourceName, t.sourceFormat])).toEqual([
       ['open_playbook', 'open_playbook', 'openai'],
       ['orders_lookup', 'orders/lookup', 'mcp'],
@@ -248,7 +261,8 @@ variables:
 describe('inline skill problems name the key path inside the file', () => {
   it('naming and missing tools of skills.items', async () => {
     const dir = await harnessDir({
-      'one.yaml': 'name: i\nversion: "1"\nskills:\n  naming: kebab\n  items:\n    - name: ok-skill\n      description: Fine.\n    - name: Bad_Name\n      description: Bad.\n      tools:\n        - nope\n',
+      'one.yaml':
+        'name: i\nversion: "1"\nskills:\n  naming: kebab\n  items:\n    - name: ok-skill\n      description: Fine.\n    - name: Bad_Name\n      description: Bad.\n      tools:\n        - nope\n',
     });
     const r = await loadHarness(path.join(dir, 'one.yaml'));
     expect(errorsOf(r).map((p) => [p.line, p.path, p.message.split(' (')[0]])).toEqual([

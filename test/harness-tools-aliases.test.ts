@@ -38,11 +38,21 @@ describe('tool names and type names as published tool sets write them', () => {
 
   it('maps a namespaced or spaced OpenAI tool name to an OpenAI-safe one and keeps the source name; refuses other names', () => {
     const ok = normaliseTool({ type: 'function', function: { name: 'math.factorial', parameters: { type: 'dict', properties: { n: { type: 'int' } } } } });
-    expect(ok).toMatchObject({ tool: { name: 'math_factorial', sourceName: 'math.factorial', sourceFormat: 'openai', parameters: { type: 'object', properties: { n: { type: 'integer' } } } } });
-    expect(normaliseTool({ type: 'function', function: { name: 'Get Prices (v2)', parameters: { type: 'object' } } })).toMatchObject({ tool: { name: 'Get_Prices__v2_', sourceName: 'Get Prices (v2)' } });
+    expect(ok).toMatchObject({
+      tool: {
+        name: 'math_factorial',
+        sourceName: 'math.factorial',
+        sourceFormat: 'openai',
+        parameters: { type: 'object', properties: { n: { type: 'integer' } } },
+      },
+    });
+    expect(normaliseTool({ type: 'function', function: { name: 'Get Prices (v2)', parameters: { type: 'object' } } })).toMatchObject({
+      tool: { name: 'Get_Prices__v2_', sourceName: 'Get Prices (v2)' },
+    });
     const bad = normaliseTool({ type: 'function', function: { name: 'math factorial!', parameters: { type: 'object' } } });
     expect(bad).toMatchObject({ issues: [{ path: ['function', 'name'], message: expect.stringMatching(/^"math factorial!" is not a usable tool name/) }] });
-    for (const name of [' lead space', 'trail space ', 'say "hi"', '天气 查询', '( )']) expect('issues' in normaliseTool({ type: 'function', function: { name, parameters: { type: 'object' } } }), name).toBe(true);
+    for (const name of [' lead space', 'trail space ', 'say "hi"', '天气 查询', '( )'])
+      expect('issues' in normaliseTool({ type: 'function', function: { name, parameters: { type: 'object' } } }), name).toBe(true);
   });
 });
 
@@ -51,13 +61,37 @@ describe('tool names and type names as published tool sets write them', () => {
 // every other name, ENUM and `DATE (YYYY-MM-DD)` among them, as string), JavaScript (`Number`,
 // `Object`) and Java/fixed-width names write them.
 describe('RapidAPI, JavaScript and Java type spellings', () => {
-  const typeOf = (t: string, more: JsonSchema = {}) => jsonSchemaTypes({ type: 'object', properties: { x: { type: t, ...more } } }).properties as Record<string, JsonSchema>;
+  const typeOf = (t: string, more: JsonSchema = {}) =>
+    jsonSchemaTypes({ type: 'object', properties: { x: { type: t, ...more } } }).properties as Record<string, JsonSchema>;
   it.each([
-    ['Number', 'number'], ['NUMBER', 'number'], ['Object', 'object'], ['OBJECT', 'object'], ['STRING', 'string'], ['BOOLEAN', 'boolean'],
-    ['Integer', 'integer'], ['INTEGER', 'integer'], ['Boolean', 'boolean'], ['String', 'string'], ['Array', 'array'], ['ARRAY', 'array'],
-    ['float', 'number'], ['double', 'number'], ['long', 'integer'], ['int32', 'integer'], ['int64', 'integer'], ['float64', 'number'],
-    ['dict', 'object'], ['Dict', 'object'], ['list', 'array'], ['List', 'array'], ['tuple', 'array'], ['HashMap', 'object'], ['ArrayList', 'array'],
-    ['DATE (YYYY-MM-DD)', 'string'], ['TIME (24-hour HH:MM)', 'string'], ['GEOPOINT (latitude, longitude)', 'string'],
+    ['Number', 'number'],
+    ['NUMBER', 'number'],
+    ['Object', 'object'],
+    ['OBJECT', 'object'],
+    ['STRING', 'string'],
+    ['BOOLEAN', 'boolean'],
+    ['Integer', 'integer'],
+    ['INTEGER', 'integer'],
+    ['Boolean', 'boolean'],
+    ['String', 'string'],
+    ['Array', 'array'],
+    ['ARRAY', 'array'],
+    ['float', 'number'],
+    ['double', 'number'],
+    ['long', 'integer'],
+    ['int32', 'integer'],
+    ['int64', 'integer'],
+    ['float64', 'number'],
+    ['dict', 'object'],
+    ['Dict', 'object'],
+    ['list', 'array'],
+    ['List', 'array'],
+    ['tuple', 'array'],
+    ['HashMap', 'object'],
+    ['ArrayList', 'array'],
+    ['DATE (YYYY-MM-DD)', 'string'],
+    ['TIME (24-hour HH:MM)', 'string'],
+    ['GEOPOINT (latitude, longitude)', 'string'],
   ])('%s reads as %s', (name, want) => {
     expect(typeOf(name).x).toEqual({ type: want });
   });
@@ -78,7 +112,12 @@ describe('RapidAPI, JavaScript and Java type spellings', () => {
     try {
       await writeTree(tmp.dir, {
         'harness.yaml': 'name: units\nversion: "1"\ntools:\n  sources: [tools.json]\n',
-        'tools.json': JSON.stringify([0, 1, 2, 3].map((i) => ({ type: 'function', function: { name: `t${i}`, parameters: { type: 'Object', properties: i === 3 ? { units: { type: 'Decimal' } } : { n: { type: 'Number' } } } } }))),
+        'tools.json': JSON.stringify(
+          [0, 1, 2, 3].map((i) => ({
+            type: 'function',
+            function: { name: `t${i}`, parameters: { type: 'Object', properties: i === 3 ? { units: { type: 'Decimal' } } : { n: { type: 'Number' } } } },
+          })),
+        ),
       });
       const r = await loadHarness(tmp.dir);
       const errors = r.problems.filter((p) => p.severity === 'error').map(formatProblem);

@@ -18,11 +18,7 @@ const MAX_LINES = 450;
 function relativeImports(source: string): string[] {
   const code = stripComments(source);
   const found: string[] = [];
-  const patterns = [
-    /^\s*(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm,
-    /^\s*import\s*['"]([^'"]+)['"]/gm,
-    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g,
-  ];
+  const patterns = [/^\s*(?:import|export)\s[^;'"]*?\bfrom\s*['"]([^'"]+)['"]/gm, /^\s*import\s*['"]([^'"]+)['"]/gm, /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/g];
   for (const pattern of patterns) {
     for (const match of code.matchAll(pattern)) {
       const spec = match[1]!;
@@ -162,19 +158,13 @@ describe('the import-graph check itself', () => {
     const cycles = findCycles(graph).map((cycle) => cycle.join(' → '));
     expect(cycles).toContain('src/util/a.ts → src/util/b.ts → src/util/a.ts');
     expect(cycles).toContain('src/cli/main.ts → src/harness/load.ts → src/cli/main.ts');
-    expect(upwardEdges(graph, layers)).toEqual([
-      'src/harness/load.ts → src/cli/main.ts (harness imports cli, above it)',
-    ]);
+    expect(upwardEdges(graph, layers)).toEqual(['src/harness/load.ts → src/cli/main.ts (harness imports cli, above it)']);
   });
 
   it('reads the layers block and the named paths', () => {
     expect(layers.get('index.ts')).toBe(0);
     expect(layers.get('util')).toBe(2);
-    expect(namedPaths('see `src/a.ts`, `docs/`, `README.md`, `npm test`, `--flag`\n```\n`x/y`\n```')).toEqual([
-      'README.md',
-      'docs',
-      'src/a.ts',
-    ]);
+    expect(namedPaths('see `src/a.ts`, `docs/`, `README.md`, `npm test`, `--flag`\n```\n`x/y`\n```')).toEqual(['README.md', 'docs', 'src/a.ts']);
   });
 });
 
@@ -193,9 +183,7 @@ describe('the repository import graph', () => {
   });
 
   it('has every relative import resolve to a file', () => {
-    const missing = [...graph].flatMap(([from, targets]) =>
-      targets.filter((to) => !existsSync(join(ROOT, to))).map((to) => `${from} → ${to}`),
-    );
+    const missing = [...graph].flatMap(([from, targets]) => targets.filter((to) => !existsSync(join(ROOT, to))).map((to) => `${from} → ${to}`));
     expect(missing).toEqual([]);
   });
 

@@ -4,7 +4,11 @@ import { parsePythonCalls } from '../src/ingest/loose-json.js';
 
 describe('parsePythonCalls (ToolACE-style call text)', () => {
   it('reads names with spaces and dots, Python literals, nested values and quoting', () => {
-    expect(parsePythonCalls(`[Get Weather(city="Oslo, NO", days=3), hut.availability(beds=-2, dates=['2025-07-12', "2025-07-13"], opts={'late': True, 'note': None})]`)).toEqual([
+    expect(
+      parsePythonCalls(
+        `[Get Weather(city="Oslo, NO", days=3), hut.availability(beds=-2, dates=['2025-07-12', "2025-07-13"], opts={'late': True, 'note': None})]`,
+      ),
+    ).toEqual([
       { name: 'Get Weather', positional: [], args: { city: 'Oslo, NO', days: 3 } },
       { name: 'hut.availability', positional: [], args: { beds: -2, dates: ['2025-07-12', '2025-07-13'], opts: { late: true, note: null } } },
     ]);
@@ -18,7 +22,17 @@ describe('parsePythonCalls (ToolACE-style call text)', () => {
   });
 
   it('is undefined for what is not a call list', () => {
-    for (const text of ['[]', '[this is not a call]', '[f(city=Oslo)]', '[f(a=1, 2)]', '[f(a=1)', 'f(a=1) and more', '[f(a=1)] trailing', '[(a=1)]', '[Crampons, an ice axe] are essential']) {
+    for (const text of [
+      '[]',
+      '[this is not a call]',
+      '[f(city=Oslo)]',
+      '[f(a=1, 2)]',
+      '[f(a=1)',
+      'f(a=1) and more',
+      '[f(a=1)] trailing',
+      '[(a=1)]',
+      '[Crampons, an ice axe] are essential',
+    ]) {
       expect(parsePythonCalls(text), text).toBeUndefined();
     }
   });

@@ -64,7 +64,13 @@ describe('tool-call ids follow the conversation', () => {
   });
 
   it('records without reused ids are returned as parsed (same message objects, no warnings)', () => {
-    const text = JSON.stringify({ id: 'c', messages: [{ role: 'assistant', content: '', tool_calls: [call('k')] }, { role: 'tool', tool_call_id: 'k', content: '' }] });
+    const text = JSON.stringify({
+      id: 'c',
+      messages: [
+        { role: 'assistant', content: '', tool_calls: [call('k')] },
+        { role: 'tool', tool_call_id: 'k', content: '' },
+      ],
+    });
     const r = parseTrajectoryLine('x.jsonl', 1, text);
     expect(r.ok && r.warnings).toEqual([]);
   });
@@ -84,17 +90,37 @@ describe('tool-call ids follow the conversation', () => {
       { role: 'tool', tool_call_id: 'k', name: 'f', content: '1' },
       { role: 'assistant', content: 'done' },
     ]);
-    expect(parseTrajectoryLine('x.jsonl', 1, JSON.stringify({ id: 'b', messages: [{ role: 'assistant', content: 'x', function_call: { name: 'f' } }] })).ok).toBe(false);
+    expect(
+      parseTrajectoryLine('x.jsonl', 1, JSON.stringify({ id: 'b', messages: [{ role: 'assistant', content: 'x', function_call: { name: 'f' } }] })).ok,
+    ).toBe(false);
   });
 
   it('a system message in text parts is read as one string (it is re-rendered as one)', () => {
-    const r = read({ id: 'p', messages: [{ role: 'system', content: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b' }] }, { role: 'user', content: 'x' }] });
+    const r = read({
+      id: 'p',
+      messages: [
+        {
+          role: 'system',
+          content: [
+            { type: 'text', text: 'a' },
+            { type: 'text', text: 'b' },
+          ],
+        },
+        { role: 'user', content: 'x' },
+      ],
+    });
     expect(r.record.messages[0]).toEqual({ role: 'system', content: 'ab' });
   });
 
   it('MCP tools in a record are read in the OpenAI shape', () => {
-    const r = read({ id: 'm', tools: [{ name: 'lookup', description: 'L', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }], messages: [{ role: 'user', content: 'x' }] });
-    expect(r.record.tools).toEqual([{ type: 'function', function: { name: 'lookup', description: 'L', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }]);
+    const r = read({
+      id: 'm',
+      tools: [{ name: 'lookup', description: 'L', inputSchema: { type: 'object', properties: { q: { type: 'string' } } } }],
+      messages: [{ role: 'user', content: 'x' }],
+    });
+    expect(r.record.tools).toEqual([
+      { type: 'function', function: { name: 'lookup', description: 'L', parameters: { type: 'object', properties: { q: { type: 'string' } } } } },
+    ]);
   });
 });
 
@@ -121,14 +147,16 @@ describe('logged system prompts', () => {
     expect(promptLayout(back.messages[0])).toBe(layout);
   });
 
-  it('match takes blank space around the rendered prompt as the record\'s own; other differences are errors', async () => {
+  it("match takes blank space around the rendered prompt as the record's own; other differences are errors", async () => {
     const h = await harness();
     const rec = first('matched.jsonl');
     const at: CheckContext = { file: 'm', line: 1, outcome: {} };
     expect(checkTrajectory(rec, h, at)).toEqual([]);
     expect(promptLayout(rec.messages[0])).toEqual({ kind: 'edges', lead: '', tail: '\n' });
     const appended = first('appended.jsonl');
-    expect(checkTrajectory(appended, h, { file: 'a', line: 1 }).map((p) => p.message)).toEqual([expect.stringMatching(/^system message differs from the rendered harness: line 11/)]);
+    expect(checkTrajectory(appended, h, { file: 'a', line: 1 }).map((p) => p.message)).toEqual([
+      expect.stringMatching(/^system message differs from the rendered harness: line 11/),
+    ]);
   });
 
   it('locate names the section it cannot find', async () => {
@@ -164,7 +192,9 @@ describe('inline harnesses', () => {
   it('the same tool name with different schemas gives different harnesses; equal (tools, system) share one', () => {
     const hashes = recs.map((r) => deriveInlineHarness(r, { file: 'r', line: 1 }).hash);
     expect(new Set(hashes).size).toBeLessThan(recs.length);
-    const lookups = new Set(recs.map((r) => JSON.stringify(deriveInlineHarness(r, { file: 'r', line: 1 }).harness!.tools.find((t) => t.name === 'get_booking')?.parameters ?? null)));
+    const lookups = new Set(
+      recs.map((r) => JSON.stringify(deriveInlineHarness(r, { file: 'r', line: 1 }).harness!.tools.find((t) => t.name === 'get_booking')?.parameters ?? null)),
+    );
     expect(lookups.size).toBeGreaterThanOrEqual(3); // two schemas, and records without the tool
   });
 
@@ -180,10 +210,16 @@ describe('inline harnesses', () => {
     expect(statesWith(1)).toEqual(statesWith(64));
   });
 
-  it('tools that cannot make a harness are errors naming the record\'s field', () => {
-    const rec = { id: 'x', tools: [{ type: 'function', function: { name: 'a b!', parameters: {} } }], messages: [{ role: 'user', content: 'x' }] } as unknown as Trajectory;
+  it("tools that cannot make a harness are errors naming the record's field", () => {
+    const rec = {
+      id: 'x',
+      tools: [{ type: 'function', function: { name: 'a b!', parameters: {} } }],
+      messages: [{ role: 'user', content: 'x' }],
+    } as unknown as Trajectory;
     const r = deriveInlineHarness(rec, { file: 'f.jsonl', line: 7 });
     expect(r.harness).toBeUndefined();
-    expect(r.problems.map((p) => `${p.file}:${p.line}: ${p.id}: ${p.path}: ${p.message}`)).toEqual([expect.stringMatching(/^f\.jsonl:7: x: tools\.0\.function\.name: "a b!" is not a usable tool name/)]);
+    expect(r.problems.map((p) => `${p.file}:${p.line}: ${p.id}: ${p.path}: ${p.message}`)).toEqual([
+      expect.stringMatching(/^f\.jsonl:7: x: tools\.0\.function\.name: "a b!" is not a usable tool name/),
+    ]);
   });
 });

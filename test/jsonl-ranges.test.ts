@@ -47,7 +47,13 @@ describe('readJsonlRanges (the bytes worker threads are sent)', () => {
 
   it('hands over invalid UTF-8 and lines longer than the read buffer as bytes', async () => {
     const long = `{"id":"long","pad":"${'x'.repeat(3 << 20)}"}`;
-    const bad = Buffer.concat([Buffer.from('{"id":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n'), Buffer.from(`${long}\n`), Buffer.from([0xc2, 0xa0, 0x0a])]);
+    const bad = Buffer.concat([
+      Buffer.from('{"id":"'),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}\n'),
+      Buffer.from(`${long}\n`),
+      Buffer.from([0xc2, 0xa0, 0x0a]),
+    ]);
     const f = await file('bytes.jsonl', bad);
     const got = await ranges(f);
     expect(got.map((l) => l.line)).toEqual([1, 2]);

@@ -42,7 +42,12 @@ let ghA: Harness;
 let ghB: Harness;
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
-  [libA, libB, ghA, ghB] = await Promise.all([load(path.join(LIB, 'v1')), load(path.join(LIB, 'v2')), load(path.join(GH, 'v1.yaml')), load(path.join(GH, 'v2.yaml'))]);
+  [libA, libB, ghA, ghB] = await Promise.all([
+    load(path.join(LIB, 'v1')),
+    load(path.join(LIB, 'v2')),
+    load(path.join(GH, 'v1.yaml')),
+    load(path.join(GH, 'v2.yaml')),
+  ]);
   tmp = await makeTmp('hsa-migrate-');
 });
 afterAll(async () => tmp.cleanup());
@@ -77,7 +82,15 @@ describe('migrate plan: inference on the library pair (every kind of change the 
         },
         // Renamed with a new description, flattened (our own wrap restyle, inverted), a parameter
         // renamed and an enum value renamed.
-        { from: 'place_hold', to: 'reserve_copy', shape: { unwrap: 'request' }, params: { isbn: 'isbn', patron_id: 'patron_card', pickup_branch: 'pickup_branch' }, values: { pickup_branch: { main: 'central' } }, fill: {}, needs: [] },
+        {
+          from: 'place_hold',
+          to: 'reserve_copy',
+          shape: { unwrap: 'request' },
+          params: { isbn: 'isbn', patron_id: 'patron_card', pickup_branch: 'pickup_branch' },
+          values: { pickup_branch: { main: 'central' } },
+          fill: {},
+          needs: [],
+        },
         // Renamed and re-nested under one object.
         { from: 'renew_loan', to: 'extend_loan', shape: { wrap: 'loan' }, params: { loan_id: 'loan_id', days: 'days' }, values: {}, fill: {}, needs: [] },
         // A new required parameter: the match stands, its calls cannot be carried.
@@ -98,7 +111,7 @@ describe('migrate plan: inference on the library pair (every kind of change the 
     });
   });
 
-  it('finds the MCP server pair\'s matches: docstring schemas, a boolean that became an enum, a removed and an added tool', () => {
+  it("finds the MCP server pair's matches: docstring schemas, a boolean that became an enum, a removed and an added tool", () => {
     expect(matches(inferPlan(ghA, ghB))).toEqual({
       tools: [
         { from: 'sensors_read', to: 'read_sensor', params: { sensor_id: 'sensor_id', unit: 'unit' }, values: {}, fill: {}, needs: [] },
@@ -170,7 +183,10 @@ describe('migrate plan file', () => {
   });
 
   it('a parameter neither side has, a tool of A that does not exist and a plan for other versions are each reported, all at once', () => {
-    const yaml = planToYaml(inferPlan(libA, libB)).replace('      patron_id: patron_card\n      pickup_branch', '      patron_no: patron_card\n      pickup_branch').replace('from: suggest_reading', 'from: suggest_books').replace('version: 2.0.0', 'version: 2.1.0');
+    const yaml = planToYaml(inferPlan(libA, libB))
+      .replace('      patron_id: patron_card\n      pickup_branch', '      patron_no: patron_card\n      pickup_branch')
+      .replace('from: suggest_reading', 'from: suggest_books')
+      .replace('version: 2.0.0', 'version: 2.1.0');
     const got = problemsOf(yaml);
     expect(got.map((g) => g.replace(/^plan\.yaml:\d+: /, ''))).toEqual([
       'to: the plan is for library-desk 2.1.0, the harness given is library-desk 2.0.0',
@@ -189,7 +205,10 @@ describe('migrate apply on the library logs', () => {
     expect(summary).toMatchObject({ records: 12, migrated: 8, rejected: 4 });
     const migrated = await records(out);
     expect(migrated.map((r) => r.id)).toEqual(['lib-001', 'lib-002', 'lib-004', 'lib-005', 'lib-008', 'lib-009', 'lib-011', 'lib-012']);
-    const rejects = (await readFile(rej, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
+    const rejects = (await readFile(rej, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, string>);
     expect(rejects.map((r) => [r.id, r.reason_kind, r.plan_entry])).toEqual([
       ['lib-003', 'no_value', 'tools[1] (from: find_book)'], // field = isbn: no case
       ['lib-006', 'no_value', 'tools[4] (from: get_fines)'], // currency is new and required
@@ -201,7 +220,7 @@ describe('migrate apply on the library logs', () => {
     for (const r of migrated) expect(checkTrajectory(r, libB, { file: out, line: 0 }).filter((p) => p.severity === 'error')).toEqual([]);
   });
 
-  it('carries calls, skill loads and hook feedback in B\'s names and shapes, user and tool bytes as they were', async () => {
+  it("carries calls, skill loads and hook feedback in B's names and shapes, user and tool bytes as they were", async () => {
     const src = await records(path.join(LIB, 'logs-v1.jsonl'));
     const cp = compilePlan(inferPlan(libA, libB), libA, libB);
     const run = (id: string) => {
@@ -209,7 +228,8 @@ describe('migrate apply on the library logs', () => {
       if (!r.ok) throw new Error(`${id}: ${r.reject.reason}`);
       return r.record;
     };
-    const calls = (r: Trajectory) => r.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]) : []));
+    const calls = (r: Trajectory) =>
+      r.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]) : []));
     expect(calls(run('lib-002'))).toEqual([['search_by_author', { author: 'Ines Okafor' }]]);
     expect(calls(run('lib-012'))).toEqual([
       ['reserve_copy', { isbn: '9780345816023', patron_card: '1999-007', pickup_branch: 'west' }],
@@ -273,14 +293,17 @@ describe('migrate apply on the library logs', () => {
     const rej = path.join(tmp.dir, 'mixed.rejects.jsonl');
     const s = await applyPlan(inferPlan(libA, libB), libA, libB, [logs], path.join(tmp.dir, 'mixed.out.jsonl'), rej);
     expect(s).toMatchObject({ records: 3, migrated: 1, rejected: 2, reasons: { input_malformed: 2 } });
-    const lines = (await readFile(rej, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { line: number; reason: string });
+    const lines = (await readFile(rej, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { line: number; reason: string });
     expect(lines.map((l) => l.line)).toEqual([2, 3]);
     expect(lines[0]!.reason).toMatch(/mixed\.jsonl:2: broken: messages/);
   });
 });
 
 describe('migrate apply on the greenhouse logs (MCP names, a located prompt)', () => {
-  it('keeps the console text around the prompt, puts B\'s sections in place of A\'s, and rejects what cannot be carried', async () => {
+  it("keeps the console text around the prompt, puts B's sections in place of A's, and rejects what cannot be carried", async () => {
     const out = path.join(tmp.dir, 'gh.jsonl');
     const rej = path.join(tmp.dir, 'gh.rejects.jsonl');
     const s = await applyPlan(inferPlan(ghA, ghB), ghA, ghB, [path.join(GH, 'logs-v1.jsonl')], out, rej, { systemPrompt: 'locate' });
@@ -295,7 +318,8 @@ describe('migrate apply on the greenhouse logs (MCP names, a located prompt)', (
     expect(first.role === 'assistant' && first.tool_calls![0]!.function.name).toBe('read_sensor');
     for (const r of migrated) expect(checkTrajectory(r, ghB, { file: out, line: 0, systemPrompt: 'locate' }).filter((p) => p.severity === 'error')).toEqual([]);
     // A's names appear nowhere in what the model reads.
-    for (const r of migrated) for (const old of ['sensors.read', 'sensors_read', 'valves.set', 'log.note']) expect(String(r.messages[0]!.content)).not.toContain(old);
+    for (const r of migrated)
+      for (const old of ['sensors.read', 'sensors_read', 'valves.set', 'log.note']) expect(String(r.messages[0]!.content)).not.toContain(old);
   });
 });
 
@@ -314,17 +338,29 @@ describe('docstring-derived schemas (as a benchmark rewrite makes them)', () => 
     return [await load(path.join(dir, 'a.yaml')), await load(path.join(dir, 'b.yaml'))] as const;
   };
 
-  it('number → integer stays the same parameter; a value B\'s type refuses is stopped by the check under B', async () => {
+  it("number → integer stays the same parameter; a value B's type refuses is stopped by the check under B", async () => {
     const [a, b] = await pair();
     const plan = inferPlan(a, b);
-    expect(matches(plan).tools).toEqual([{ from: 'send_certificate', to: 'send_certificate', params: { user_id: 'user_id', amount: 'amount', reason: 'reason' }, values: {}, fill: {}, needs: [] }]);
+    expect(matches(plan).tools).toEqual([
+      { from: 'send_certificate', to: 'send_certificate', params: { user_id: 'user_id', amount: 'amount', reason: 'reason' }, values: {}, fill: {}, needs: [] },
+    ]);
     const cp = compilePlan(plan, a, b);
     const rec = (amount: number): Trajectory => ({
       id: `r-${amount}`,
       messages: [
         { role: 'system', content: 'Send certificates with `send_certificate`.' },
         { role: 'user', content: 'send one' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'send_certificate', arguments: JSON.stringify({ user_id: 'u1', amount, reason: { code: 'late' } }) } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            {
+              id: 'c1',
+              type: 'function',
+              function: { name: 'send_certificate', arguments: JSON.stringify({ user_id: 'u1', amount, reason: { code: 'late' } }) },
+            },
+          ],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'ok' },
       ],
     });
@@ -340,9 +376,16 @@ describe('names of A alone', () => {
   it('a carried record whose text still names a removed tool or skill is rejected as a leak', async () => {
     const cp = compilePlan(inferPlan(libA, libB), libA, libB);
     const src = (await records(path.join(LIB, 'logs-v1.jsonl'))).find((r) => r.id === 'lib-009')!;
-    const said = (text: string): Trajectory => ({ ...structuredClone(src), messages: [...structuredClone(src.messages.slice(0, -1)), { role: 'assistant', content: text }] });
+    const said = (text: string): Trajectory => ({
+      ...structuredClone(src),
+      messages: [...structuredClone(src.messages.slice(0, -1)), { role: 'assistant', content: text }],
+    });
     const removed = migrateRecord(said('Loans are three weeks; for picks ask me to run `suggest_reading`.'), cp, libA, libB, { file: 'x', line: 1 });
-    expect(removed.ok ? null : [removed.reject.kind, removed.reject.reason, removed.reject.entry]).toEqual(['check_leak', 'messages.2: mentions old name "suggest_reading"', 'tools[5] (from: suggest_reading)']);
+    expect(removed.ok ? null : [removed.reject.kind, removed.reject.reason, removed.reject.entry]).toEqual([
+      'check_leak',
+      'messages.2: mentions old name "suggest_reading"',
+      'tools[5] (from: suggest_reading)',
+    ]);
     // A renamed one is rewritten, not rejected.
     const renamed = migrateRecord(said('Loans are three weeks; I renew them with `renew_loan`.'), cp, libA, libB, { file: 'x', line: 1 });
     expect(renamed.ok && renamed.record.messages[2]!.content).toBe('Loans are three weeks; I renew them with `extend_loan`.');
@@ -364,26 +407,78 @@ describe('tools merged into one (as an MCP server consolidates them)', () => {
   const pair = async () => {
     const dir = path.join(tmp.dir, 'merge');
     const { writeTree } = await import('./helpers/tmp.js');
-    const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[]) => ({ name, description, inputSchema: { type: 'object', properties, required } });
+    const tool = (name: string, description: string, properties: Record<string, unknown>, required: string[]) => ({
+      name,
+      description,
+      inputSchema: { type: 'object', properties, required },
+    });
     const repo = { owner: { type: 'string', description: 'Repository owner' }, repo: { type: 'string', description: 'Repository name' } };
     const issue = { issue_number: { type: 'number', description: 'The issue number' } };
     const v1 = [
       tool('get_issue', 'Read one issue of a repository.', { ...repo, ...issue }, ['owner', 'repo', 'issue_number']),
       tool('get_issue_comments', 'Read the comments of an issue.', { ...repo, ...issue, page: { type: 'number' } }, ['owner', 'repo', 'issue_number']),
-      tool('list_sub_issues', 'List the sub-issues of an issue.', { ...repo, ...issue, per_page: { type: 'number', description: 'Results per page' } }, ['owner', 'repo', 'issue_number']),
-      tool('add_sub_issue', 'Attach a sub-issue to an issue.', { ...repo, ...issue, sub_issue_id: { type: 'number' } }, ['owner', 'repo', 'issue_number', 'sub_issue_id']),
-      tool('remove_sub_issue', 'Detach a sub-issue from an issue.', { ...repo, ...issue, sub_issue_id: { type: 'number' } }, ['owner', 'repo', 'issue_number', 'sub_issue_id']),
-      tool('update_issue', 'Change the title, body or state of an issue.', { ...repo, ...issue, state: { type: 'string', enum: ['open', 'closed'] } }, ['owner', 'repo', 'issue_number']),
+      tool('list_sub_issues', 'List the sub-issues of an issue.', { ...repo, ...issue, per_page: { type: 'number', description: 'Results per page' } }, [
+        'owner',
+        'repo',
+        'issue_number',
+      ]),
+      tool('add_sub_issue', 'Attach a sub-issue to an issue.', { ...repo, ...issue, sub_issue_id: { type: 'number' } }, [
+        'owner',
+        'repo',
+        'issue_number',
+        'sub_issue_id',
+      ]),
+      tool('remove_sub_issue', 'Detach a sub-issue from an issue.', { ...repo, ...issue, sub_issue_id: { type: 'number' } }, [
+        'owner',
+        'repo',
+        'issue_number',
+        'sub_issue_id',
+      ]),
+      tool('update_issue', 'Change the title, body or state of an issue.', { ...repo, ...issue, state: { type: 'string', enum: ['open', 'closed'] } }, [
+        'owner',
+        'repo',
+        'issue_number',
+      ]),
       tool('create_issue', 'Open a new issue.', { ...repo, title: { type: 'string' } }, ['owner', 'repo', 'title']),
     ];
     const v2 = [
-      tool('issue_read', 'Read an issue of a repository.', { method: { type: 'string', enum: ['get', 'get_comments', 'get_sub_issues', 'get_labels'], description: 'What to read.' }, ...repo, ...issue, page: { type: 'number' }, perPage: { type: 'number', description: 'Results per page' } }, ['method', 'owner', 'repo', 'issue_number']),
-      tool('sub_issue_write', 'Change the sub-issues of an issue.', { method: { type: 'string', description: "The change to make:\n- 'add' - attach a sub-issue.\n- 'remove' - detach a sub-issue.\n- 'reprioritize' - move a sub-issue." }, ...repo, ...issue, sub_issue_id: { type: 'number' } }, ['method', 'owner', 'repo', 'issue_number', 'sub_issue_id']),
-      tool('issue_write', 'Create or change an issue.', { method: { type: 'string', enum: ['create', 'update'] }, ...repo, ...issue, state: { type: 'string', enum: ['open', 'closed'] } }, ['method', 'owner', 'repo']),
+      tool(
+        'issue_read',
+        'Read an issue of a repository.',
+        {
+          method: { type: 'string', enum: ['get', 'get_comments', 'get_sub_issues', 'get_labels'], description: 'What to read.' },
+          ...repo,
+          ...issue,
+          page: { type: 'number' },
+          perPage: { type: 'number', description: 'Results per page' },
+        },
+        ['method', 'owner', 'repo', 'issue_number'],
+      ),
+      tool(
+        'sub_issue_write',
+        'Change the sub-issues of an issue.',
+        {
+          method: {
+            type: 'string',
+            description: "The change to make:\n- 'add' - attach a sub-issue.\n- 'remove' - detach a sub-issue.\n- 'reprioritize' - move a sub-issue.",
+          },
+          ...repo,
+          ...issue,
+          sub_issue_id: { type: 'number' },
+        },
+        ['method', 'owner', 'repo', 'issue_number', 'sub_issue_id'],
+      ),
+      tool(
+        'issue_write',
+        'Create or change an issue.',
+        { method: { type: 'string', enum: ['create', 'update'] }, ...repo, ...issue, state: { type: 'string', enum: ['open', 'closed'] } },
+        ['method', 'owner', 'repo'],
+      ),
       // B's own text still names a tool of A: B's business, not the migration's.
       tool('create_issue', 'Open a new issue (close one with update_issue).', { ...repo, title: { type: 'string' } }, ['owner', 'repo', 'title']),
     ];
-    const yaml = (v: string, tools: unknown[]) => `name: gh\nversion: "${v}"\nprompt:\n  sections:\n    - id: role\n      text: You work on GitHub issues.\ntools:\n  items: ${JSON.stringify(tools)}\n`;
+    const yaml = (v: string, tools: unknown[]) =>
+      `name: gh\nversion: "${v}"\nprompt:\n  sections:\n    - id: role\n      text: You work on GitHub issues.\ntools:\n  items: ${JSON.stringify(tools)}\n`;
     await writeTree(dir, { 'a.yaml': yaml('1', v1), 'b.yaml': yaml('2', v2) });
     return [await load(path.join(dir, 'a.yaml')), await load(path.join(dir, 'b.yaml'))] as const;
   };
@@ -403,7 +498,11 @@ describe('tools merged into one (as an MCP server consolidates them)', () => {
     });
     expect(plan.tools.find((t) => t.from === 'list_sub_issues')!.map!.params).toMatchObject({ per_page: 'perPage' });
     const cp = compilePlan(parsePlan('plan.yaml', planToYaml(plan), a, b), a, b);
-    const call = (id: string, name: string, args: object) => ({ role: 'assistant' as const, content: null, tool_calls: [{ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } }] });
+    const call = (id: string, name: string, args: object) => ({
+      role: 'assistant' as const,
+      content: null,
+      tool_calls: [{ id, type: 'function' as const, function: { name, arguments: JSON.stringify(args) } }],
+    });
     const rec: Trajectory = {
       id: 'm1',
       messages: [
@@ -422,7 +521,9 @@ describe('tools merged into one (as an MCP server consolidates them)', () => {
     };
     const r = migrateRecord(rec, cp, a, b, { file: 'x', line: 1 });
     if (!r.ok) throw new Error(r.reject.reason);
-    const calls = r.record.messages.flatMap((m) => (m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]) : []));
+    const calls = r.record.messages.flatMap((m) =>
+      m.role === 'assistant' ? (m.tool_calls ?? []).map((c) => [c.function.name, JSON.parse(c.function.arguments)]) : [],
+    );
     expect(calls).toEqual([
       ['issue_read', { owner: 'acme', repo: 'rocket', issue_number: 12, method: 'get' }],
       ['issue_read', { owner: 'acme', repo: 'rocket', issue_number: 12, perPage: 5, method: 'get_sub_issues' }],
@@ -431,17 +532,26 @@ describe('tools merged into one (as an MCP server consolidates them)', () => {
     ]);
     // Two A tools mapped to one B tool with the same value could not be told apart on the way back.
     const clash = planToYaml(plan).replace('method: get_comments', 'method: get');
-    expect(() => parsePlan('plan.yaml', clash, a, b)).toThrow(/tool "issue_read" is the target of .*: merged tools must each fill one parameter with a value of its own/);
+    expect(() => parsePlan('plan.yaml', clash, a, b)).toThrow(
+      /tool "issue_read" is the target of .*: merged tools must each fill one parameter with a value of its own/,
+    );
   });
 });
 
-describe('a located prompt\'s own text', () => {
+describe("a located prompt's own text", () => {
   it('is kept as written, so a record whose own text around the prompt names a renamed tool is rejected', async () => {
     const cp = compilePlan(inferPlan(ghA, ghB), ghA, ghB);
     const src = (await records(path.join(GH, 'logs-v1.jsonl'))).find((r) => r.id === 'gh-05')!;
     const first = src.messages[0]!;
-    const rec: Trajectory = { ...src, messages: [{ ...first, content: `${String(first.content)}\nhotkeys: F2 runs \`sensors.read\`` }, ...src.messages.slice(1)] };
+    const rec: Trajectory = {
+      ...src,
+      messages: [{ ...first, content: `${String(first.content)}\nhotkeys: F2 runs \`sensors.read\`` }, ...src.messages.slice(1)],
+    };
     const r = migrateRecord(rec, cp, ghA, ghB, { file: 'x', line: 5, systemPrompt: 'locate' });
-    expect(r.ok ? null : [r.reject.kind, r.reject.reason, r.reject.entry]).toEqual(['check_leak', 'messages.0: the record\'s own text around the prompt mentions old name "sensors.read"', 'tools[0] (from: sensors_read)']);
+    expect(r.ok ? null : [r.reject.kind, r.reject.reason, r.reject.entry]).toEqual([
+      'check_leak',
+      'messages.0: the record\'s own text around the prompt mentions old name "sensors.read"',
+      'tools[0] (from: sensors_read)',
+    ]);
   });
 });

@@ -19,11 +19,32 @@ const SETS = ['airline', 'clinic', 'live-commerce'];
 function lines(out: string, stage: string): string[] {
   return readdirSync(path.join(out, stage))
     .sort()
-    .flatMap((f) => readFileSync(path.join(out, stage, f), 'utf8').split('\n').filter(Boolean));
+    .flatMap((f) =>
+      readFileSync(path.join(out, stage, f), 'utf8')
+        .split('\n')
+        .filter(Boolean),
+    );
 }
 
 function augment(set: string, out: string, ...more: string[]) {
-  const r = runHsa(['augment', '--harness', `fixtures/${set}/harness`, '-t', `fixtures/${set}/trajectories.jsonl`, '--general', 'fixtures/general/prompts.jsonl', '--out', out, '-k', '4', '--part-size', '10', '--no-gzip', '--quiet', ...more]);
+  const r = runHsa([
+    'augment',
+    '--harness',
+    `fixtures/${set}/harness`,
+    '-t',
+    `fixtures/${set}/trajectories.jsonl`,
+    '--general',
+    'fixtures/general/prompts.jsonl',
+    '--out',
+    out,
+    '-k',
+    '4',
+    '--part-size',
+    '10',
+    '--no-gzip',
+    '--quiet',
+    ...more,
+  ]);
   expect(r.code, r.stderr).toBe(0);
   return out;
 }
@@ -39,7 +60,9 @@ describe.each(SETS)('OPD prompts on %s', (set) => {
     const every = new Set(domain(all));
     const sftIds = lines(one, 'sft').map((l) => JSON.parse(l).id as string);
     // Every SFT record with an assistant turn after the first message has exactly one OPD prompt.
-    expect(picked.map((l) => (JSON.parse(l).id as string).replace(/#\d+$/, ''))).toEqual(sftIds.filter((id) => picked.some((l) => l.startsWith(`{"id":"${id}#`))));
+    expect(picked.map((l) => (JSON.parse(l).id as string).replace(/#\d+$/, ''))).toEqual(
+      sftIds.filter((id) => picked.some((l) => l.startsWith(`{"id":"${id}#`))),
+    );
     expect(picked.length).toBeGreaterThan(0.9 * sftIds.length);
     for (const l of picked) expect(every.has(l), l.slice(0, 80)).toBe(true);
     expect(every.size).toBeGreaterThan(picked.length);
@@ -98,13 +121,18 @@ describe.each(SETS)('OPD prompts on %s', (set) => {
 describe('bounded output on a 128-tool multi-turn set (the bench figure, on 12 conversations)', () => {
   it('the defaults write at most 15% of the bytes of every prefix written plain, and the manifest states bytes per input byte', async () => {
     // The generator of scripts/bench/output-size.mjs (a repository script; the files go to a temporary folder).
-    const { writeOutputSizeInput } = (await import(pathToFileURL(path.join(REPO, 'scripts/bench/output-size.mjs')).href)) as unknown as { writeOutputSizeInput: (dir: string, seed?: string, n?: number) => { harness: string; trajectories: string; bytes: number } };
+    const { writeOutputSizeInput } = (await import(pathToFileURL(path.join(REPO, 'scripts/bench/output-size.mjs')).href)) as unknown as {
+      writeOutputSizeInput: (dir: string, seed?: string, n?: number) => { harness: string; trajectories: string; bytes: number };
+    };
     const dir = tempDir('hsa-output-size-');
     const input = writeOutputSizeInput(path.join(dir, 'in'), 'hsa-output-size-v1', 12);
     const run = (out: string, ...more: string[]) => {
       const r = runHsa(['augment', '--harness', input.harness, '-t', input.trajectories, '--out', out, '-k', '8', '--quiet', ...more]);
       expect(r.code, r.stderr).toBe(0);
-      return JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as { summary: { input_bytes: number; output_bytes: number; bytes_per_input_byte: number }; stages: Record<string, { records: number }> };
+      return JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) as {
+        summary: { input_bytes: number; output_bytes: number; bytes_per_input_byte: number };
+        stages: Record<string, { records: number }>;
+      };
     };
     const before = run(path.join(dir, 'old'), '--opd-prompts', 'all', '--no-gzip');
     const now = run(path.join(dir, 'defaults'));

@@ -29,7 +29,15 @@ function input(source: string, variant: number | 'src', messages: Message[]): St
     id,
     record: { id: source, messages },
     state: baseHarness(),
-    provenance: { source_id: source, source_file: 'f.jsonl', source_line: 1, variant, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
+    provenance: {
+      source_id: source,
+      source_file: 'f.jsonl',
+      source_line: 1,
+      variant,
+      transforms: [],
+      harness: { name: 't', version: '1', state_hash: 'h' },
+      seed: 's',
+    },
     ordinal: 0,
   };
 }
@@ -75,7 +83,15 @@ describe('OPD prompt selection', () => {
     expect(cuts(input('b', 0, short), cfg)).toEqual(assistantTurns(short));
     // Odd shapes: no assistant turn at all, or only one that opens the conversation (no context before it).
     expect(cuts(input('c', 0, [{ role: 'user', content: 'hello?' }]), cfgOf({}))).toEqual([]);
-    expect(cuts(input('d', 0, [{ role: 'assistant', content: 'Welcome!' }, { role: 'user', content: 'hi' }]), cfgOf({}))).toEqual([]);
+    expect(
+      cuts(
+        input('d', 0, [
+          { role: 'assistant', content: 'Welcome!' },
+          { role: 'user', content: 'hi' },
+        ]),
+        cfgOf({}),
+      ),
+    ).toEqual([]);
   });
 
   it('is a function of run seed and source id: the same call gives the same turns, another seed or source reorders them', () => {

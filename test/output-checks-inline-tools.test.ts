@@ -31,7 +31,12 @@ function record(id: string): Trajectory {
   return {
     id,
     tools: [
-      tool('create_ticket_12', 'Create a ticket; see list_ticket_7 first.', { email: str('The email.'), note: str('The note.'), count: { type: 'integer', minimum: 0 } }, ['email']),
+      tool(
+        'create_ticket_12',
+        'Create a ticket; see list_ticket_7 first.',
+        { email: str('The email.'), note: str('The note.'), count: { type: 'integer', minimum: 0 } },
+        ['email'],
+      ),
       tool('list_ticket_7', 'List tickets for an `email`.', { email: str('The email.'), date: str('The date.') }, ['email']),
       tool('close_order_48', 'Close an order.', { reason: str('The reason.'), amount: str('The amount.') }, ['reason']),
       tool('get_meter', 'Read a meter.', { city: str('The city.'), channel: str('The channel.') }, ['city']),
@@ -54,7 +59,9 @@ function record(id: string): Trajectory {
   };
 }
 
-const selection = Object.fromEntries(['tools.rename', 'tools.param-rename', 'tools.describe', 'tools.distractors', 'tools.order', 'prompt.list-style'].map((id) => [id, { p: 1 }]));
+const selection = Object.fromEntries(
+  ['tools.rename', 'tools.param-rename', 'tools.describe', 'tools.distractors', 'tools.order', 'prompt.list-style'].map((id) => [id, { p: 1 }]),
+);
 const transforms = resolveTransforms(builtinTransforms, selection, 'rewrite');
 
 /** Variants of fresh per-record harnesses (new states, plans and caches each time), with their source. */
@@ -117,7 +124,7 @@ describe('output checks on records with their own tools', () => {
     expect(seen).toBeGreaterThan(20);
   });
 
-  it('leaks in tool texts: an old name in a state tool description, an old parameter left in the record\'s tool list', () => {
+  it("leaks in tool texts: an old name in a state tool description, an old parameter left in the record's tool list", () => {
     let seen = 0;
     for (const { harness, v } of all) {
       const plan = v.variant.plan;
@@ -156,8 +163,16 @@ describe('output checks on records with their own tools', () => {
         call.function.arguments = JSON.stringify({ ...(JSON.parse(call.function.arguments) as object), bad: 'x' });
         return rec;
       };
-      expect(checkCalls(broken({ $ref: '#/$defs/Missing' }), v.variant.state).some((e) => e.startsWith('messages.2.tool_calls.0: schema does not compile: Unresolved $ref'))).toBe(true);
-      expect(checkCalls(broken({ type: 'string', pattern: '(' }), v.variant.state).some((e) => e.startsWith('messages.2.tool_calls.0: schema does not compile: Invalid regular expression'))).toBe(true);
+      expect(
+        checkCalls(broken({ $ref: '#/$defs/Missing' }), v.variant.state).some((e) =>
+          e.startsWith('messages.2.tool_calls.0: schema does not compile: Unresolved $ref'),
+        ),
+      ).toBe(true);
+      expect(
+        checkCalls(broken({ type: 'string', pattern: '(' }), v.variant.state).some((e) =>
+          e.startsWith('messages.2.tool_calls.0: schema does not compile: Invalid regular expression'),
+        ),
+      ).toBe(true);
     }
   });
 
@@ -207,13 +222,21 @@ describe('output checks on records with their own tools', () => {
       skills: {},
       hooks: {},
       sections: {},
-      args: { a: [{ op: 'rename', paths: { x: 'y', 'f.g': 'h', f: 'k' } }, { op: 'wrap', key: 'w' }, { op: 'rename', paths: { 'w.y': 'z' } }] },
+      args: {
+        a: [
+          { op: 'rename', paths: { x: 'y', 'f.g': 'h', f: 'k' } },
+          { op: 'wrap', key: 'w' },
+          { op: 'rename', paths: { 'w.y': 'z' } },
+        ],
+      },
     };
     const args = { x: 1, f: { g: 2, q: 3 }, r: [4] };
     const there = applyArgOps(args, plan.args.a!);
     expect(there).toEqual({ w: { z: 1, k: { h: 2, q: 3 }, r: [4] } });
     expect(applyArgOps(there, invertPlan(plan).args.b!)).toEqual(args);
-    expect(netParamRenames({ ...plan, args: { t: [{ op: 'rename', paths: { x: 'y', 'f.g': 'g', 'f.h': 'i' } }] } }).params).toEqual({ t: { x: 'y', 'f.h': 'i' } });
+    expect(netParamRenames({ ...plan, args: { t: [{ op: 'rename', paths: { x: 'y', 'f.g': 'g', 'f.h': 'i' } }] } }).params).toEqual({
+      t: { x: 'y', 'f.h': 'i' },
+    });
   });
 
   it('rules: a rule added to or dropped from the state fails, whether or not the plan rewrote the prompt', () => {
@@ -233,10 +256,31 @@ describe('output checks on records with their own tools', () => {
   it('a skill body loaded in a record is read under the reference rules (the body rewriter made on first use)', () => {
     const h = baseHarness({
       skillLoader: { tool: 'load_skill', argument: 'name' },
-      skills: [{ id: 'refund-policy', description: 'Refunds.', body: 'Use `refund_order_9` for refunds.', dir: 'skills/refund-policy', distractor: false, files: [] } as unknown as Harness['skills'][number]],
+      skills: [
+        {
+          id: 'refund-policy',
+          description: 'Refunds.',
+          body: 'Use `refund_order_9` for refunds.',
+          dir: 'skills/refund-policy',
+          distractor: false,
+          files: [],
+        } as unknown as Harness['skills'][number],
+      ],
       tools: [
-        { name: 'load_skill', description: 'Load a skill.', parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }, sourceName: 'load_skill', sourceFormat: 'openai' },
-        { name: 'refund_order_9', description: 'Refund.', parameters: { type: 'object', properties: { order: { type: 'string' } } }, sourceName: 'refund_order_9', sourceFormat: 'openai' },
+        {
+          name: 'load_skill',
+          description: 'Load a skill.',
+          parameters: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+          sourceName: 'load_skill',
+          sourceFormat: 'openai',
+        },
+        {
+          name: 'refund_order_9',
+          description: 'Refund.',
+          parameters: { type: 'object', properties: { order: { type: 'string' } } },
+          sourceName: 'refund_order_9',
+          sourceFormat: 'openai',
+        },
       ],
     });
     const plan: RewritePlan = { tools: { refund_order_9: 'pay_back_9' }, skills: {}, hooks: {}, sections: {}, args: {} };
@@ -249,7 +293,11 @@ describe('output checks on records with their own tools', () => {
       id: 's',
       messages: [
         { role: 'user', content: 'refund please' },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'l1', type: 'function', function: { name: 'load_skill', arguments: '{"name":"refund-policy"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'l1', type: 'function', function: { name: 'load_skill', arguments: '{"name":"refund-policy"}' } }],
+        },
         { role: 'tool', tool_call_id: 'l1', content: 'Notes: call refund_order_9 with the order.' },
       ],
     };

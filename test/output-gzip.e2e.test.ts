@@ -22,7 +22,24 @@ afterAll(removeTempDirs);
 
 const HARNESS = 'fixtures/support-desk/harness';
 const TRAJ = 'fixtures/support-desk/trajectories.jsonl';
-const args = (out: string, ...more: string[]) => ['augment', '--harness', HARNESS, '-t', TRAJ, '--out', out, '-k', '2', '--keep-source', '--part-size', '8', '--seed', '26', '--quiet', ...more];
+const args = (out: string, ...more: string[]) => [
+  'augment',
+  '--harness',
+  HARNESS,
+  '-t',
+  TRAJ,
+  '--out',
+  out,
+  '-k',
+  '2',
+  '--keep-source',
+  '--part-size',
+  '8',
+  '--seed',
+  '26',
+  '--quiet',
+  ...more,
+];
 
 let dir: string;
 let gz: string;
@@ -49,7 +66,7 @@ beforeAll(() => {
 }, 120_000);
 
 describe('gzip parts as augment writes them', () => {
-  it('hold the plain parts\' bytes, part for part, and name them .jsonl.gz in the manifest', () => {
+  it("hold the plain parts' bytes, part for part, and name them .jsonl.gz in the manifest", () => {
     const g = parts(gz);
     expect(g.length).toBeGreaterThan(8);
     expect(g.every((f) => f.endsWith('.jsonl.gz'))).toBe(true);
@@ -84,7 +101,7 @@ describe('gzip parts as augment writes them', () => {
     expect(head[9]).toBe(3); // OS: Unix, whatever system wrote it (zlib puts its build's code here)
   });
 
-  it('state bytes written per input byte in the manifest summary, the stored (compressed) bytes over the input\'s', () => {
+  it("state bytes written per input byte in the manifest summary, the stored (compressed) bytes over the input's", () => {
     const sum = (out: string) => parts(out).reduce((n, f) => n + statSync(path.join(out, f)).size, 0);
     const input = statSync(path.join(REPO, TRAJ)).size;
     for (const out of [gz, plain]) {
@@ -94,7 +111,7 @@ describe('gzip parts as augment writes them', () => {
     expect(sum(gz)).toBeLessThan(sum(plain) / 3);
   });
 
-  it('DuckDB reads a gzip part as JSON lines (the reader trainers\' data tools share with HF datasets)', async () => {
+  it("DuckDB reads a gzip part as JSON lines (the reader trainers' data tools share with HF datasets)", async () => {
     const db = await DuckDBInstance.create(':memory:');
     const c = await db.connect();
     try {
@@ -103,8 +120,16 @@ describe('gzip parts as augment writes them', () => {
       // into one struct, and objects keyed by a variant's names (tool schemas' properties, meta's
       // rename tables) can hold `getCustomerProfile` in one row and `GetCustomerProfile` in another,
       // which its case-insensitive struct refuses (docs/output.md says so).
-      const rows = (await c.runAndReadAll(`SELECT id, json_array_length(messages) AS n FROM read_json('${file}', format = 'newline_delimited', columns = {id: 'VARCHAR', messages: 'JSON', tools: 'JSON', meta: 'JSON'}) ORDER BY id`)).getRowObjects();
-      const want = readFileSync(path.join(plain, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)).map((r) => ({ id: r.id, n: BigInt(r.messages.length) }));
+      const rows = (
+        await c.runAndReadAll(
+          `SELECT id, json_array_length(messages) AS n FROM read_json('${file}', format = 'newline_delimited', columns = {id: 'VARCHAR', messages: 'JSON', tools: 'JSON', meta: 'JSON'}) ORDER BY id`,
+        )
+      ).getRowObjects();
+      const want = readFileSync(path.join(plain, 'sft/part-00000.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((r) => ({ id: r.id, n: BigInt(r.messages.length) }));
       expect(rows).toEqual(want.sort((x, y) => (x.id < y.id ? -1 : 1)));
     } finally {
       c.closeSync();
@@ -148,7 +173,10 @@ describe('every hsa reader of an output folder reads gzip parts', () => {
   it('diff of the gzip and the plain run finds no record that differs', () => {
     const r = runHsa(['diff', plain, gz, '--json']);
     expect(r.code, r.stderr).toBe(1); // the manifests differ: the format, and the bytes stored
-    const report = JSON.parse(r.stdout) as { manifest: { path: string }[]; stages: { stage: string; changed: number; only_a: number; only_b: number; identical: number; records_a: number }[] };
+    const report = JSON.parse(r.stdout) as {
+      manifest: { path: string }[];
+      stages: { stage: string; changed: number; only_a: number; only_b: number; identical: number; records_a: number }[];
+    };
     expect(report.manifest.map((d) => d.path).filter((p) => p !== 'config.gzip' && !/^stages\.\w+\.bytes$/.test(p) && !p.startsWith('summary.'))).toEqual([]);
     expect(report.stages.map((st) => st.stage)).toEqual(['sft', 'opd', 'rl', 'rejects']);
     for (const st of report.stages) expect([st.changed, st.only_a, st.only_b, st.identical], st.stage).toEqual([0, 0, 0, st.records_a]);
@@ -176,12 +204,29 @@ describe('every hsa reader of an output folder reads gzip parts', () => {
   });
 
   it('env serve loads the gzip rows and reward scores rollouts against them', async () => {
-    const served = await runHsaAsync(['env', 'serve', '--rows', path.join(gz, 'rl', '*.jsonl.gz'), '--port', '0', '--idle-exit', '1', '--tokenizer', 'estimate']);
+    const served = await runHsaAsync([
+      'env',
+      'serve',
+      '--rows',
+      path.join(gz, 'rl', '*.jsonl.gz'),
+      '--port',
+      '0',
+      '--idle-exit',
+      '1',
+      '--tokenizer',
+      'estimate',
+    ]);
     expect(served.code, served.stderr).toBe(0);
     const rows = readRows(path.join(plain, 'rl'));
     expect(served.stderr).toContain(`${rows.length} rows`);
     const rollouts = path.join(dir, 'rollouts.jsonl');
-    writeFileSync(rollouts, `${rows.slice(0, 3).map((row) => JSON.stringify({ id: row.extra_info.id, messages: referenceMessages(row)[0] })).join('\n')}\n`);
+    writeFileSync(
+      rollouts,
+      `${rows
+        .slice(0, 3)
+        .map((row) => JSON.stringify({ id: row.extra_info.id, messages: referenceMessages(row)[0] }))
+        .join('\n')}\n`,
+    );
     const score = (glob: string) => runHsaAsync(['reward', '--rows', glob, '--rollouts', rollouts, '--tokenizer', 'estimate']);
     const [a, b] = await Promise.all([score(path.join(gz, 'rl', '*.jsonl.gz')), score(path.join(plain, 'rl', '*.jsonl'))]);
     expect(a.code, a.stderr).toBe(0);
@@ -193,7 +238,25 @@ describe('every hsa reader of an output folder reads gzip parts', () => {
     const plainParts = readdirSync(path.join(plain, 'rl')).map((f) => path.join(plain, 'rl', f));
     const server = await startTeacherServer(memorising(plainParts));
     try {
-      const run = (set: string) => runHsaAsync(['eval', '--set', set, '--model-url', server.url, '--model', 'mem', '--cache', path.join(dir, 'eval-cache'), '--tokenizer', 'estimate', '--bootstrap', '50', '--max-retries', '0', '--json']);
+      const run = (set: string) =>
+        runHsaAsync([
+          'eval',
+          '--set',
+          set,
+          '--model-url',
+          server.url,
+          '--model',
+          'mem',
+          '--cache',
+          path.join(dir, 'eval-cache'),
+          '--tokenizer',
+          'estimate',
+          '--bootstrap',
+          '50',
+          '--max-retries',
+          '0',
+          '--json',
+        ]);
       const a = await run(gz);
       expect(a.code, a.stderr).toBe(0);
       const b = await run(plain);
@@ -220,7 +283,7 @@ describe('every hsa reader of an output folder reads gzip parts', () => {
     expect(treeHashes(out)).toEqual(want);
   });
 
-  it('a sharded gzip run merges into the whole run\'s folder, byte for byte', () => {
+  it("a sharded gzip run merges into the whole run's folder, byte for byte", () => {
     const out = path.join(dir, 'sharded');
     const env = (i: number) => ({ ...process.env, HSA_SHARD_INDEX: String(i), HSA_NUM_SHARDS: '2', NO_COLOR: '1' });
     for (const i of [1, 0]) {

@@ -10,11 +10,20 @@ import { schemaMemo } from '../src/util/derived.js';
  * and two threads); these tests hold what each keeps, and that a value worked out again is the same.
  */
 
-const rec = (id: string, tool: string): Trajectory => ({
-  id,
-  tools: [{ type: 'function', function: { name: tool, description: `The ${tool} tool.`, parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } }],
-  messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }],
-} as unknown as Trajectory);
+const rec = (id: string, tool: string): Trajectory =>
+  ({
+    id,
+    tools: [
+      {
+        type: 'function',
+        function: { name: tool, description: `The ${tool} tool.`, parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } },
+      },
+    ],
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ],
+  }) as unknown as Trajectory;
 const at = { file: 'in.jsonl', line: 1 };
 
 describe('inline harnesses are kept from their second sighting', () => {
@@ -55,7 +64,7 @@ describe('inline harnesses are kept from their second sighting', () => {
 describe('values derived from schemas', () => {
   const KEY = Symbol('test.derived');
 
-  it('are worked out once for a schema that outlives its nursery (a harness schema, a pooled state\'s)', () => {
+  it("are worked out once for a schema that outlives its nursery (a harness schema, a pooled state's)", () => {
     const kept = { type: 'object', properties: { id: { type: 'string' } } };
     let computed = 0;
     const derive = () => schemaMemo(KEY, kept, () => ({ n: ++computed }));

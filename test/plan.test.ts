@@ -87,7 +87,10 @@ describe('rewrite plans', () => {
   it('renames deep paths through arrays, leaves the input as it was and keeps untouched values', () => {
     const input = { q: { deep: { x: 1 }, list: [1, 2] }, filter: { max: 3, tags: ['a'] }, rows: [[{ id: 1, v: 2 }]], n: null };
     const before = JSON.stringify(input);
-    const out = applyArgOps(input, [{ op: 'rename', paths: { 'filter.max': 'upper', 'rows.id': 'key', n: 'none' } }]) as Record<string, Record<string, unknown>>;
+    const out = applyArgOps(input, [{ op: 'rename', paths: { 'filter.max': 'upper', 'rows.id': 'key', n: 'none' } }]) as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(JSON.stringify(out)).toBe('{"q":{"deep":{"x":1},"list":[1,2]},"filter":{"upper":3,"tags":["a"]},"rows":[[{"key":1,"v":2}]],"none":null}');
     expect(JSON.stringify(input)).toBe(before);
     expect(out.q).toBe(input.q); // nothing renamed below it: the same value

@@ -45,7 +45,11 @@ function generate(rng: Rng): Harness {
     tools.push({
       name,
       description: `${title(words.join(' '))}. Pass ${params.map((p) => `\`${p}\``).join(' and ')}.`,
-      parameters: { type: 'object', properties: Object.fromEntries(params.map((p) => [p, { type: 'string', description: `The ${p.replace(/_/g, ' ')}.` }])), required: [params[0]] },
+      parameters: {
+        type: 'object',
+        properties: Object.fromEntries(params.map((p) => [p, { type: 'string', description: `The ${p.replace(/_/g, ' ')}.` }])),
+        required: [params[0]],
+      },
       sourceName: name,
       sourceFormat: 'openai',
     });
@@ -94,7 +98,9 @@ function generate(rng: Rng): Harness {
           `## ${title(t.name.replace(/_/g, ' '))}`,
           '',
           `- Use ${t.name.replace(/_/g, ' ')} only when asked.`,
-          `- Call \`${t.name}\` with ${Object.keys(t.parameters.properties as object).map((p) => `\`${p}\``).join(', ')}.`,
+          `- Call \`${t.name}\` with ${Object.keys(t.parameters.properties as object)
+            .map((p) => `\`${p}\``)
+            .join(', ')}.`,
         ]),
         '',
         `## ${title(p0.replace(/_/g, ' '))}`,
@@ -107,8 +113,18 @@ function generate(rng: Rng): Harness {
       ].join('\n'),
       placement: 'system' as const,
     },
-    ...tools.map((t) => ({ id: `about_${t.name}`, kind: 'text' as const, text: `# ${title(t.name.replace(/_/g, ' '))}\n\n- ${title(t.name.replace(/_/g, ' '))} is for one record at a time.\n- Never guess.`, placement: 'system' as const })),
-    { id: 'notes', kind: 'text' as const, text: `# Stop gate\n\n- Keep replies short.\n- Mention ${all.map((n) => `\`${n}\``).join(', ')} by name.`, placement: 'system' as const },
+    ...tools.map((t) => ({
+      id: `about_${t.name}`,
+      kind: 'text' as const,
+      text: `# ${title(t.name.replace(/_/g, ' '))}\n\n- ${title(t.name.replace(/_/g, ' '))} is for one record at a time.\n- Never guess.`,
+      placement: 'system' as const,
+    })),
+    {
+      id: 'notes',
+      kind: 'text' as const,
+      text: `# Stop gate\n\n- Keep replies short.\n- Mention ${all.map((n) => `\`${n}\``).join(', ')} by name.`,
+      placement: 'system' as const,
+    },
     { id: 'skills', kind: 'catalog' as const, text: '', placement: 'system' as const },
   ];
   return baseHarness({
@@ -118,7 +134,17 @@ function generate(rng: Rng): Harness {
     skillLoader: { tool: 'load_skill', argument: 'name' },
     skills,
     tools: [loader, ...tools],
-    hooks: [{ id: 'stop_gate', event: 'stop', checks: [{ type: 'max_chars', value: 500 }], action: 'retry', channel: 'user', feedback: '[stop_gate] Too long: {{chars}} characters.', maxRounds: 2 }],
+    hooks: [
+      {
+        id: 'stop_gate',
+        event: 'stop',
+        checks: [{ type: 'max_chars', value: 500 }],
+        action: 'retry',
+        channel: 'user',
+        feedback: '[stop_gate] Too long: {{chars}} characters.',
+        maxRounds: 2,
+      },
+    ],
   });
 }
 
@@ -132,7 +158,11 @@ function recordFor(h: Harness, id: string): Trajectory {
   ];
   if (h.skillLoader && skill) {
     messages.push(
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: h.skillLoader.tool, arguments: JSON.stringify({ name: skill.id }) } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: h.skillLoader.tool, arguments: JSON.stringify({ name: skill.id }) } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: skill.body },
     );
   }
@@ -144,11 +174,24 @@ function recordFor(h: Harness, id: string): Trajectory {
   return { id, messages, tools: renderTools(h) };
 }
 
-const PROMPT = ['prompt.merge-split', 'prompt.section-order', 'prompt.rule-order', 'prompt.placement', 'prompt.heading-style', 'prompt.list-style', 'prompt.spacing'];
+const PROMPT = [
+  'prompt.merge-split',
+  'prompt.section-order',
+  'prompt.rule-order',
+  'prompt.placement',
+  'prompt.heading-style',
+  'prompt.list-style',
+  'prompt.spacing',
+];
 const RENAMES = ['tools.rename', 'tools.param-rename', 'skills.rename', 'hooks.rename'];
 
 /** Independent scan of a variant's final bytes: every renamed-away name the record still carries. */
-function scan(rec: Trajectory, plan: { tools: Record<string, string>; skills: Record<string, string>; hooks: Record<string, string> }, params: Record<string, string>, from: Harness): string[] {
+function scan(
+  rec: Trajectory,
+  plan: { tools: Record<string, string>; skills: Record<string, string>; hooks: Record<string, string> },
+  params: Record<string, string>,
+  from: Harness,
+): string[] {
   const all = { ...plan.tools, ...plan.skills, ...plan.hooks, ...params };
   const now = new Set(Object.values(all));
   const gone = Object.keys(all).filter((k) => !now.has(k));
@@ -212,7 +255,15 @@ describe('generated harnesses that spell their names in headings and rules', () 
         { id: 'cancel', kind: 'text', text: '# Cancel pending order\n\n- Ask for the reason first.', placement: 'system' },
         { id: 'other', kind: 'text', text: '# Other\n\n- Be brief.', placement: 'system' },
       ],
-      tools: [{ name: 'cancel_pending_order', description: 'Cancel an order.', parameters: { type: 'object', properties: { reason: { type: 'string' } } }, sourceName: 'cancel_pending_order', sourceFormat: 'openai' }],
+      tools: [
+        {
+          name: 'cancel_pending_order',
+          description: 'Cancel an order.',
+          parameters: { type: 'object', properties: { reason: { type: 'string' } } },
+          sourceName: 'cancel_pending_order',
+          sourceFormat: 'openai',
+        },
+      ],
     });
     const map = { cancel_pending_order: 'void_order' };
     const renamed = renameInState(h, { tools: map });

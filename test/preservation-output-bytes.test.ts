@@ -14,12 +14,25 @@ import { distinctive, inOrder, layoutFree, leaksInBody, leaksInText, paragraphOf
  */
 
 const FIX = path.join(REPO, 'fixtures/fidelity');
-const RUNS: { seed: string; pool?: string }[] = [{ seed: '1' }, { seed: '2' }, { seed: '3' }, { seed: '4' }, { seed: '5', pool: '0' }, { seed: '6', pool: '0' }];
+const RUNS: { seed: string; pool?: string }[] = [
+  { seed: '1' },
+  { seed: '2' },
+  { seed: '3' },
+  { seed: '4' },
+  { seed: '5', pool: '0' },
+  { seed: '6', pool: '0' },
+];
 
 interface Json {
   [k: string]: unknown;
 }
-type Msg = { role: string; name?: string; content: string | null; tool_call_id?: string; tool_calls?: { id: string; function: { name: string; arguments: unknown } }[] };
+type Msg = {
+  role: string;
+  name?: string;
+  content: string | null;
+  tool_call_id?: string;
+  tool_calls?: { id: string; function: { name: string; arguments: unknown } }[];
+};
 interface Rec {
   id: string;
   messages: Msg[];
@@ -46,7 +59,22 @@ beforeAll(async () => {
   const runs = await Promise.all(
     RUNS.map(async (r) => {
       const out = path.join(tempDir('hsa-fidelity-'), 'out');
-      const args = ['augment', '--no-gzip', '--harness', path.join(FIX, 'harness'), '-t', path.join(FIX, 'trajectories.jsonl'), '-o', out, '--seed', r.seed, '-k', '12', '--stages', 'sft'];
+      const args = [
+        'augment',
+        '--no-gzip',
+        '--harness',
+        path.join(FIX, 'harness'),
+        '-t',
+        path.join(FIX, 'trajectories.jsonl'),
+        '-o',
+        out,
+        '--seed',
+        r.seed,
+        '-k',
+        '12',
+        '--stages',
+        'sft',
+      ];
       if (r.pool) args.push('--state-pool', r.pool);
       const run = await runHsaAsync(args);
       expect(run.code, run.stderr).toBe(0);
@@ -97,13 +125,14 @@ function argsOf(a: unknown): unknown {
 
 function keysDeep(v: unknown, out: string[] = []): string[] {
   if (Array.isArray(v)) v.forEach((x) => keysDeep(x, out));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) out.push(k), keysDeep(x, out);
+  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) (out.push(k), keysDeep(x, out));
   return out;
 }
 
 function descriptions(v: unknown, out: string[] = []): string[] {
   if (Array.isArray(v)) v.forEach((x) => descriptions(x, out));
-  else if (v !== null && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === 'description' && typeof x === 'string' ? out.push(x) : descriptions(x, out));
+  else if (v !== null && typeof v === 'object')
+    for (const [k, x] of Object.entries(v)) k === 'description' && typeof x === 'string' ? out.push(x) : descriptions(x, out);
   return out;
 }
 
@@ -119,7 +148,15 @@ function loadedBodies(rec: Rec): { out: string; source: string }[] {
 
 // Items of the lists the fixture declares free: seat-preferences is in skills.unordered_lists (its
 // first list is free, its "How to confirm" list reads as steps); search-tips marks one list.
-const FREE_ITEMS = new Set(['- Window seat.', '- Aisle seat.', '- Extra legroom (exit rows).', '- Seats together for a family.', '- Nearby airports (for example OPO instead of LIS).', '- A day earlier or later.', '- Rail for the first leg.']);
+const FREE_ITEMS = new Set([
+  '- Window seat.',
+  '- Aisle seat.',
+  '- Extra legroom (exit rows).',
+  '- Seats together for a family.',
+  '- Nearby airports (for example OPO instead of LIS).',
+  '- A day earlier or later.',
+  '- Rail for the first leg.',
+]);
 
 describe('fidelity on final output bytes (travel-desk fixture, default transforms, many seeds)', () => {
   it('writes every variant and rejects none', () => {
@@ -140,7 +177,10 @@ describe('fidelity on final output bytes (travel-desk fixture, default transform
       const at = (where: string, found: string[]) => found.forEach((n) => leaks.push(`${rec.id} ${where}: ${n}`));
       for (const t of rec.tools) {
         if (gone.includes(t.function.name)) at('tools', [t.function.name]);
-        at(`tools.${t.function.name}.parameters`, keysDeep(t.function.parameters.properties).filter((k) => gone.includes(k)));
+        at(
+          `tools.${t.function.name}.parameters`,
+          keysDeep(t.function.parameters.properties).filter((k) => gone.includes(k)),
+        );
         at(`tools.${t.function.name}.description`, leaksInText([t.function.description, ...descriptions(t.function.parameters)].join('\n'), gone, now));
       }
       const bodies = new Set(loadedBodies(rec).map((b) => b.out));
@@ -152,7 +192,10 @@ describe('fidelity on final output bytes (travel-desk fixture, default transform
           at(`messages.${i}`, leaksInText(text, gone, now));
           for (const c of m.tool_calls ?? []) {
             if (gone.includes(c.function.name)) at(`messages.${i}.call`, [c.function.name]);
-            at(`messages.${i}.arguments`, keysDeep(argsOf(c.function.arguments)).filter((k) => gone.includes(k)));
+            at(
+              `messages.${i}.arguments`,
+              keysDeep(argsOf(c.function.arguments)).filter((k) => gone.includes(k)),
+            );
           }
         }
         if (m.role === 'tool' && bodies.has(text)) at(`messages.${i} (skill body)`, leaksInBody(text, gone, owners));
@@ -247,11 +290,15 @@ describe('fidelity on final output bytes (travel-desk fixture, default transform
     let movedFree = 0;
     let movedRules = 0;
     for (const rec of records) {
-      const prompt = rec.messages.filter((m) => m.role === 'system' || m.name === 'harness:preamble').map((m) => m.content ?? '').join('\n');
+      const prompt = rec.messages
+        .filter((m) => m.role === 'system' || m.name === 'harness:preamble')
+        .map((m) => m.content ?? '')
+        .join('\n');
       for (const list of ordered) if (!inOrder(prompt, list)) problems.push(`${rec.id}: prompt list reordered: ${list[0]}`);
       if (!inOrder(prompt, ['Be brief', 'Give times', 'Spell out prices', 'Never paste raw'])) movedRules++;
       for (const { out } of loadedBodies(rec)) {
-        for (const list of bodyOrdered) if (list.every((x) => out.includes(x)) && !inOrder(out, list)) problems.push(`${rec.id}: skill list reordered: ${list[0]}`);
+        for (const list of bodyOrdered)
+          if (list.every((x) => out.includes(x)) && !inOrder(out, list)) problems.push(`${rec.id}: skill list reordered: ${list[0]}`);
         if (out.includes('Window seat.') && !inOrder(out, ['Window seat.', 'Aisle seat.', 'Extra legroom', 'Seats together'])) movedFree++;
       }
     }

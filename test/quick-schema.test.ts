@@ -15,7 +15,11 @@ describe('quick schema test (certainly valid, or ask the validators)', () => {
     ['types', { type: ['integer', 'null'] }, [1, 1.0, 1.5, null, '1', true, [], {}]],
     ['integer bounds', { type: 'integer', minimum: 1, exclusiveMaximum: 10 }, [0, 1, 9, 10, 9.5, -3]],
     ['number bounds', { type: 'number', exclusiveMinimum: 0, maximum: 2.5 }, [0, 0.1, 2.5, 2.6, '1']],
-    ['code point lengths', { type: 'string', minLength: 2, maxLength: 3 }, ['a', 'ab', 'abc', 'abcd', '🍪', '🍪🍪', '🍪🍪🍪', '🍪🍪🍪🍪', '零食', '\ud800', 'a\ud800b', 5]],
+    [
+      'code point lengths',
+      { type: 'string', minLength: 2, maxLength: 3 },
+      ['a', 'ab', 'abc', 'abcd', '🍪', '🍪🍪', '🍪🍪🍪', '🍪🍪🍪🍪', '零食', '\ud800', 'a\ud800b', 5],
+    ],
     ['unicode pattern', { type: 'string', pattern: '^.{2}$' }, ['ab', '🍪x', '🍪🍪', 'abc', '']],
     ['id pattern', { pattern: '^i-[0-9]{2,4}$' }, ['i-17', 'i-1', 'x', 3, null]],
     ['enum of primitives', { enum: ['a', 1, true, null] }, ['a', 1, 1.0, true, null, 'b', 0, false, {}, []]],
@@ -25,16 +29,47 @@ describe('quick schema test (certainly valid, or ask the validators)', () => {
     ['anyOf', { anyOf: [{ type: 'string', maxLength: 1 }, { type: 'integer' }] }, ['a', 'ab', 2, 2.5]],
     ['allOf', { allOf: [{ minimum: 2 }, { maximum: 4 }] }, [1, 3, 5, 'x']],
     ['unique primitives', { type: 'array', uniqueItems: true, items: { type: ['string', 'integer'] } }, [[], ['a', 'b'], ['a', 'a'], [1, 1.0], [1, '1']]],
-    ['unique objects (not shown valid, never wrong)', { type: 'array', uniqueItems: true }, [[{}, {}], [{ a: 1 }, { a: 2 }], [[1], [1]]]],
-    ['array counts and items', { type: 'array', minItems: 1, maxItems: 2, items: { type: 'object', required: ['q'] } }, [[], [{ q: 1 }], [{ q: 1 }, { p: 2 }], [{ q: 1 }, { q: 2 }, { q: 3 }], {}]],
+    [
+      'unique objects (not shown valid, never wrong)',
+      { type: 'array', uniqueItems: true },
+      [
+        [{}, {}],
+        [{ a: 1 }, { a: 2 }],
+        [[1], [1]],
+      ],
+    ],
+    [
+      'array counts and items',
+      { type: 'array', minItems: 1, maxItems: 2, items: { type: 'object', required: ['q'] } },
+      [[], [{ q: 1 }], [{ q: 1 }, { p: 2 }], [{ q: 1 }, { q: 2 }, { q: 3 }], {}],
+    ],
     [
       'object',
-      { type: 'object', properties: { a: { type: 'string' }, b: { type: 'object', properties: { c: { type: 'integer' } }, additionalProperties: false } }, required: ['a'], additionalProperties: false },
-      [{ a: 'x' }, { a: 'x', b: { c: 1 } }, { a: 'x', b: { c: 1, d: 2 } }, { a: 'x', z: 1 }, { b: {} }, { a: 1 }, [], 'x', JSON.parse('{"a":"x","__proto__":1}')],
+      {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'object', properties: { c: { type: 'integer' } }, additionalProperties: false } },
+        required: ['a'],
+        additionalProperties: false,
+      },
+      [
+        { a: 'x' },
+        { a: 'x', b: { c: 1 } },
+        { a: 'x', b: { c: 1, d: 2 } },
+        { a: 'x', z: 1 },
+        { b: {} },
+        { a: 1 },
+        [],
+        'x',
+        JSON.parse('{"a":"x","__proto__":1}'),
+      ],
     ],
     ['additionalProperties schema', { properties: { a: {} }, additionalProperties: { type: 'integer' } }, [{ a: 'x', b: 1 }, { a: 'x', b: 'y' }, {}]],
     ['boolean subschemas', { properties: { no: false, any: true } }, [{}, { any: [1] }, { no: 1 }]],
-    ['2020-12', { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } }, [{ tags: ['a'] }, { tags: [1] }]],
+    [
+      '2020-12',
+      { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object', properties: { tags: { type: 'array', items: { type: 'string' } } } },
+      [{ tags: ['a'] }, { tags: [1] }],
+    ],
   ];
 
   for (const [name, schema, values] of cases) {
@@ -74,13 +109,42 @@ describe('quick schema test (certainly valid, or ask the validators)', () => {
   it('agrees with ajv and the interpreter on 3,000 random schemas and values', () => {
     const rng = seedrandom('quick-schema');
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
-    const values: unknown[] = [null, true, false, 0, -1, 1, 2.5, 7, 100, '', 'a', 'ab', 'abc', '🍪🍪', 'i-17', 'zh-CN', [], [1], [1, 1], ['a', 'b'], {}, { a: 1 }, { a: 'x', b: 2 }, { b: [1, 2] }];
+    const values: unknown[] = [
+      null,
+      true,
+      false,
+      0,
+      -1,
+      1,
+      2.5,
+      7,
+      100,
+      '',
+      'a',
+      'ab',
+      'abc',
+      '🍪🍪',
+      'i-17',
+      'zh-CN',
+      [],
+      [1],
+      [1, 1],
+      ['a', 'b'],
+      {},
+      { a: 1 },
+      { a: 'x', b: 2 },
+      { b: [1, 2] },
+    ];
     const schema = (depth: number): Record<string, unknown> => {
       const s: Record<string, unknown> = {};
       const n = 1 + Math.floor(rng() * 3);
       for (let i = 0; i < n; i++) {
         const k = pick(['type', 'enum', 'min', 'len', 'pattern', 'items', 'obj', 'branch', 'count', 'unique']);
-        if (k === 'type') s.type = rng() < 0.3 ? [pick(['string', 'integer', 'null']), pick(['number', 'array', 'object'])] : pick(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
+        if (k === 'type')
+          s.type =
+            rng() < 0.3
+              ? [pick(['string', 'integer', 'null']), pick(['number', 'array', 'object'])]
+              : pick(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
         else if (k === 'enum') s.enum = [...new Set([pick(values.slice(0, 16)), pick(values.slice(0, 16))])];
         else if (k === 'min') s[pick(['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum'])] = pick([0, 1, 2.5, 7]);
         else if (k === 'len') s[pick(['minLength', 'maxLength'])] = pick([0, 1, 2, 3]);

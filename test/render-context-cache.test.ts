@@ -59,7 +59,14 @@ describe('renders kept per context', () => {
 
   it('the input check of a logged prompt holds per record, whatever was kept for an equal context', () => {
     const h = baseHarness({ sections: [text('role', 'Room {{room.name}}')] });
-    const rec = (content: string): Trajectory => ({ id: 'r', context: ctx('kc-8'), messages: [{ role: 'system', content }, { role: 'user', content: 'hi' }] });
+    const rec = (content: string): Trajectory => ({
+      id: 'r',
+      context: ctx('kc-8'),
+      messages: [
+        { role: 'system', content },
+        { role: 'user', content: 'hi' },
+      ],
+    });
     for (let i = 0; i < 3; i++) expect(checkTrajectory(rec('Room kc-8'), h, { file: 'f', line: i + 1 })).toEqual([]);
     const bad = checkTrajectory(rec('Room kc-9'), h, { file: 'f', line: 4 });
     expect(bad.map((p) => p.message)).toEqual(['system message differs from the rendered harness: line 1: expected "Room kc-8", got "Room kc-9"']);
@@ -81,11 +88,30 @@ describe('augmented output with kept renders', () => {
     const { produceRecord, statePoolFor } = await import('../src/output/produce.js');
     const { lineText } = await import('../src/util/json-out.js');
     const file = path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl');
-    const cfg = await resolveRunConfig({ harness: path.join(REPO, 'fixtures/live-commerce/harness'), trajectories: [file], out: 'unused', stages: 'sft', variants: 2, statePool: 4, quiet: true });
+    const cfg = await resolveRunConfig({
+      harness: path.join(REPO, 'fixtures/live-commerce/harness'),
+      trajectories: [file],
+      out: 'unused',
+      stages: 'sft',
+      variants: 2,
+      statePool: 4,
+      quiet: true,
+    });
     const { transforms, words, harness } = await loadRunInputs(cfg);
-    const ctx = { cfg, harness, transforms, words, general: [], pool: statePoolFor(cfg, harness, transforms, words), teacher: undefined, limit: undefined, warn: () => undefined };
+    const ctx = {
+      cfg,
+      harness,
+      transforms,
+      words,
+      general: [],
+      pool: statePoolFor(cfg, harness, transforms, words),
+      teacher: undefined,
+      limit: undefined,
+      warn: () => undefined,
+    };
     const text = readFileSync(file, 'utf8').split('\n')[0]!;
-    const bytes = async (t: string, line: number) => (await produceRecord(ctx, { file, line, text: t }, line, 0)).lines.map(([bucket, l]) => `${bucket} ${lineText(l)}`);
+    const bytes = async (t: string, line: number) =>
+      (await produceRecord(ctx, { file, line, text: t }, line, 0)).lines.map(([bucket, l]) => `${bucket} ${lineText(l)}`);
     const cold = await bytes(text, 1);
     expect(cold.filter((l) => l.startsWith('sft '))).toHaveLength(2);
     // Other records with the same context (equal JSON, their own objects) make it kept and hit.

@@ -30,20 +30,41 @@ function renderError(fn: () => unknown): RenderError {
 
 describe('template slots', () => {
   it('fills nested paths', () => {
-    expect(fillTemplate('Room {{room.name}} ({{ room.id }}) by {{host.profile.display}}.', { room: { name: 'Kitchen', id: 'r-1' }, host: { profile: { display: 'Mia' } } })).toBe(
-      'Room Kitchen (r-1) by Mia.',
-    );
+    expect(
+      fillTemplate('Room {{room.name}} ({{ room.id }}) by {{host.profile.display}}.', {
+        room: { name: 'Kitchen', id: 'r-1' },
+        host: { profile: { display: 'Mia' } },
+      }),
+    ).toBe('Room Kitchen (r-1) by Mia.');
   });
 
   it('formats scalars, arrays of scalars, objects and arrays of objects', () => {
-    const ctx = { n: 3, f: 2.5, neg: -0.1, yes: true, no: false, nil: null, tags: ['a', 'b', 3], obj: { b: 1, a: [1, 2] }, objs: [{ x: 1 }, { y: 'z' }], empty: [] };
+    const ctx = {
+      n: 3,
+      f: 2.5,
+      neg: -0.1,
+      yes: true,
+      no: false,
+      nil: null,
+      tags: ['a', 'b', 3],
+      obj: { b: 1, a: [1, 2] },
+      objs: [{ x: 1 }, { y: 'z' }],
+      empty: [],
+    };
     expect(fillTemplate('{{n}}|{{f}}|{{neg}}|{{yes}}|{{no}}|{{nil}}|{{tags}}|{{obj}}|{{objs}}|{{empty}}', ctx)).toBe(
       '3|2.5|-0.1|true|false||a, b, 3|{"b":1,"a":[1,2]}|[{"x":1},{"y":"z"}]|',
     );
   });
 
   it('each blocks: {{this}}, item fields, fallback to the context, and item fields shadowing it', () => {
-    const ctx = { shop: 'Acme', tags: ['red', 'blue'], items: [{ id: 'a1', title: 'Mug' }, { id: 'b2', title: 'Cap', shop: 'Outlet' }] };
+    const ctx = {
+      shop: 'Acme',
+      tags: ['red', 'blue'],
+      items: [
+        { id: 'a1', title: 'Mug' },
+        { id: 'b2', title: 'Cap', shop: 'Outlet' },
+      ],
+    };
     expect(fillTemplate('{{#each tags}}[{{this}}]{{/each}}', ctx)).toBe('[red][blue]');
     expect(fillTemplate('{{#each items}}- {{id}} {{title}} @ {{shop}}\n{{/each}}', ctx)).toBe('- a1 Mug @ Acme\n- b2 Cap @ Outlet\n');
     expect(fillTemplate('{{#each items}}{{this.title}};{{/each}}', ctx)).toBe('Mug;Cap;');
@@ -52,7 +73,13 @@ describe('template slots', () => {
   });
 
   it('nested each blocks look up through every enclosing item', () => {
-    const ctx = { sep: '/', groups: [{ name: 'g1', members: ['x', 'y'] }, { name: 'g2', members: ['z'] }] };
+    const ctx = {
+      sep: '/',
+      groups: [
+        { name: 'g1', members: ['x', 'y'] },
+        { name: 'g2', members: ['z'] },
+      ],
+    };
     expect(fillTemplate('{{#each groups}}{{name}}:{{#each members}}{{name}}{{sep}}{{this}} {{/each}};{{/each}}', ctx)).toBe('g1:g1/x g1/y ;g2:g2/z ;');
   });
 
@@ -100,7 +127,9 @@ describe('catalog rendering', () => {
       catalog: { id: 'skills', title: 'Available skills', intro: 'Load one first.' },
       skills: [skill('Zeta', 'Last\n  alphabetically?\nNo: first.'), skill('alpha', '  Lower case sorts after upper.  '), skill('beta_2', 'B.')],
     });
-    expect(catalogText(h)).toBe('# Available skills\n\nLoad one first.\n\n- Zeta: Last alphabetically? No: first.\n- alpha: Lower case sorts after upper.\n- beta_2: B.');
+    expect(catalogText(h)).toBe(
+      '# Available skills\n\nLoad one first.\n\n- Zeta: Last alphabetically? No: first.\n- alpha: Lower case sorts after upper.\n- beta_2: B.',
+    );
   });
 
   it('without an intro, and empty without skills', () => {
@@ -117,7 +146,8 @@ describe('catalog rendering', () => {
     const tmp = await makeTmp('hsa-render-');
     try {
       await writeTree(tmp.dir, {
-        'harness.yaml': 'name: c\nversion: "1"\nskills:\n  naming: identifier\n  loader: { tool: load, argument: name }\nprompt:\n  catalog: { title: Playbooks, intro: "  Pick one.  " }\n',
+        'harness.yaml':
+          'name: c\nversion: "1"\nskills:\n  naming: identifier\n  loader: { tool: load, argument: name }\nprompt:\n  catalog: { title: Playbooks, intro: "  Pick one.  " }\n',
         'tools/load.json': JSON.stringify(openAiTool('load', { name: { type: 'string' } })),
         'skills/b/SKILL.md': '---\nname: b\ndescription: >-\n  Folded\n  text.\n---\n',
         'skills/A/SKILL.md': '---\nname: A\ndescription: |\n  Two\n  lines.\n---\n',
@@ -151,7 +181,10 @@ describe('section order and separators', () => {
   });
 
   it('variable defaults declared in the harness fill template slots', () => {
-    const h = harness({ sections: [text('a', '{{host.name}} / {{room}}')], variables: { 'host.name': { default: 'Mia' }, room: { description: 'no default' } } });
+    const h = harness({
+      sections: [text('a', '{{host.name}} / {{room}}')],
+      variables: { 'host.name': { default: 'Mia' }, room: { description: 'no default' } },
+    });
     expect(renderSystemPrompt(h, { room: 'r1' })).toBe('Mia / r1');
     expect(() => renderSystemPrompt(h, {})).toThrow('context.room: missing template variable');
     // With no context at all the defaults still apply.

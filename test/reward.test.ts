@@ -51,17 +51,39 @@ const clinicRow = {
         { id: 'c2', name: 'slots_v2', arguments: { day: 'tomorrow', dept: 'dental' }, result: '{"slots":["09:00","10:30"]}' },
       ],
       tools: [
-        { type: 'function', function: { name: 'open_guide', description: 'Open a guide.', parameters: { type: 'object', properties: { guide: { type: 'string' } }, required: ['guide'], additionalProperties: false } } },
+        {
+          type: 'function',
+          function: {
+            name: 'open_guide',
+            description: 'Open a guide.',
+            parameters: { type: 'object', properties: { guide: { type: 'string' } }, required: ['guide'], additionalProperties: false },
+          },
+        },
         {
           type: 'function',
           function: {
             name: 'slots_v2',
             description: 'Free slots.',
-            parameters: { type: 'object', properties: { dept: { type: 'string', enum: ['dental', 'eye'] }, day: { type: 'string' } }, required: ['dept', 'day'], additionalProperties: false },
+            parameters: {
+              type: 'object',
+              properties: { dept: { type: 'string', enum: ['dental', 'eye'] }, day: { type: 'string' } },
+              required: ['dept', 'day'],
+              additionalProperties: false,
+            },
           },
         },
       ],
-      hooks: [{ id: 'short', event: 'stop', checks: [{ type: 'max_chars', value: 30 }], action: 'retry', channel: 'user', feedback: '[short] {{chars}} > {{max_chars}}', maxRounds: 2 }],
+      hooks: [
+        {
+          id: 'short',
+          event: 'stop',
+          checks: [{ type: 'max_chars', value: 30 }],
+          action: 'retry',
+          channel: 'user',
+          feedback: '[short] {{chars}} > {{max_chars}}',
+          maxRounds: 2,
+        },
+      ],
       hook_message_prefix: 'hook:',
       skill_loader: { tool: 'open_guide', argument: 'guide' },
     }),
@@ -70,7 +92,15 @@ const clinicRow = {
 
 const row = () => parseRow(JSON.parse(JSON.stringify(clinicRow)), 0);
 const msg = (m: Record<string, unknown>) => readPolicyMessage(m, 'message', 'tool_error');
-const calls = (...cs: [string, unknown][]) => ({ role: 'assistant', content: '', tool_calls: cs.map(([name, args], i) => ({ id: `k${i}`, type: 'function', function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } })) });
+const calls = (...cs: [string, unknown][]) => ({
+  role: 'assistant',
+  content: '',
+  tool_calls: cs.map(([name, args], i) => ({
+    id: `k${i}`,
+    type: 'function',
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  })),
+});
 
 async function run(messages: Record<string, unknown>[], cfg: RewardConfig = { ...DEFAULT_REWARD_CONFIG, tokenizer: 'estimate' }) {
   const ep = new Episode(row());
@@ -78,7 +108,10 @@ async function run(messages: Record<string, unknown>[], cfg: RewardConfig = { ..
   return { ep, answers, reward: await scoreEpisode(ep, cfg, estimateCounter) };
 }
 
-const reference = [calls(['open_guide', { guide: 'booking' }], ['slots_v2', { dept: 'dental', day: 'tomorrow' }]), { role: 'assistant', content: '明天上午九点和十点半还有空位。' }];
+const reference = [
+  calls(['open_guide', { guide: 'booking' }], ['slots_v2', { dept: 'dental', day: 'tomorrow' }]),
+  { role: 'assistant', content: '明天上午九点和十点半还有空位。' },
+];
 
 describe('reasoning-length penalty', () => {
   it.each([
@@ -141,7 +174,10 @@ describe('reward components', () => {
     expect(stale.reward.detail.tools).toMatchObject({ invalid: 1, stale_names: ['find_slots'], matched: 1 });
     expect(stale.reward.components.tool_rationality).toBeCloseTo(0.5 - 0.2, 6);
 
-    const invalid = await run([calls(['open_guide', { guide: 'booking' }], ['slots_v2', { dept: 'ear', day: 'tomorrow' }], ['slots_v2', '{oops']), reference[1]!]);
+    const invalid = await run([
+      calls(['open_guide', { guide: 'booking' }], ['slots_v2', { dept: 'ear', day: 'tomorrow' }], ['slots_v2', '{oops']),
+      reference[1]!,
+    ]);
     expect(invalid.answers[0]!.messages.map((m) => m.content)).toEqual([
       '# Booking\nCall `slots_v2` with dept and day.',
       expect.stringContaining('Error: the arguments of slots_v2 do not match its schema'),
@@ -177,8 +213,24 @@ describe('reward components', () => {
     const raw = JSON.parse(JSON.stringify(clinicRow));
     const env = JSON.parse(raw.extra_info.env);
     env.hooks.push(
-      { id: 'loop', event: 'pre_inference', checks: [{ type: 'max_tool_rounds', value: 1 }], action: 'force_reply', channel: 'system', feedback: '[loop] {{rounds}} rounds, limit {{max_tool_rounds}}', maxRounds: 3 },
-      { id: 'rude', event: 'pre_inference', checks: [{ type: 'forbid', phrases: ['stupid'], regex: [], target: 'user' }], action: 'force_reply', channel: 'system', feedback: '[rude] reply briefly', maxRounds: 3 },
+      {
+        id: 'loop',
+        event: 'pre_inference',
+        checks: [{ type: 'max_tool_rounds', value: 1 }],
+        action: 'force_reply',
+        channel: 'system',
+        feedback: '[loop] {{rounds}} rounds, limit {{max_tool_rounds}}',
+        maxRounds: 3,
+      },
+      {
+        id: 'rude',
+        event: 'pre_inference',
+        checks: [{ type: 'forbid', phrases: ['stupid'], regex: [], target: 'user' }],
+        action: 'force_reply',
+        channel: 'system',
+        feedback: '[rude] reply briefly',
+        maxRounds: 3,
+      },
     );
     raw.extra_info.env = JSON.stringify(env);
     const ep = new Episode(parseRow(raw, 0));

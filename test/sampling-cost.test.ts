@@ -74,7 +74,8 @@ describe('canonicalJson', () => {
         return { toJSON: () => ({ b: 1, a: [2] }) };
       default: {
         const o: Record<string, unknown> = rng.chance(0.3) ? Object.create(null) : {};
-        for (const k of rng.sample(KEYS, rng.int(6))) Object.defineProperty(o, k, { value: generate(rng, depth + 1), enumerable: true, writable: true, configurable: true });
+        for (const k of rng.sample(KEYS, rng.int(6)))
+          Object.defineProperty(o, k, { value: generate(rng, depth + 1), enumerable: true, writable: true, configurable: true });
         if (rng.chance(0.2)) Object.defineProperty(o, 'hidden', { value: 1, enumerable: false });
         return o;
       }
@@ -133,7 +134,10 @@ describe('name-keyed objects', () => {
 
   it('param-order keeps a property named __proto__ as a property', () => {
     const def = builtinTransforms['tools.param-order'];
-    const parameters = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"b":{"type":"string"},"c":{"type":"integer"}}}') as Record<string, unknown>;
+    const parameters = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"b":{"type":"string"},"c":{"type":"integer"}}}') as Record<
+      string,
+      unknown
+    >;
     const state = baseHarness({ tools: [{ name: 't', description: '', parameters, sourceName: 't', sourceFormat: 'openai' }] });
     for (let seed = 0; seed < 10; seed++) {
       const out = applyTransform(def, state, { p: 1, intensity: 1 }, seed);
@@ -145,7 +149,11 @@ describe('name-keyed objects', () => {
 describe('parameters named like Object members', () => {
   it('param-rename renames constructor and toString like any other name (a plain-object map read them as inherited members)', () => {
     const def = builtinTransforms['tools.param-rename'];
-    const parameters = { type: 'object', properties: { constructor: { type: 'string' }, toString: { type: 'string' }, note: { type: 'string' } }, required: ['constructor'] };
+    const parameters = {
+      type: 'object',
+      properties: { constructor: { type: 'string' }, toString: { type: 'string' }, note: { type: 'string' } },
+      required: ['constructor'],
+    };
     const state = baseHarness({ tools: [{ name: 'save_item', description: 'Save an item.', parameters, sourceName: 'save_item', sourceFormat: 'openai' }] });
     let renamedMember = 0;
     for (let seed = 0; seed < 20; seed++) {

@@ -42,7 +42,7 @@ describe('appliesTo (transforms the sampler skips)', () => {
 });
 
 describe('naming contexts worked out on first use', () => {
-  it('hold the stems and text of every text given, and the name\'s words', () => {
+  it("hold the stems and text of every text given, and the name's words", () => {
     const flight = namingContext('book_seat', 'Book a flight seat.', undefined, 'Flights only.');
     expect([...flight.stems].sort()).toEqual([...wordContext(['Book a flight seat.', 'Flights only.'], ['book', 'seat']).stems].sort());
     expect(flight.text).toBe('book a flight seat.\nflights only.');
@@ -52,7 +52,11 @@ describe('naming contexts worked out on first use', () => {
   });
 
   it('choose the same synonym senses as an eager context', () => {
-    for (const [name, text] of [['book_flight', 'Book a flight seat for the passenger.'], ['check_order', 'Check the status of an order.'], ['get_x', '']] as const) {
+    for (const [name, text] of [
+      ['book_flight', 'Book a flight seat for the passenger.'],
+      ['check_order', 'Check the status of an order.'],
+      ['get_x', ''],
+    ] as const) {
       const lazy = namingContext(name, text);
       const eager = wordContext([text], name.split('_'));
       for (const w of name.split('_')) expect(synonymsFor(builtinWords, w, lazy), `${name}/${w}`).toEqual(synonymsFor(builtinWords, w, eager));

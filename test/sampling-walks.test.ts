@@ -52,7 +52,24 @@ function referenceTexts(schema: unknown): string[] {
 }
 
 const NAMES = ['city', 'query', 'items', 'properties', 'description', 'title', '__proto__', 'constructor', 'a.b', 'user_id', 'anyOf'];
-const KEYWORDS = ['properties', 'items', 'anyOf', 'oneOf', 'allOf', 'additionalProperties', '$defs', 'definitions', 'description', 'title', 'enum', 'const', 'default', 'examples', 'type', 'not'];
+const KEYWORDS = [
+  'properties',
+  'items',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'additionalProperties',
+  '$defs',
+  'definitions',
+  'description',
+  'title',
+  'enum',
+  'const',
+  'default',
+  'examples',
+  'type',
+  'not',
+];
 
 /** A random schema-like value: nested keywords, arrays of branches, odd names, texts in places that are and are not read. */
 function randomSchema(rng: Rng, depth: number): unknown {
@@ -62,7 +79,8 @@ function randomSchema(rng: Rng, depth: number): unknown {
   for (const key of rng.sample(KEYWORDS, 1 + rng.int(5))) {
     if (key === 'properties') {
       const props: Record<string, unknown> = {};
-      for (const n of rng.sample(NAMES, rng.int(4))) Object.defineProperty(props, n, { value: randomSchema(rng, depth + 1), enumerable: true, writable: true, configurable: true });
+      for (const n of rng.sample(NAMES, rng.int(4)))
+        Object.defineProperty(props, n, { value: randomSchema(rng, depth + 1), enumerable: true, writable: true, configurable: true });
       o[key] = props;
     } else if (key === 'description' || key === 'title') o[key] = rng.chance(0.8) ? `${key} ${rng.int(100)}` : { description: 'inner' };
     else if (key === 'anyOf' || key === 'oneOf' || key === 'allOf') o[key] = Array.from({ length: 1 + rng.int(3) }, () => randomSchema(rng, depth + 1));
@@ -97,13 +115,43 @@ describe('schema walks of the sampler and the checks', () => {
     const h = baseHarness({
       sections: [{ id: 'rules', kind: 'text', text: 'Be brief.', placement: 'system' }],
       tools: [
-        { name: 'find_city', description: 'Find a city.', parameters: { type: 'object', properties: { query: { type: 'string' }, filters: { type: 'object', properties: { country_code: { type: 'string' } } } } }, sourceName: 'find_city', sourceFormat: 'openai' },
-        { name: 'list_items', description: 'List.', parameters: { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', properties: { row_id: { type: 'string' } } } } } }, sourceName: 'list_items', sourceFormat: 'openai' },
+        {
+          name: 'find_city',
+          description: 'Find a city.',
+          parameters: {
+            type: 'object',
+            properties: { query: { type: 'string' }, filters: { type: 'object', properties: { country_code: { type: 'string' } } } },
+          },
+          sourceName: 'find_city',
+          sourceFormat: 'openai',
+        },
+        {
+          name: 'list_items',
+          description: 'List.',
+          parameters: { type: 'object', properties: { rows: { type: 'array', items: { type: 'object', properties: { row_id: { type: 'string' } } } } } },
+          sourceName: 'list_items',
+          sourceFormat: 'openai',
+        },
       ],
-      skills: [{ id: 'refund-policy', description: 'Refunds.', kind: 'instruction', tools: [], body: 'Refunds.', extra: {} } as unknown as Harness['skills'][number]],
-      hooks: [{ id: 'stop_gate', event: 'stop', checks: [{ type: 'max_chars', value: 500 }], action: 'retry', channel: 'user', feedback: 'Too long.', maxRounds: 2 }],
+      skills: [
+        { id: 'refund-policy', description: 'Refunds.', kind: 'instruction', tools: [], body: 'Refunds.', extra: {} } as unknown as Harness['skills'][number],
+      ],
+      hooks: [
+        { id: 'stop_gate', event: 'stop', checks: [{ type: 'max_chars', value: 500 }], action: 'retry', channel: 'user', feedback: 'Too long.', maxRounds: 2 },
+      ],
     });
-    expect([...stateIdentifiers(h)].sort()).toEqual(['country_code', 'filters', 'find_city', 'list_items', 'query', 'refund-policy', 'row_id', 'rows', 'rules', 'stop_gate']);
+    expect([...stateIdentifiers(h)].sort()).toEqual([
+      'country_code',
+      'filters',
+      'find_city',
+      'list_items',
+      'query',
+      'refund-policy',
+      'row_id',
+      'rows',
+      'rules',
+      'stop_gate',
+    ]);
     const ids = stateIdentifiers(h);
     expect(stateIdentifiers(h)).toBe(ids);
     for (const t of h.tools) {

@@ -22,16 +22,39 @@ const tool = (name: string, params: string[]) => ({
   sourceName: name,
   sourceFormat: 'openai' as const,
 });
-const skill = (id: string, body: string, over: Partial<Skill> = {}): Skill => ({ id, description: `${id}.`, kind: 'reply', tools: [], body, extra: {}, ...over });
+const skill = (id: string, body: string, over: Partial<Skill> = {}): Skill => ({
+  id,
+  description: `${id}.`,
+  kind: 'reply',
+  tools: [],
+  body,
+  extra: {},
+  ...over,
+});
 
 describe('skill bodies: a plain word is rewritten only where the body refers to the element', () => {
-  const owners = new Map([['name', new Set(['load_skill', 'activate'])], ['query', new Set(['search_items'])]]);
+  const owners = new Map([
+    ['name', new Set(['load_skill', 'activate'])],
+    ['query', new Set(['search_items'])],
+  ]);
   const rw = new TextRewriter({ name: 'label', query: 'terms', search: 'find', load_skill: 'activate' }, owners);
   it.each([
     ['a parameter beside its tool', 'Call `load_skill` with `name`.', 'Call `activate` with `label`.'],
-    ['a parameter in the JSON example of a call', 'Example:\n\n```json\n{"name": "load_skill", "arguments": {"name": "pdf"}}\n```', 'Example:\n\n```json\n{"name": "activate", "arguments": {"label": "pdf"}}\n```'],
-    ['a fenced example after the paragraph naming the tool', 'Call `search_items` like this:\n\n```json\n{"query": "lamp"}\n```', 'Call `search_items` like this:\n\n```json\n{"terms": "lamp"}\n```'],
-    ['an unrelated JSON example', 'The API returns:\n\n```json\n{"name": "bash", "query": "x"}\n```', 'The API returns:\n\n```json\n{"name": "bash", "query": "x"}\n```'],
+    [
+      'a parameter in the JSON example of a call',
+      'Example:\n\n```json\n{"name": "load_skill", "arguments": {"name": "pdf"}}\n```',
+      'Example:\n\n```json\n{"name": "activate", "arguments": {"label": "pdf"}}\n```',
+    ],
+    [
+      'a fenced example after the paragraph naming the tool',
+      'Call `search_items` like this:\n\n```json\n{"query": "lamp"}\n```',
+      'Call `search_items` like this:\n\n```json\n{"terms": "lamp"}\n```',
+    ],
+    [
+      'an unrelated JSON example',
+      'The API returns:\n\n```json\n{"name": "bash", "query": "x"}\n```',
+      'The API returns:\n\n```json\n{"name": "bash", "query": "x"}\n```',
+    ],
     ['an unrelated code span', 'Each station has a `name` and a `code`.', 'Each station has a `name` and a `code`.'],
     ['a parameter of another tool beside a tool', 'Call `search_items` with a `name`.', 'Call `search_items` with a `name`.'],
     ['a plain tool name as a whole code span', 'Use `search` or `search(q)`, not `search all`.', 'Use `find` or `find(q)`, not `search all`.'],
@@ -69,7 +92,12 @@ describe('checkBodies: every changed byte of a skill body is explained by the pl
   const plan: RewritePlan = { ...emptyPlan(), args: { load_skill: [{ op: 'rename', paths: { name: 'label' } }] } };
   const to = (bodies: Record<string, string>): Harness => {
     const base = renameInState(h, { text: { name: 'label' } });
-    return { ...base, tools: [tool('load_skill', ['label'])], skillLoader: { tool: 'load_skill', argument: 'label' }, skills: base.skills.map((s) => ({ ...s, body: bodies[s.id] ?? s.body })) };
+    return {
+      ...base,
+      tools: [tool('load_skill', ['label'])],
+      skillLoader: { tool: 'load_skill', argument: 'label' },
+      skills: base.skills.map((s) => ({ ...s, body: bodies[s.id] ?? s.body })),
+    };
   };
 
   it('passes the rename at a reference and layout restyles', () => {
@@ -82,14 +110,19 @@ describe('checkBodies: every changed byte of a skill body is explained by the pl
     ]);
   });
   it('fails a reordered list the harness did not mark unordered, and a changed word', () => {
-    expect(checkBodies(h, to({ api: '# API\n\nObjects have a `name`.\n\n- two\n- one\n- three' }), plan)[0]).toMatch(/^skills\.api\.body line 5: "- two" moved \(list order changed\)/);
+    expect(checkBodies(h, to({ api: '# API\n\nObjects have a `name`.\n\n- two\n- one\n- three' }), plan)[0]).toMatch(
+      /^skills\.api\.body line 5: "- two" moved \(list order changed\)/,
+    );
     expect(checkBodies(h, to({ free: '# Free\n\n- a\n- b\n- d' }), plan)[0]).toMatch(/^skills\.free\.body line \d+: .* which the plan does not explain$/);
   });
 });
 
 describe('checkRules: ordered lists are sequences, unordered sections are multisets', () => {
   const section = (id: string, text: string) => ({ id, kind: 'text' as const, text, placement: 'system' as const });
-  const from = baseHarness({ sections: [section('steps', '# S\n\n1. a\n2. b'), section('free', '# F\n\n- x\n- y\n\n- First p\n- Then q')], unordered: ['free'] });
+  const from = baseHarness({
+    sections: [section('steps', '# S\n\n1. a\n2. b'), section('free', '# F\n\n- x\n- y\n\n- First p\n- Then q')],
+    unordered: ['free'],
+  });
   const plan = emptyPlan();
   it('accepts a shuffled free list', () => {
     const to = { ...from, sections: [from.sections[0]!, section('free', '# F\n\n- y\n- x\n\n- First p\n- Then q')] };
@@ -155,7 +188,9 @@ describe('skills.unordered_lists in harness.yaml', () => {
   });
   const files = (list: string) => ({
     'harness.yaml': `name: t\nversion: "1"\nskills:\n  loader: { tool: load_skill, argument: name }\n  unordered_lists: ${list}\ntools:\n  sources: [tools.json]\n`,
-    'tools.json': JSON.stringify([{ type: 'function', function: { name: 'load_skill', description: 'Load.', parameters: { type: 'object', properties: { name: { type: 'string' } } } } }]),
+    'tools.json': JSON.stringify([
+      { type: 'function', function: { name: 'load_skill', description: 'Load.', parameters: { type: 'object', properties: { name: { type: 'string' } } } } },
+    ]),
     'skills/tips/SKILL.md': '---\nname: tips\ndescription: Tips.\n---\n- a\n- b',
     'skills/steps/SKILL.md': '---\nname: steps\ndescription: Steps.\n---\n- a\n- b',
   });
@@ -171,7 +206,9 @@ describe('skills.unordered_lists in harness.yaml', () => {
   it('an unknown skill id is an error naming the file, line and key path', async () => {
     await writeTree(path.join(tmp.dir, 'bad'), files('[tips, tipz]'));
     const r = await loadHarness(path.join(tmp.dir, 'bad'));
-    expect(r.problems.filter((p) => p.severity === 'error').map(formatProblem)).toEqual([expect.stringMatching(/\/bad\/harness\.yaml:5: skills\.unordered_lists\.1: no skill "tipz"$/)]);
+    expect(r.problems.filter((p) => p.severity === 'error').map(formatProblem)).toEqual([
+      expect.stringMatching(/\/bad\/harness\.yaml:5: skills\.unordered_lists\.1: no skill "tipz"$/),
+    ]);
   });
   it('the fidelity fixture marks seat-preferences only', async () => {
     const r = await loadHarness(path.join(REPO, 'fixtures/fidelity/harness'));

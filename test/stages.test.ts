@@ -31,7 +31,15 @@ describe('stage records and call arguments', () => {
       id: 'r~v0',
       record: { id: 'r', messages },
       state: baseHarness(),
-      provenance: { source_id: 'r', source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
+      provenance: {
+        source_id: 'r',
+        source_file: 'f',
+        source_line: 1,
+        variant: 0,
+        transforms: [],
+        harness: { name: 't', version: '1', state_hash: 'h' },
+        seed: 's',
+      },
       ordinal: 0,
     };
     const row = rlRecord(x, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
@@ -42,21 +50,65 @@ describe('stage records and call arguments', () => {
   });
 
   it('RL env and transforms are the JSON of their objects, whether or not an SFT line of the state encoded them first', () => {
-    const tool = (name: string, description: string) => ({ name, description, parameters: { type: 'object', properties: { q: { type: 'string', description: 'Texte «libre» 零食 😀 "q" \\ \u2028' } }, required: ['q'] }, sourceName: name, sourceFormat: 'openai' as const });
+    const tool = (name: string, description: string) => ({
+      name,
+      description,
+      parameters: { type: 'object', properties: { q: { type: 'string', description: 'Texte «libre» 零食 😀 "q" \\ \u2028' } }, required: ['q'] },
+      sourceName: name,
+      sourceFormat: 'openai' as const,
+    });
     const rows = [false, true].map((encodedFirst) => {
-      const state = baseHarness({ tools: [tool('search', 'Find ☕ things.'), tool('get', 'Read one.')], hooks: [{ id: 'h', event: 'stop', checks: [{ type: 'require_tool', tools: ['search'], intents: ['find'] }], action: 'retry', channel: 'user', feedback: 'use search', maxRounds: 1 }] });
-      const transforms = [{ id: 'tools.rename', version: '1', class: 'exact', params: { search: 'lookup' } }] as unknown as StageInput['provenance']['transforms'];
+      const state = baseHarness({
+        tools: [tool('search', 'Find ☕ things.'), tool('get', 'Read one.')],
+        hooks: [
+          {
+            id: 'h',
+            event: 'stop',
+            checks: [{ type: 'require_tool', tools: ['search'], intents: ['find'] }],
+            action: 'retry',
+            channel: 'user',
+            feedback: 'use search',
+            maxRounds: 1,
+          },
+        ],
+      });
+      const transforms = [
+        { id: 'tools.rename', version: '1', class: 'exact', params: { search: 'lookup' } },
+      ] as unknown as StageInput['provenance']['transforms'];
       const x: StageInput = {
         id: 'r~v0',
         record: { id: 'r', messages, meta: { intent: 'find' } },
         state,
-        provenance: { source_id: 'r', source_file: 'f', source_line: 1, variant: 0, transforms, harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
+        provenance: {
+          source_id: 'r',
+          source_file: 'f',
+          source_line: 1,
+          variant: 0,
+          transforms,
+          harness: { name: 't', version: '1', state_hash: 'h' },
+          seed: 's',
+        },
         ordinal: 0,
       };
-      if (encodedFirst) expect(lineText(recordLine({ tools: renderTools(state), meta: { transforms } }, ['tools'], { meta: (v) => [lineText(recordLine(v as Record<string, unknown>, ['transforms']))] }))).toContain('lookup');
+      if (encodedFirst)
+        expect(
+          lineText(
+            recordLine({ tools: renderTools(state), meta: { transforms } }, ['tools'], {
+              meta: (v) => [lineText(recordLine(v as Record<string, unknown>, ['transforms']))],
+            }),
+          ),
+        ).toContain('lookup');
       const row = rlRecord(x, { rl: { dataSource: '', ability: 'agent' } } as unknown as RunConfig);
       const extra = row.extra_info as { env: string; transforms: string };
-      const want = { user_turns: ['hi'], tool_replay: (JSON.parse(extra.env) as { tool_replay: unknown }).tool_replay, tools: renderTools(state), hooks: state.hooks, hook_message_prefix: 'hook:', skill_loader: null, intent: 'find' };
+      const want = {
+        user_turns: ['hi'],
+        tool_replay: (JSON.parse(extra.env) as { tool_replay: unknown }).tool_replay,
+        tools: renderTools(state),
+        hooks: state.hooks,
+        hook_message_prefix: 'hook:',
+        skill_loader: null,
+        intent: 'find',
+      };
       expect(extra.env).toBe(JSON.stringify(want));
       expect(extra.transforms).toBe(JSON.stringify(transforms));
       return JSON.stringify(row);
@@ -70,7 +122,15 @@ describe('stage records and call arguments', () => {
       id,
       record: { id, messages: msgs },
       state: baseHarness(),
-      provenance: { source_id: id, source_file: 'f', source_line: 1, variant: 0, transforms: [], harness: { name: 't', version: '1', state_hash: 'h' }, seed: 's' },
+      provenance: {
+        source_id: id,
+        source_file: 'f',
+        source_line: 1,
+        variant: 0,
+        transforms: [],
+        harness: { name: 't', version: '1', state_hash: 'h' },
+        seed: 's',
+      },
       ordinal: 0,
     });
     const x = input('a', messages);
@@ -83,10 +143,18 @@ describe('stage records and call arguments', () => {
     expect((opd[1]!.messages as unknown[])[1]).toBe((sft.messages as unknown[])[1]);
     expect(shown.has((sft.messages as object[])[1]!)).toBe(true);
     expect(shown.has((sft.messages as object[])[4]!)).toBe(false);
-    const writers = { messages: messagesWriter(() => undefined, (m) => shown.has(m)) };
+    const writers = {
+      messages: messagesWriter(
+        () => undefined,
+        (m) => shown.has(m),
+      ),
+    };
     for (const r of [sft, ...opd]) expect(lineText(recordLine(r, ['tools'], writers))).toBe(JSON.stringify(r));
     // Another record (another messages array) is converted anew, never given the last one's.
-    const other: Message[] = [{ role: 'user', content: 'yo' }, { role: 'assistant', content: null, tool_calls: [call('d1', 'get', '{"id":7}')] }];
+    const other: Message[] = [
+      { role: 'user', content: 'yo' },
+      { role: 'assistant', content: null, tool_calls: [call('d1', 'get', '{"id":7}')] },
+    ];
     const y = sftRecord(input('b', other), cfg);
     expect(JSON.stringify(y.messages)).toBe(JSON.stringify(trainerMessages(other, 'object')));
     expect(JSON.stringify(sftRecord(x, { ...cfg, arguments: 'string' }).messages)).toBe(JSON.stringify(trainerMessages(messages, 'string')));

@@ -89,7 +89,18 @@ function record(rng: Rng, id: string): Trajectory {
   };
 }
 
-const selection = Object.fromEntries(['tools.rename', 'tools.param-rename', 'tools.describe', 'tools.distractors', 'tools.order', 'tools.param-order', 'tools.schema-style', 'prompt.list-style'].map((id) => [id, { p: 0.7 }]));
+const selection = Object.fromEntries(
+  [
+    'tools.rename',
+    'tools.param-rename',
+    'tools.describe',
+    'tools.distractors',
+    'tools.order',
+    'tools.param-order',
+    'tools.schema-style',
+    'prompt.list-style',
+  ].map((id) => [id, { p: 0.7 }]),
+);
 const transforms = resolveTransforms(builtinTransforms, selection, 'rewrite');
 
 describe('hashState', () => {
@@ -145,7 +156,16 @@ describe('canonicalSchemaJson', () => {
 
 /** Type aliases resolved the long way (every keyword of each table probed on every node): the reference. */
 function referenceTypes(s: unknown): unknown {
-  const ALIASES: Record<string, string | null> = { dict: 'object', float: 'number', int: 'integer', bool: 'boolean', str: 'string', list: 'array', tuple: 'array', any: null };
+  const ALIASES: Record<string, string | null> = {
+    dict: 'object',
+    float: 'number',
+    int: 'integer',
+    bool: 'boolean',
+    str: 'string',
+    list: 'array',
+    tuple: 'array',
+    any: null,
+  };
   const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
   if (!isObj(s)) return s;
   const out: Record<string, unknown> = { ...s };
@@ -158,7 +178,20 @@ function referenceTypes(s: unknown): unknown {
     if (mapped.includes(null)) delete out.type;
     else out.type = [...new Set(mapped)];
   }
-  for (const k of ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems']) if (isObj(s[k])) out[k] = referenceTypes(s[k]);
+  for (const k of [
+    'items',
+    'additionalProperties',
+    'not',
+    'if',
+    'then',
+    'else',
+    'contains',
+    'propertyNames',
+    'unevaluatedItems',
+    'unevaluatedProperties',
+    'additionalItems',
+  ])
+    if (isObj(s[k])) out[k] = referenceTypes(s[k]);
   for (const k of ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items']) if (Array.isArray(s[k])) out[k] = (s[k] as unknown[]).map(referenceTypes);
   for (const k of ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']) {
     const v = s[k];
@@ -169,7 +202,23 @@ function referenceTypes(s: unknown): unknown {
 
 describe('jsonSchemaTypes', () => {
   const TYPES = ['string', 'integer', 'object', 'array', 'number', 'boolean', 'null', 'dict', 'float', 'int', 'bool', 'str', 'list', 'tuple', 'any'];
-  const KEYS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'anyOf', 'oneOf', 'allOf', 'prefixItems', 'properties', '$defs', 'description', 'enum', 'minimum'];
+  const KEYS = [
+    'items',
+    'additionalProperties',
+    'not',
+    'if',
+    'then',
+    'else',
+    'anyOf',
+    'oneOf',
+    'allOf',
+    'prefixItems',
+    'properties',
+    '$defs',
+    'description',
+    'enum',
+    'minimum',
+  ];
   function generate(rng: Rng, depth: number): Record<string, unknown> {
     const s: Record<string, unknown> = {};
     if (rng.chance(0.8)) s.type = rng.chance(0.8) ? rng.pick(TYPES) : rng.sample(TYPES, 2);
@@ -178,8 +227,10 @@ describe('jsonSchemaTypes', () => {
       if (k === 'description') s[k] = 'a list';
       else if (k === 'enum') s[k] = ['dict', 1];
       else if (k === 'minimum') s[k] = 0;
-      else if (k === 'properties' || k === '$defs') s[k] = Object.fromEntries(rng.sample(['a', 'b', '10', '2', 'type', 'items'], 1 + rng.int(3)).map((n) => [n, generate(rng, depth + 1)]));
-      else if (['anyOf', 'oneOf', 'allOf', 'prefixItems'].includes(k) || (k === 'items' && rng.chance(0.3))) s[k] = Array.from({ length: 1 + rng.int(3) }, () => generate(rng, depth + 1));
+      else if (k === 'properties' || k === '$defs')
+        s[k] = Object.fromEntries(rng.sample(['a', 'b', '10', '2', 'type', 'items'], 1 + rng.int(3)).map((n) => [n, generate(rng, depth + 1)]));
+      else if (['anyOf', 'oneOf', 'allOf', 'prefixItems'].includes(k) || (k === 'items' && rng.chance(0.3)))
+        s[k] = Array.from({ length: 1 + rng.int(3) }, () => generate(rng, depth + 1));
       else s[k] = generate(rng, depth + 1);
     }
     return s;
@@ -251,7 +302,10 @@ describe('quickOpenAiFunction', () => {
       const got = normaliseTool(t);
       const z = openAiToolSchema.safeParse(t);
       if (!z.success) expect('issues' in got).toBe(true);
-      else if ('tool' in got) expect(JSON.stringify(got.tool.parameters)).toBe(JSON.stringify(jsonSchemaTypes((z.data.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema)));
+      else if ('tool' in got)
+        expect(JSON.stringify(got.tool.parameters)).toBe(
+          JSON.stringify(jsonSchemaTypes((z.data.function.parameters ?? { type: 'object', properties: {} }) as JsonSchema)),
+        );
     }
   });
 });

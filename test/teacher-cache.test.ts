@@ -23,7 +23,9 @@ describe('TeacherCache', () => {
   it('stores each answer as <key[0:2]>/<key>.json (JSON and a newline), leaves no temporary file, and reads it back', async () => {
     const dir = tmp();
     const cache = new TeacherCache(dir);
-    const keys = Array.from({ length: 300 }, (_, i) => TeacherCache.key('http://127.0.0.1:1/v1', { model: 'm', messages: [{ role: 'user', content: String(i) }] }));
+    const keys = Array.from({ length: 300 }, (_, i) =>
+      TeacherCache.key('http://127.0.0.1:1/v1', { model: 'm', messages: [{ role: 'user', content: String(i) }] }),
+    );
     await Promise.all(keys.map((k, i) => cache.put(k, answer(i))));
     for (const [i, k] of keys.entries()) {
       expect(readFileSync(path.join(dir, k.slice(0, 2), `${k}.json`), 'utf8')).toBe(`${JSON.stringify(answer(i))}\n`);

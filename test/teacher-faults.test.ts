@@ -3,7 +3,15 @@ import { faults, withoutCallRetries } from './helpers/teacher-behaviours.js';
 import { type Behaviour, type ChatRequest, type Respond } from './helpers/teacher-server.js';
 
 // The fault kinds that spoil a model's tool calls (the fault profile of the recovery tests).
-const tools = [{ type: 'function', function: { name: 'get_item_v2', parameters: { type: 'object', properties: { item_id: { type: 'string' }, n: { type: 'integer' } }, required: ['item_id'] } } }];
+const tools = [
+  {
+    type: 'function',
+    function: {
+      name: 'get_item_v2',
+      parameters: { type: 'object', properties: { item_id: { type: 'string' }, n: { type: 'integer' } }, required: ['item_id'] },
+    },
+  },
+];
 const answer: Behaviour = { kind: 'message', content: '', tool_calls: [{ id: 'c1', name: 'get_item_v2', arguments: '{"item_id":"i-1","n":2}' }] };
 const base: Respond = () => answer;
 const req = (n: number): ChatRequest => ({ model: 't', tools, messages: [{ role: 'user', content: `q${n}` }] });

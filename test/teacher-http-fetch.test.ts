@@ -11,7 +11,9 @@ let server: http.Server | undefined;
 function serve(handler: http.RequestListener): Promise<string> {
   server = http.createServer(handler);
   server.keepAliveTimeout = 60_000;
-  return new Promise((resolve) => server!.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1/chat/completions`)));
+  return new Promise((resolve) =>
+    server!.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server!.address() as AddressInfo).port}/v1/chat/completions`)),
+  );
 }
 
 afterEach(async () => {

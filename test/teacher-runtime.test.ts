@@ -21,8 +21,21 @@ const tool = (name: string, required: string[]): Tool => ({
 });
 const harness: Harness = baseHarness({ tools: [tool('get_item', ['item_id']), tool('search', ['q'])] });
 const call = (id: string, name: string, args: string): ToolCall => ({ id, type: 'function', function: { name, arguments: args } });
-const reply = (content: string | null, calls: ToolCall[] = []): TeacherReply => ({ content, toolCalls: calls, finishReason: calls.length ? 'tool_calls' : 'stop', usage: { prompt: 1, completion: 1 }, cached: false, raw: { content, calls } });
-const opts = (over: Partial<EpisodeOptions> = {}): EpisodeOptions => ({ consistency: 'exact', maxRoundsPerTurn: 'auto', maxCallRetries: 3, maxAttempts: 3, ...over });
+const reply = (content: string | null, calls: ToolCall[] = []): TeacherReply => ({
+  content,
+  toolCalls: calls,
+  finishReason: calls.length ? 'tool_calls' : 'stop',
+  usage: { prompt: 1, completion: 1 },
+  cached: false,
+  raw: { content, calls },
+});
+const opts = (over: Partial<EpisodeOptions> = {}): EpisodeOptions => ({
+  consistency: 'exact',
+  maxRoundsPerTurn: 'auto',
+  maxCallRetries: 3,
+  maxAttempts: 3,
+  ...over,
+});
 
 /** One turn: the user asks, the model makes one call, gets its result, then answers. */
 const oneCallTurn = (id: string, user: string, c: ToolCall, result: string, answer: string): Trajectory => ({
@@ -53,13 +66,19 @@ function scripted(answer: (req: TeacherRequest, step: TeacherStep, n: number) =>
 }
 
 /** The good answer at a step of `source`: the lookup first, then the reply. */
-const good = (req: TeacherRequest): TeacherReply => (req.messages.some((m) => m.role === 'tool' && m.content === '{"price":9}') ? reply('It is 9.') : reply('', [call('c1', 'get_item', '{"item_id":"i-1"}')]));
+const good = (req: TeacherRequest): TeacherReply =>
+  req.messages.some((m) => m.role === 'tool' && m.content === '{"price":9}') ? reply('It is 9.') : reply('', [call('c1', 'get_item', '{"item_id":"i-1"}')]);
 
 describe('per-call fallback', () => {
   it.each([
     ['a missing required argument', call('c1', 'get_item', '{}'), 'teacher_invalid_call', 'error: missing required argument "item_id" (tool "get_item")'],
     ['arguments that are not JSON', call('c1', 'get_item', '{"item_id":'), 'teacher_invalid_call', 'error: arguments are not valid JSON ('],
-    ['a tool that does not exist', call('c1', 'get_items', '{"item_id":"i-1"}'), 'teacher_unknown_tool', 'error: tool "get_items" does not exist; available tools: get_item, search'],
+    [
+      'a tool that does not exist',
+      call('c1', 'get_items', '{"item_id":"i-1"}'),
+      'teacher_unknown_tool',
+      'error: tool "get_items" does not exist; available tools: get_item, search',
+    ],
     ['a wrong argument', call('c1', 'get_item', '{"item_id":"i-1","id":"x"}'), 'teacher_invalid_call', 'error: unknown argument "id" (tool "get_item")'],
   ])('%s is answered with a tool error, asked again, and left out of the accepted trajectory', async (_what, bad, kind, error) => {
     const teacher = scripted((req, step) => (step.retry === 0 && !req.messages.some((m) => m.role === 'tool') ? reply('', [bad]) : good(req)));
@@ -84,7 +103,11 @@ describe('per-call fallback', () => {
     const to = baseHarness({ tools: [tool('fetch_item', ['item_id']), tool('search', ['q'])] });
     const plan = { ...emptyPlan(), tools: { get_item: 'fetch_item' } };
     const teacher = scripted((req, step) =>
-      step.retry === 0 && !req.messages.some((m) => m.role === 'tool') ? reply('', [call('a', 'search', '{"q":"x"}'), call('b', 'get_item', '{"item_id":"i-1"}')]) : req.messages.some((m) => m.role === 'tool' && m.content === '{"price":9}') ? reply('It is 9.') : reply('', [call('c1', 'fetch_item', '{"item_id":"i-1"}')]),
+      step.retry === 0 && !req.messages.some((m) => m.role === 'tool')
+        ? reply('', [call('a', 'search', '{"q":"x"}'), call('b', 'get_item', '{"item_id":"i-1"}')])
+        : req.messages.some((m) => m.role === 'tool' && m.content === '{"price":9}')
+          ? reply('It is 9.')
+          : reply('', [call('c1', 'fetch_item', '{"item_id":"i-1"}')]),
     );
     const r = await runEpisode(source, harness, to, plan, 's1~v0', teacher, opts());
     expect(r.status, r.reason).toBe('accepted');
@@ -104,7 +127,11 @@ describe('per-call fallback', () => {
     const to = baseHarness({ tools: [tool('load_skill', ['name'])], skills: [skill('welcome')], skillLoader: loader });
     const plan = { ...emptyPlan(), skills: { greet: 'welcome' } };
     const src = oneCallTurn('s2', 'hi', call('k1', 'load_skill', '{"name":"greet"}'), 'Body of greet.', 'Hello!');
-    const teacher = scripted((req, step) => (req.messages.some((m) => m.role === 'tool' && m.content === 'Body of welcome.') ? reply('Hello!') : reply('', [call('k1', 'load_skill', step.retry === 0 ? '{"name":"greet"}' : '{"name":"welcome"}')])));
+    const teacher = scripted((req, step) =>
+      req.messages.some((m) => m.role === 'tool' && m.content === 'Body of welcome.')
+        ? reply('Hello!')
+        : reply('', [call('k1', 'load_skill', step.retry === 0 ? '{"name":"greet"}' : '{"name":"welcome"}')]),
+    );
     const r = await runEpisode(src, from, to, plan, 's2~v0', teacher, opts());
     expect(r.status, r.reason).toBe('accepted');
     expect(teacher.requests[1]!.messages.at(-1)).toMatchObject({ role: 'tool', content: 'error: skill "greet" does not exist; available skills: welcome' });
@@ -131,13 +158,20 @@ describe('per-call fallback', () => {
     const r = await runEpisode(source, harness, harness, emptyPlan(), 's1~v0', teacher, opts());
     expect(r.status, r.reason).toBe('accepted');
     expect(r.trajectory.messages).toEqual(source.messages);
-    expect(r.recovery).toEqual({ callRetries: {}, attempts: 2, failures: [{ kind: 'teacher_divergent_call', reason: 'divergent call: get_item({"item_id":"i-2"}) matches no recorded call' }] });
+    expect(r.recovery).toEqual({
+      callRetries: {},
+      attempts: 2,
+      failures: [{ kind: 'teacher_divergent_call', reason: 'divergent call: get_item({"item_id":"i-2"}) matches no recorded call' }],
+    });
     expect(r.stats.answers).toBe(3);
   });
 
   it('the replay teacher (the same answer on every sample) gets one attempt', async () => {
     const replay = new ReplayTeacher();
-    const wrong: Trajectory = { ...source, messages: source.messages.map((m) => (m.role === 'assistant' && m.tool_calls ? { ...m, tool_calls: [call('c1', 'get_item', '{"item_id":"i-9"}')] } : m)) };
+    const wrong: Trajectory = {
+      ...source,
+      messages: source.messages.map((m) => (m.role === 'assistant' && m.tool_calls ? { ...m, tool_calls: [call('c1', 'get_item', '{"item_id":"i-9"}')] } : m)),
+    };
     replay.setReference('s1~v0', wrong, 'hook:');
     const r = await runEpisode(source, harness, harness, emptyPlan(), 's1~v0', replay, opts());
     expect(r.kind).toBe('teacher_divergent_call');
@@ -160,12 +194,19 @@ describe('turns', () => {
     const teacher = scripted(() => reply('Hi!'));
     const r = await runEpisode(prompts, harness, harness, emptyPlan(), 'p~v0', teacher, opts());
     expect(r.status, r.reason).toBe('accepted');
-    expect(r.trajectory.messages).toEqual([{ role: 'user', content: 'hello?' }, { role: 'assistant', content: 'Hi!' }]);
+    expect(r.trajectory.messages).toEqual([
+      { role: 'user', content: 'hello?' },
+      { role: 'assistant', content: 'Hi!' },
+    ]);
   });
 
   it('max_rounds auto follows the source turn: 20 tool rounds pass, a fixed 12 rejects them', async () => {
     const messages: Message[] = [{ role: 'user', content: 'search everything' }];
-    for (let i = 0; i < 20; i++) messages.push({ role: 'assistant', content: '', tool_calls: [call(`c${i}`, 'search', JSON.stringify({ q: `q${i}` }))] }, { role: 'tool', tool_call_id: `c${i}`, content: `r${i}` });
+    for (let i = 0; i < 20; i++)
+      messages.push(
+        { role: 'assistant', content: '', tool_calls: [call(`c${i}`, 'search', JSON.stringify({ q: `q${i}` }))] },
+        { role: 'tool', tool_call_id: `c${i}`, content: `r${i}` },
+      );
     messages.push({ role: 'assistant', content: 'Done.' });
     const long: Trajectory = { id: 'long', messages };
     const run = (maxRoundsPerTurn: EpisodeOptions['maxRoundsPerTurn']) => {

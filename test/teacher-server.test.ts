@@ -4,20 +4,8 @@ import path from 'node:path';
 import OpenAI from 'openai';
 import { transformWithOxc } from 'vite';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  batchResults,
-  canonicalJson,
-  faults,
-  limitFromFeedback,
-  shorteningModel,
-} from './helpers/teacher-behaviours.js';
-import {
-  startTeacherServer,
-  type Behaviour,
-  type ChatRequest,
-  type Respond,
-  type TeacherServer,
-} from './helpers/teacher-server.js';
+import { batchResults, canonicalJson, faults, limitFromFeedback, shorteningModel } from './helpers/teacher-behaviours.js';
+import { startTeacherServer, type Behaviour, type ChatRequest, type Respond, type TeacherServer } from './helpers/teacher-server.js';
 import { REPO } from './helpers/hsa.js';
 import { makeTmp, openAiTool } from './helpers/tmp.js';
 
@@ -76,7 +64,14 @@ describe('teacher server through the openai client', () => {
   it('round-trips a tool call (arguments stay a string) and records the follow-up', async () => {
     const s = await start((req, index) =>
       index === 0
-        ? { kind: 'message', tool_calls: [{ name: 'read_file', arguments: '{"path":"a.txt"}' }, { id: 'call_given', name: 'ls', arguments: '{}' }], usage: { prompt_tokens: 11, completion_tokens: 5 } }
+        ? {
+            kind: 'message',
+            tool_calls: [
+              { name: 'read_file', arguments: '{"path":"a.txt"}' },
+              { id: 'call_given', name: 'ls', arguments: '{}' },
+            ],
+            usage: { prompt_tokens: 11, completion_tokens: 5 },
+          }
         : { kind: 'message', content: `saw ${req.messages.length} messages` },
     );
     const c = client(s);
@@ -96,12 +91,21 @@ describe('teacher server through the openai client', () => {
     const r2 = await c.chat.completions.create({
       model: 't',
       tools,
-      messages: [...user('read a.txt'), m, { role: 'tool', tool_call_id: 'call_0_0', content: 'contents' }, { role: 'tool', tool_call_id: 'call_given', content: 'a.txt' }],
+      messages: [
+        ...user('read a.txt'),
+        m,
+        { role: 'tool', tool_call_id: 'call_0_0', content: 'contents' },
+        { role: 'tool', tool_call_id: 'call_given', content: 'a.txt' },
+      ],
     });
     expect(r2.choices[0]!.message.content).toBe('saw 4 messages');
     expect(s.requests[0]!.tools).toEqual(tools);
     expect(s.requests[0]!.tool_choice).toBe('auto');
-    expect(s.requests[1]!.messages[1].tool_calls[0]).toEqual({ id: 'call_0_0', type: 'function', function: { name: 'read_file', arguments: '{"path":"a.txt"}' } });
+    expect(s.requests[1]!.messages[1].tool_calls[0]).toEqual({
+      id: 'call_0_0',
+      type: 'function',
+      function: { name: 'read_file', arguments: '{"path":"a.txt"}' },
+    });
     expect(s.requests[1]!.messages[2]).toEqual({ role: 'tool', tool_call_id: 'call_0_0', content: 'contents' });
   });
 
@@ -119,7 +123,9 @@ describe('teacher server through the openai client', () => {
 
   it('a 500 is an InternalServerError, a 503 too, and a custom body is passed through', async () => {
     const s = await start((_req, i) =>
-      i === 0 ? { kind: 'status', status: 500 } : { kind: 'status', status: 503, body: { error: { message: 'overloaded', type: 'server_error', code: 'busy' } } },
+      i === 0
+        ? { kind: 'status', status: 500 }
+        : { kind: 'status', status: 503, body: { error: { message: 'overloaded', type: 'server_error', code: 'busy' } } },
     );
     const c = client(s);
     const e1 = await caught(c.chat.completions.create({ model: 't', messages: user('x') }));
@@ -165,12 +171,12 @@ describe('teacher server through the openai client', () => {
     expect(e).toBeInstanceOf(OpenAI.NotFoundError);
     const res = await fetch(`${s.url}/completions`, { method: 'POST', body: '{}' });
     expect(res.status).toBe(404);
-    const body = (await res.json());
+    const body = await res.json();
     expect(body.error).toMatchObject({ message: expect.any(String), type: 'invalid_request_error', code: 'not_found' });
     expect(s.count()).toBe(0);
     const bad = await fetch(`${s.url}/chat/completions`, { method: 'POST', body: '{not json' });
     expect(bad.status).toBe(400);
-    expect(((await bad.json())).error.type).toBe('invalid_request_error');
+    expect((await bad.json()).error.type).toBe('invalid_request_error');
   });
 
   it('serves stream: true as server-sent chunks', async () => {
@@ -225,7 +231,10 @@ describe('server lifetime', () => {
   it('close() ends hanging requests at once', async () => {
     const s = await start(() => ({ kind: 'hang' }));
     const c = client(s, { timeout: 10_000 });
-    const pending = [caught(c.chat.completions.create({ model: 't', messages: user('a') })), caught(c.chat.completions.create({ model: 't', messages: user('b') }))];
+    const pending = [
+      caught(c.chat.completions.create({ model: 't', messages: user('a') })),
+      caught(c.chat.completions.create({ model: 't', messages: user('b') })),
+    ];
     await waitFor(() => s.count() === 2);
     const t0 = Date.now();
     await s.close();
@@ -370,8 +379,18 @@ describe('shorteningModel()', () => {
 
   it('is configurable and parses the first number after "limit"', async () => {
     const m = shorteningModel({ longReply: 'L'.repeat(500), shortReply: 'short answer here, fine', defaultLimit: 12 });
-    const hook = (content: unknown): ChatRequest => ({ model: 't', messages: [{ role: 'user', content: 'q' }, { role: 'user', name: 'hook:len', content }] });
-    expect(await m({ model: 't', messages: [{ role: 'user', content: 'q' }] }, 0)).toEqual({ kind: 'message', content: 'L'.repeat(500), finish_reason: 'stop' });
+    const hook = (content: unknown): ChatRequest => ({
+      model: 't',
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'user', name: 'hook:len', content },
+      ],
+    });
+    expect(await m({ model: 't', messages: [{ role: 'user', content: 'q' }] }, 0)).toEqual({
+      kind: 'message',
+      content: 'L'.repeat(500),
+      finish_reason: 'stop',
+    });
     expect(((await m(hook('3 errors; limit: 5 chars (was 500)'), 1)) as any).content).toBe('short');
     expect(((await m(hook('too long'), 2)) as any).content).toBe('short answer');
     expect(((await m(hook([{ type: 'text', text: 'Limit = 8' }]), 3)) as any).content).toBe('short an');
@@ -395,7 +414,10 @@ describe('batchResults()', () => {
     };
     const out = await batchResults(input, respond);
     expect(out.endsWith('\n')).toBe(true);
-    const rows = out.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const rows = out
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(rows.map((r) => r.custom_id)).toEqual(['a', 'b', 'c', 'd']);
     expect(rows.map((r) => r.id)).toEqual(['batch_req_0', 'batch_req_1', 'batch_req_2', 'batch_req_3']);
     expect(rows[0]).toEqual({
@@ -415,7 +437,9 @@ describe('batchResults()', () => {
       },
       error: null,
     });
-    expect(rows[1].response.body.choices[0].message.tool_calls).toEqual([{ id: 'call_1_0', type: 'function', function: { name: 'ls', arguments: '{"dir":"."}' } }]);
+    expect(rows[1].response.body.choices[0].message.tool_calls).toEqual([
+      { id: 'call_1_0', type: 'function', function: { name: 'ls', arguments: '{"dir":"."}' } },
+    ]);
     expect(rows[1].response.body.choices[0].finish_reason).toBe('tool_calls');
     expect(rows[2].response).toMatchObject({ status_code: 429, request_id: 'req_2', body: { error: { code: 'rate_limit_exceeded' } } });
     expect(rows[2].error).toBeNull();

@@ -97,7 +97,7 @@ describe('the pre-tokenizer scanner', () => {
   };
   const scannedPieces = (s: string): string[] => {
     const out: string[] = [];
-    for (let i = 0; i < s.length; ) {
+    for (let i = 0; i < s.length;) {
       const j = pieceEnd(s, i);
       out.push(s.slice(i, j));
       i = j;
@@ -110,7 +110,60 @@ describe('the pre-tokenizer scanner', () => {
     // astral), every kind of white space and line break, apostrophes and contraction letters in
     // both cases, punctuation, combining marks, emoji, lone surrogates, characters JavaScript's
     // \s does not include (U+0085).
-    const alphabet = ['a', 'Z', 's', 'S', 't', 'r', 'e', 'E', 'v', 'm', 'l', 'L', 'd', 'D', '0', '9', ' ', ' ', ' ', '\t', '\n', '\r', '\u00a0', '\u3000', '\u2028', '\ufeff', '\u0085', '\v', '\f', "'", "'", '.', ',', '!', '-', '_', '{', '"', '中', '文', '\u0301', '🤖', '𝐀', '𝟎', '\ud800', '\udc00', '１', 'Ⅻ', '²', 'é', 'ß', 'ﬁ'];
+    const alphabet = [
+      'a',
+      'Z',
+      's',
+      'S',
+      't',
+      'r',
+      'e',
+      'E',
+      'v',
+      'm',
+      'l',
+      'L',
+      'd',
+      'D',
+      '0',
+      '9',
+      ' ',
+      ' ',
+      ' ',
+      '\t',
+      '\n',
+      '\r',
+      '\u00a0',
+      '\u3000',
+      '\u2028',
+      '\ufeff',
+      '\u0085',
+      '\v',
+      '\f',
+      "'",
+      "'",
+      '.',
+      ',',
+      '!',
+      '-',
+      '_',
+      '{',
+      '"',
+      '中',
+      '文',
+      '\u0301',
+      '🤖',
+      '𝐀',
+      '𝟎',
+      '\ud800',
+      '\udc00',
+      '１',
+      'Ⅻ',
+      '²',
+      'é',
+      'ß',
+      'ﬁ',
+    ];
     const rnd = lcg(20261201);
     for (let k = 0; k < 20_000; k++) {
       const len = Math.floor(rnd() * 24);

@@ -27,7 +27,9 @@ function fixtureConversations(): { messages: Record<string, unknown>[]; tools: u
       const messages = r.messages.map((m) => ({
         ...m,
         content: m.content ?? '',
-        ...(m.tool_calls ? { tool_calls: m.tool_calls.map((c: any) => ({ ...c, function: { ...c.function, arguments: JSON.parse(c.function.arguments) } })) } : {}),
+        ...(m.tool_calls
+          ? { tool_calls: m.tool_calls.map((c: any) => ({ ...c, function: { ...c.function, arguments: JSON.parse(c.function.arguments) } })) }
+          : {}),
       }));
       out.push({ messages, tools: r.tools ?? [] });
     }
@@ -55,10 +57,22 @@ describe('token counts through the chat template', () => {
   it('counts cut points that a naive split would get wrong (punctuation and spaces before a line break, combining marks)', () => {
     const long = `${'x'.repeat(300)} ${'9'.repeat(120)} ${'ab'.repeat(80)}${'—'.repeat(50)}`;
     for (const text of [
-      'a.\n\nb', 'x  \n\n# y', '<|im_start|>user\ncafe\u0301\n\u0301x<|im_end|>\n', '\n\n\n', 'end.\n', '<tool_call>\n{"a": [1, 2]}\n</tool_call>', '燕麦奶。\n燕麦',
+      'a.\n\nb',
+      'x  \n\n# y',
+      '<|im_start|>user\ncafe\u0301\n\u0301x<|im_end|>\n',
+      '\n\n\n',
+      'end.\n',
+      '<tool_call>\n{"a": [1, 2]}\n</tool_call>',
+      '燕麦奶。\n燕麦',
       // The fast byte-level counter against the general tokenizer: contractions in any case,
       // 4-byte characters, whitespace runs, long pieces (the heap path), text between specials.
-      "I'LL say it's 'Dd' they'RE", '🤖🙂 emoji 👩‍👩‍👧 ok', '   \n \t  x\u00a0y  ', long, 'ﬁ ｆｕｌｌ　width Å Å', '<think>\n\n</think>\n\n', 'a<|im_end|>b<|endoftext|>',
+      "I'LL say it's 'Dd' they'RE",
+      '🤖🙂 emoji 👩‍👩‍👧 ok',
+      '   \n \t  x\u00a0y  ',
+      long,
+      'ﬁ ｆｕｌｌ　width Å Å',
+      '<think>\n\n</think>\n\n',
+      'a<|im_end|>b<|endoftext|>',
     ]) {
       expect(qwen.countText(text), JSON.stringify(text)).toBe(qwen.countWhole(text));
     }
@@ -115,15 +129,71 @@ describe('token counts through the chat template', () => {
 describe('the built-in Qwen3 template', () => {
   it('renders exactly what Jinja renders, for the shapes the template branches on', () => {
     const call = (name: string, args: unknown) => ({ type: 'function', function: { name, arguments: args } });
-    const tools = [{ type: 'function', function: { name: 'f', description: 'd "q"\n', parameters: { type: 'object', properties: { a: { type: 'array', items: { type: 'number' } } }, required: ['a'] } } }];
+    const tools = [
+      {
+        type: 'function',
+        function: {
+          name: 'f',
+          description: 'd "q"\n',
+          parameters: { type: 'object', properties: { a: { type: 'array', items: { type: 'number' } } }, required: ['a'] },
+        },
+      },
+    ];
     const cases: { messages: Record<string, unknown>[]; tools?: unknown[] }[] = [
-      { messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }] },
-      { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'q' }, { role: 'assistant', content: '', tool_calls: [call('f', { a: [1, 2.5, -0, 1e21] }), call('f', '{"a":[3]}')] }, { role: 'tool', content: 'r1' }, { role: 'tool', content: 'r2' }, { role: 'assistant', content: 'done' }], tools },
-      { messages: [{ role: 'system', content: 'S' }, { role: 'user', content: 'q' }, { role: 'assistant', content: 'text first', tool_calls: [call('f', { a: [] })] }, { role: 'tool', content: '{"x":"ü"}' }, { role: 'system', content: 'hook says' }, { role: 'assistant', content: 'ok' }], tools },
-      { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '<think>\nplan\n</think>\n\nanswer' }, { role: 'user', content: '<tool_response>\nx\n</tool_response>' }, { role: 'assistant', content: 'a2', reasoning_content: '\nwhy\n' }] },
-      { messages: [{ role: 'tool', content: 'first' }, { role: 'user', content: 'q' }, { role: 'developer', content: 'dropped' }, { role: 'assistant', content: 'x</think>y' }], tools },
+      {
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: 'yo' },
+        ],
+      },
+      {
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: '', tool_calls: [call('f', { a: [1, 2.5, -0, 1e21] }), call('f', '{"a":[3]}')] },
+          { role: 'tool', content: 'r1' },
+          { role: 'tool', content: 'r2' },
+          { role: 'assistant', content: 'done' },
+        ],
+        tools,
+      },
+      {
+        messages: [
+          { role: 'system', content: 'S' },
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: 'text first', tool_calls: [call('f', { a: [] })] },
+          { role: 'tool', content: '{"x":"ü"}' },
+          { role: 'system', content: 'hook says' },
+          { role: 'assistant', content: 'ok' },
+        ],
+        tools,
+      },
+      {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: '<think>\nplan\n</think>\n\nanswer' },
+          { role: 'user', content: '<tool_response>\nx\n</tool_response>' },
+          { role: 'assistant', content: 'a2', reasoning_content: '\nwhy\n' },
+        ],
+      },
+      {
+        messages: [
+          { role: 'tool', content: 'first' },
+          { role: 'user', content: 'q' },
+          { role: 'developer', content: 'dropped' },
+          { role: 'assistant', content: 'x</think>y' },
+        ],
+        tools,
+      },
       { messages: [{ role: 'system', content: 'only system' }], tools: [] },
-      { messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: { nested: { k: [true, null, 'é'] } } } }] }, { role: 'tool', content: 'r' }], tools },
+      {
+        messages: [
+          { role: 'user', content: 'q' },
+          { role: 'assistant', content: '', tool_calls: [{ function: { name: 'f', arguments: { nested: { k: [true, null, 'é'] } } } }] },
+          { role: 'tool', content: 'r' },
+        ],
+        tools,
+      },
     ];
     for (const c of cases) {
       for (const gen of [false, true]) {
@@ -147,7 +217,7 @@ describe('token statistics', () => {
   it('gives nearest-rank percentiles, the same however the counts arrive', () => {
     const a = new TokenTally();
     const b = new TokenTally();
-    const values = Array.from({ length: 100 }, (_, i) => (i * 37) % 100 + 1);
+    const values = Array.from({ length: 100 }, (_, i) => ((i * 37) % 100) + 1);
     for (const v of values) a.add(v);
     for (const v of [...values].reverse()) b.add(v);
     expect(a.histogram()).toEqual(b.histogram());

@@ -136,7 +136,9 @@ describe('readTrajectories / parseTrajectoryLine', () => {
       return it.ok ? [] : it.problems;
     };
     expect(problems(3)).toEqual([{ file: f, line: 3, path: '(json)', message: expect.stringMatching(/^not valid JSON: /), severity: 'error' }]);
-    expect(problems(4)).toEqual([{ file: f, line: 4, id: 'r4', path: 'messages.0.role', message: 'role must be one of system, developer, user, assistant, tool', severity: 'error' }]);
+    expect(problems(4)).toEqual([
+      { file: f, line: 4, id: 'r4', path: 'messages.0.role', message: 'role must be one of system, developer, user, assistant, tool', severity: 'error' },
+    ]);
     expect(problems(5)).toEqual([{ file: f, line: 5, id: 'r5', path: 'messages', message: 'required (expected array)', severity: 'error' }]);
     expect(problems(6)).toEqual([{ file: f, line: 6, path: 'id', message: 'required (expected string)', severity: 'error' }]);
     expect(problems(7).map((p) => [p.id, p.path, p.message])).toEqual(
@@ -161,7 +163,14 @@ describe('readTrajectories / parseTrajectoryLine', () => {
   });
 
   it('reports a bad tool call shape with its full path', () => {
-    const r = parseTrajectoryLine('x.jsonl', 2, JSON.stringify({ id: 'a', messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }] }));
+    const r = parseTrajectoryLine(
+      'x.jsonl',
+      2,
+      JSON.stringify({
+        id: 'a',
+        messages: [{ role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: { a: 1 } } }] }],
+      }),
+    );
     expect(r.ok).toBe(false);
     if (r.ok) return;
     expect(r.problems.map((p) => [p.line, p.id, p.path])).toEqual([[2, 'a', 'messages.0.tool_calls.0.function.arguments']]);
@@ -174,8 +183,17 @@ describe('checkTrajectory', () => {
   const ctx = { shop: { name: 'Acme' }, items: [{ id: 'a1', title: 'Mug' }] };
   let system: Message;
   const at = { file: 'data/t.jsonl', line: 12 };
-  const call = (id: string, name: string, args: unknown) => ({ id, type: 'function' as const, function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) } });
-  const rec = (messages: Message[], extra: Partial<Trajectory> = {}): Trajectory => ({ id: 'rec-1', context: ctx, messages: [system, { role: 'user', content: 'hi' }, ...messages], ...extra });
+  const call = (id: string, name: string, args: unknown) => ({
+    id,
+    type: 'function' as const,
+    function: { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) },
+  });
+  const rec = (messages: Message[], extra: Partial<Trajectory> = {}): Trajectory => ({
+    id: 'rec-1',
+    context: ctx,
+    messages: [system, { role: 'user', content: 'hi' }, ...messages],
+    ...extra,
+  });
   const check = (t: Trajectory) => checkTrajectory(t, h, at);
   const paths = (ps: Problem[]) => ps.map((p) => [p.severity, p.path, p.message]);
 
@@ -191,7 +209,11 @@ describe('checkTrajectory', () => {
       [
         { role: 'assistant', content: '', tool_calls: [call('c1', 'load_skill', { name: 'lookup' })] },
         { role: 'tool', tool_call_id: 'c1', content: 'body' },
-        { role: 'assistant', content: null, tool_calls: [call('c2', 'get_item', { item_id: 'a1', detail: 'full', count: 2 }), call('c3', 'get_item', { item_id: 'b2' })] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [call('c2', 'get_item', { item_id: 'a1', detail: 'full', count: 2 }), call('c3', 'get_item', { item_id: 'b2' })],
+        },
         { role: 'tool', tool_call_id: 'c2', content: '{}' },
         { role: 'tool', tool_call_id: 'c3', content: [{ type: 'text', text: '{}' }] },
         { role: 'assistant', content: 'A very long reply that the stop gate will not like at all, because it goes on and on.' },
@@ -212,14 +234,36 @@ describe('checkTrajectory', () => {
     const ps = check(t);
     expect(ps).toEqual([
       { file: 'data/t.jsonl', line: 12, id: 'rec-1', path: 'messages.2.tool_calls.0.function.arguments.item_id', message: 'must be string', severity: 'error' },
-      { file: 'data/t.jsonl', line: 12, id: 'rec-1', path: 'messages.2.tool_calls.1.function.name', message: 'tool "nope" does not exist in harness bad-base', severity: 'error' },
-      { file: 'data/t.jsonl', line: 12, id: 'rec-1', path: 'messages.2.tool_calls', message: 'tool call "c2" has no tool message answering it', severity: 'error' },
+      {
+        file: 'data/t.jsonl',
+        line: 12,
+        id: 'rec-1',
+        path: 'messages.2.tool_calls.1.function.name',
+        message: 'tool "nope" does not exist in harness bad-base',
+        severity: 'error',
+      },
+      {
+        file: 'data/t.jsonl',
+        line: 12,
+        id: 'rec-1',
+        path: 'messages.2.tool_calls',
+        message: 'tool call "c2" has no tool message answering it',
+        severity: 'error',
+      },
     ]);
   });
 
   it('argument problems: not JSON, not an object, wrong type, missing required, enum, unknown property', () => {
     const one = (args: unknown) =>
-      paths(check(rec([{ role: 'assistant', content: '', tool_calls: [call('c1', 'get_item', args)] }, { role: 'tool', tool_call_id: 'c1', content: '' }, { role: 'assistant', content: 'ok' }])));
+      paths(
+        check(
+          rec([
+            { role: 'assistant', content: '', tool_calls: [call('c1', 'get_item', args)] },
+            { role: 'tool', tool_call_id: 'c1', content: '' },
+            { role: 'assistant', content: 'ok' },
+          ]),
+        ),
+      );
     const p = 'messages.2.tool_calls.0.function.arguments';
     expect(one('{"item_id":')).toEqual([['error', p, expect.stringMatching(/^not valid JSON: /)]]);
     expect(one('["a1"]')).toEqual([['error', p, 'must be a JSON object']]);
@@ -231,14 +275,27 @@ describe('checkTrajectory', () => {
   });
 
   it('skill loads name existing skills', () => {
-    const ps = check(rec([{ role: 'assistant', content: '', tool_calls: [call('c1', 'load_skill', { name: 'haggle' })] }, { role: 'tool', tool_call_id: 'c1', content: '' }, { role: 'assistant', content: 'ok' }]));
+    const ps = check(
+      rec([
+        { role: 'assistant', content: '', tool_calls: [call('c1', 'load_skill', { name: 'haggle' })] },
+        { role: 'tool', tool_call_id: 'c1', content: '' },
+        { role: 'assistant', content: 'ok' },
+      ]),
+    );
     expect(paths(ps)).toEqual([['error', 'messages.2.tool_calls.0.function.arguments.name', 'skill "haggle" does not exist']]);
   });
 
   it('tool messages: answering nothing, answered twice, duplicate call ids', () => {
-    expect(paths(check(rec([{ role: 'tool', tool_call_id: 'zz', content: '' }, { role: 'assistant', content: 'ok' }])))).toEqual([
-      ['error', 'messages.2.tool_call_id', 'no tool call "zz" before this tool message'],
-    ]);
+    expect(
+      paths(
+        check(
+          rec([
+            { role: 'tool', tool_call_id: 'zz', content: '' },
+            { role: 'assistant', content: 'ok' },
+          ]),
+        ),
+      ),
+    ).toEqual([['error', 'messages.2.tool_call_id', 'no tool call "zz" before this tool message']]);
     expect(
       paths(
         check(
@@ -258,7 +315,7 @@ describe('checkTrajectory', () => {
     ]);
   });
 
-  it('hook feedback must name a real hook; a later system message that is not hook feedback is the record\'s own text', () => {
+  it("hook feedback must name a real hook; a later system message that is not hook feedback is the record's own text", () => {
     const ps = check(
       rec([
         { role: 'assistant', content: 'x' },
@@ -267,21 +324,27 @@ describe('checkTrajectory', () => {
         { role: 'assistant', content: 'ok' },
       ]),
     );
-    expect(paths(ps)).toEqual([
-      ['error', 'messages.3.name', 'hook feedback names hook "loop_guard", which does not exist'],
-    ]);
+    expect(paths(ps)).toEqual([['error', 'messages.3.name', 'hook feedback names hook "loop_guard", which does not exist']]);
   });
 
   it('the system message must equal the rendered harness; a missing variable names context.<path>', () => {
     const drift = rec([{ role: 'assistant', content: 'ok' }]);
     drift.messages[0] = { role: 'system', content: (system.content as string).replace('- a1: Mug', '- a1: Cup') };
-    expect(paths(check(drift))).toEqual([['error', 'messages.0.content', 'system message differs from the rendered harness: line 12: expected "- a1: Mug", got "- a1: Cup"']]);
+    expect(paths(check(drift))).toEqual([
+      ['error', 'messages.0.content', 'system message differs from the rendered harness: line 12: expected "- a1: Mug", got "- a1: Cup"'],
+    ]);
     const missing = rec([{ role: 'assistant', content: 'ok' }], { context: { items: [] } });
     expect(paths(check(missing))).toEqual([['error', 'context', 'context.shop.name: missing template variable']]);
     // Content given as text parts is compared as its joined text.
     const parts = rec([{ role: 'assistant', content: 'ok' }]);
     const s = system.content as string;
-    parts.messages[0] = { role: 'system', content: [{ type: 'text', text: s.slice(0, 10) }, { type: 'text', text: s.slice(10) }] };
+    parts.messages[0] = {
+      role: 'system',
+      content: [
+        { type: 'text', text: s.slice(0, 10) },
+        { type: 'text', text: s.slice(10) },
+      ],
+    };
     expect(check(parts)).toEqual([]);
     // No system message: nothing to compare.
     expect(check({ id: 'x', messages: [{ role: 'user', content: 'hi' }] })).toEqual([]);
@@ -298,17 +361,28 @@ describe('checkTrajectory', () => {
 
   it('record tools: the same tools written another way are the harness tools; other tools are an error naming the first difference', () => {
     const all = renderTools(h);
-    const conv: Message[] = [{ role: 'assistant', content: '', tool_calls: [call('c1', 'get_item', { item_id: 'a' })] }, { role: 'tool', tool_call_id: 'c1', content: '' }, { role: 'assistant', content: 'ok' }];
-    const tail = 'every variant carries the harness tools, so this record cannot be augmented under this harness; augment without --harness to make the tools and system message of each record its harness';
+    const conv: Message[] = [
+      { role: 'assistant', content: '', tool_calls: [call('c1', 'get_item', { item_id: 'a' })] },
+      { role: 'tool', tool_call_id: 'c1', content: '' },
+      { role: 'assistant', content: 'ok' },
+    ];
+    const tail =
+      'every variant carries the harness tools, so this record cannot be augmented under this harness; augment without --harness to make the tools and system message of each record its harness';
     // `strict` and key order are not differences: the record then shows the harness's own list.
     const same = rec(conv, { tools: all.map((t) => ({ function: { ...t.function, strict: true }, type: 'function' })) });
     expect(check(same)).toEqual([]);
     expect(same.tools).toBe(renderTools(h));
     const fewer = check(rec(conv, { tools: all.slice(0, 1) }));
-    expect(paths(fewer)[0]).toEqual(['error', 'tools', `differ from the tools of harness bad-base (1 of the ${all.length} harness tools listed, not "${all[1]!.function.name}"): ${tail}`]);
+    expect(paths(fewer)[0]).toEqual([
+      'error',
+      'tools',
+      `differ from the tools of harness bad-base (1 of the ${all.length} harness tools listed, not "${all[1]!.function.name}"): ${tail}`,
+    ]);
     expect(paths(fewer)).toContainEqual(['error', 'messages.2.tool_calls.0.function.name', 'tool "get_item" is not in the record\'s tools']);
     const described = all.map((t, i) => (i === 0 ? { ...t, function: { ...t.function, description: `${t.function.description} (older)` } } : t));
-    expect(paths(check(rec(conv, { tools: described })))).toEqual([['error', 'tools', `differ from the tools of harness bad-base ("${all[0]!.function.name}": another description): ${tail}`]]);
+    expect(paths(check(rec(conv, { tools: described })))).toEqual([
+      ['error', 'tools', `differ from the tools of harness bad-base ("${all[0]!.function.name}": another description): ${tail}`],
+    ]);
     const reordered = [...all].reverse();
     expect(paths(check(rec(conv, { tools: reordered })))[0]![2]).toContain(`another order: tools.0 is "${reordered[0]!.function.name}"`);
     const extra = [...all, { type: 'function' as const, function: { name: 'not_here', description: '', parameters: { type: 'object', properties: {} } } }];
@@ -316,7 +390,9 @@ describe('checkTrajectory', () => {
   });
 
   it('an assistant message with null content and no tool calls is an error', () => {
-    expect(paths(check(rec([{ role: 'assistant', content: null }])))).toEqual([['error', 'messages.2.content', 'an assistant message without tool calls needs content']]);
+    expect(paths(check(rec([{ role: 'assistant', content: null }])))).toEqual([
+      ['error', 'messages.2.content', 'an assistant message without tool calls needs content'],
+    ]);
   });
 
   it('shortDiff names the first differing line', () => {

@@ -13,7 +13,19 @@ let rowsDir: string;
 
 beforeAll(async () => {
   const tmp = tempDir('hsa-verl-');
-  const r = await runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', path.join(tmp, 'out'), '--stages', 'rl', '--variants', '1', '-q']);
+  const r = await runHsaAsync([
+    'augment',
+    '--no-gzip',
+    '--config',
+    'fixtures/live-commerce/hsa.yaml',
+    '--out',
+    path.join(tmp, 'out'),
+    '--stages',
+    'rl',
+    '--variants',
+    '1',
+    '-q',
+  ]);
   expect(r.code, r.stderr).toBe(0);
   rowsDir = path.join(tmp, 'out', 'rl');
   env = await startEnv(['--rows', `${rowsDir}/*.jsonl`, '--tokenizer', 'estimate', '-q']);

@@ -46,7 +46,9 @@ describe('built-in word packs', () => {
     const shop = (lc.distractor_tools as { name: string }[]).map((t) => t.name).filter((n) => n !== 'translate_text');
     expect(shop).toEqual(expect.arrayContaining(['get_lottery_status', 'get_host_schedule', 'list_bundle_offers']));
     expect(builtinWords.distractorTools.filter((t) => shop.includes(t.name))).toEqual([]);
-    expect(builtinWords.distractorTools.map((t) => t.name)).toEqual(expect.arrayContaining(['convert_units', 'get_timezone', 'evaluate_expression', 'save_note']));
+    expect(builtinWords.distractorTools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['convert_units', 'get_timezone', 'evaluate_expression', 'save_note']),
+    );
   });
 
   it('ships next to the code: the packs are found from the built module too', async () => {
@@ -114,14 +116,21 @@ describe('reading packs', () => {
       ].join('\n'),
     );
     expect(packProblems(file)).toEqual([
-      expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:7: distractor_tools\\.0\\.parameters\\.properties\\.city\\.optionally with its country\\.: not a strict JSON Schema: .*unknown keyword.*quote the text\\)$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:7: distractor_tools\\.0\\.parameters\\.properties\\.city\\.optionally with its country\\.: not a strict JSON Schema: .*unknown keyword.*quote the text\\)$`,
+        ),
+      ),
     ]);
   });
 
   it('every built-in distractor tool has a schema a strict reader accepts, with string descriptions only', () => {
     for (const name of BUILTIN_PACKS) {
-      const raw = parse(readFileSync(path.join(REPO, `words/${name}.yaml`), 'utf8')) as { distractor_tools: { parameters: { properties?: Record<string, Record<string, unknown>> } }[] };
-      for (const t of raw.distractor_tools) for (const p of Object.values(t.parameters.properties ?? {})) for (const v of Object.values(p)) expect(v).not.toBeNull();
+      const raw = parse(readFileSync(path.join(REPO, `words/${name}.yaml`), 'utf8')) as {
+        distractor_tools: { parameters: { properties?: Record<string, Record<string, unknown>> } }[];
+      };
+      for (const t of raw.distractor_tools)
+        for (const p of Object.values(t.parameters.properties ?? {})) for (const v of Object.values(p)) expect(v).not.toBeNull();
     }
   });
 
@@ -190,7 +199,9 @@ describe('selections', () => {
     const cfg = await readConfigFile(path.join(dir, 'hsa.yaml'));
     expect(cfg.words!.sources[1]).toMatchObject({ file: path.join(dir, 'p.yaml') });
     writeFileSync(path.join(dir, 'bad.yaml'), 'words:\n  packs:\n    - default\n    - missing.yaml\n');
-    await expect(readConfigFile(path.join(dir, 'bad.yaml'))).rejects.toThrow(`${path.join(dir, 'bad.yaml')}:4: words.packs.1: word pack file ${path.join(dir, 'missing.yaml')} does not exist`);
+    await expect(readConfigFile(path.join(dir, 'bad.yaml'))).rejects.toThrow(
+      `${path.join(dir, 'bad.yaml')}:4: words.packs.1: word pack file ${path.join(dir, 'missing.yaml')} does not exist`,
+    );
     writeFileSync(path.join(dir, 'old.yaml'), 'words:\n  descriptionFrames: ["{text}"]\n');
     await expect(readConfigFile(path.join(dir, 'old.yaml'))).rejects.toThrow(`${path.join(dir, 'old.yaml')}:2: words: unknown key: descriptionFrames`);
   });
@@ -232,7 +243,9 @@ describe('synonym senses', () => {
   });
 
   it('cues match inflected forms and Chinese text', () => {
-    const lists = wordListsOf(resolveWordsConfig(wordsConfigSchema.parse({ synonyms: { order: [{ sense: 'purchase', cues: ['订单'], words: ['purchase'] }] } }), '.', () => ''));
+    const lists = wordListsOf(
+      resolveWordsConfig(wordsConfigSchema.parse({ synonyms: { order: [{ sense: 'purchase', cues: ['订单'], words: ['purchase'] }] } }), '.', () => ''),
+    );
     expect(synonymsFor(lists, 'order', ctx('查询订单状态'))).toContain('purchase');
     expect(synonymsFor(builtinWords, 'order', ctx('Sorting rules for rankings'))).toEqual(['sequence', 'ranking']);
   });

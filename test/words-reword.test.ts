@@ -77,7 +77,7 @@ const DESCRIPTIONS: string[] = [
   'A tool for searching the knowledge base.',
   'A tool that computes shipping costs for a parcel.',
   'Tool to escalate a conversation to a human.',
-  'Used to verify a passenger\'s identity before changes.',
+  "Used to verify a passenger's identity before changes.",
   'Booking a flight for the user after confirming the fare.',
   // Chinese
   '查询订单状态。',
@@ -89,7 +89,15 @@ const DESCRIPTIONS: string[] = [
 ];
 
 /** Descriptions left alone: a question, another language, an original that is already broken. */
-const LEFT_ALONE = ["What's the weather like?", '- Fast file pattern matching\n- Supports glob patterns', '## Search\nFind documents.', 'Obtiene el estado de un pedido del cliente.', 'Use this to guidance for writing replies.', 'ユーザーの注文を検索します。', ''];
+const LEFT_ALONE = [
+  "What's the weather like?",
+  '- Fast file pattern matching\n- Supports glob patterns',
+  '## Search\nFind documents.',
+  'Obtiene el estado de un pedido del cliente.',
+  'Use this to guidance for writing replies.',
+  'ユーザーの注文を検索します。',
+  '',
+];
 
 const STOP = new Set('this tool function skill use used can may should will the and for when that which with you lets its into from only'.split(' '));
 const contentStems = (s: string) => new Set((s.toLowerCase().match(/[a-z]{3,}/g) ?? []).filter((w) => !STOP.has(w)).map(stem));
@@ -161,7 +169,11 @@ describe('description rewording: 60+ real-style descriptions', () => {
     ['Order lookup by id.', 'tool', 'Purpose: Order lookup by id.'],
     ['The current weather conditions for a location.', 'tool', 'Summary: The current weather conditions for a location.'],
     ['Sends a confirmation email. Requires the booking reference.', 'tool', 'Send a confirmation email. Requires the booking reference.'],
-    ['Translate text between English and German.\n\nArgs:\n  text: the text', 'tool', 'Lets you translate text between English and German.\n\nArgs:\n  text: the text'],
+    [
+      'Translate text between English and German.\n\nArgs:\n  text: the text',
+      'tool',
+      'Lets you translate text between English and German.\n\nArgs:\n  text: the text',
+    ],
     ['该工具用于查询航班信息。', 'tool', '此工具用于查询航班信息。'],
     ['查询订单状态。', 'skill', '调用此技能来查询订单状态。'],
     ['根据用户的身高体重推荐尺码', 'tool', '说明：根据用户的身高体重推荐尺码'],

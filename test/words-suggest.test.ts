@@ -17,7 +17,11 @@ const GOOD = {
   },
   prefixes: ['air'],
   distractor_tools: [
-    { name: 'get_lounge_hours', description: 'Return the opening hours of an airport lounge.', parameters: { type: 'object', properties: { airport: { type: 'string' } }, required: ['airport'] } },
+    {
+      name: 'get_lounge_hours',
+      description: 'Return the opening hours of an airport lounge.',
+      parameters: { type: 'object', properties: { airport: { type: 'string' } }, required: ['airport'] },
+    },
   ],
   distractor_skills: [{ id: 'lounge_reply', kind: 'reply', description: 'Answer questions about lounges.', body: '# Lounges\n\n- Name the lounge first.' }],
 };
@@ -75,7 +79,21 @@ describe('hsa words suggest', () => {
     const bytes = readFileSync(out);
     expect(bytes.toString()).toMatch(/^# Word pack suggested by `hsa words suggest` \(model m1\) for airline-desk 1\.4\.0\./);
 
-    const again = await hsa(['words', 'suggest', '--harness', HARNESS, '--model-url', server.url, '--model', 'm1', '--cache', cache, '-o', out, '--require-cache']);
+    const again = await hsa([
+      'words',
+      'suggest',
+      '--harness',
+      HARNESS,
+      '--model-url',
+      server.url,
+      '--model',
+      'm1',
+      '--cache',
+      cache,
+      '-o',
+      out,
+      '--require-cache',
+    ]);
     expect(again.code, again.stderr).toBe(0);
     expect(server.count() - before).toBe(2);
     expect(readFileSync(out)).toEqual(bytes);
@@ -89,7 +107,20 @@ describe('hsa words suggest', () => {
   });
 
   it('fails (exit 1) when no answer is a valid pack, naming the problem', async () => {
-    const r = await hsa(['words', 'suggest', '--harness', HARNESS, '--model-url', server.url, '--model', 'always-bad', '--cache', path.join(tmp(), 'c'), '--attempts', '2']);
+    const r = await hsa([
+      'words',
+      'suggest',
+      '--harness',
+      HARNESS,
+      '--model-url',
+      server.url,
+      '--model',
+      'always-bad',
+      '--cache',
+      path.join(tmp(), 'c'),
+      '--attempts',
+      '2',
+    ]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no valid word pack after 2 answers');
     expect(r.stderr).toContain('answer: not JSON');
@@ -99,7 +130,19 @@ describe('hsa words suggest', () => {
     const a = await hsa(['words', 'suggest', '--harness', HARNESS, '--model-url', denied.url, '--model', 'm1', '--cache', path.join(tmp(), 'c')]);
     expect(a.code).toBe(1);
     expect(a.stderr).toContain('the model refused our credentials (401)');
-    const b = await hsa(['words', 'suggest', '--harness', HARNESS, '--model-url', server.url, '--model', 'm1', '--cache', path.join(tmp(), 'c'), '--require-cache']);
+    const b = await hsa([
+      'words',
+      'suggest',
+      '--harness',
+      HARNESS,
+      '--model-url',
+      server.url,
+      '--model',
+      'm1',
+      '--cache',
+      path.join(tmp(), 'c'),
+      '--require-cache',
+    ]);
     expect(b.code).toBe(1);
     expect(b.stderr).toContain('is not in the cache');
   });

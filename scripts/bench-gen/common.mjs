@@ -9,7 +9,13 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 export const ROOT = path.resolve(HERE, '../..');
 // The generator's version: a hash of scripts/bench-gen.mjs and every part in this folder, so an
 // edit to any of them regenerates the data.
-const PARTS = [path.join(HERE, '../bench-gen.mjs'), ...readdirSync(HERE).filter((f) => f.endsWith('.mjs')).sort().map((f) => path.join(HERE, f))];
+const PARTS = [
+  path.join(HERE, '../bench-gen.mjs'),
+  ...readdirSync(HERE)
+    .filter((f) => f.endsWith('.mjs'))
+    .sort()
+    .map((f) => path.join(HERE, f)),
+];
 const selfHash = createHash('sha256');
 for (const f of PARTS) selfHash.update(readFileSync(f));
 export const SELF_HASH = selfHash.digest('hex').slice(0, 16);

@@ -9,30 +9,90 @@ import { TOOL_FILES } from './tools.mjs';
 // skills and intents
 
 export const SKILLS = {
-  greet_viewer: { kind: 'reply', tools: [], desc: 'Greet new viewers and fans, introduce the item on stage. 欢迎新观众并介绍当前商品。',
-    title: 'Greeting', steps: ['Greet by nickname in one line; 新观众说“欢迎来到直播间”。', 'Name the item being presented and one selling point.', 'Invite them to ask about size, price or stock.'] },
-  item_qa: { kind: 'strategy', tools: ['get_item_detail', 'check_inventory'], desc: 'Answer factual questions about an item: material, size, stock, shipping. 商品事实问答。',
-    title: 'Item Q&A', steps: ['Call `get_item_detail` with `item_id` and only the `fields` the viewer asked about.', '如果问到某个颜色或尺码是否有货，调用 `check_inventory`。', 'Quote returned facts exactly; never invent specs.'] },
-  benefit_strategy: { kind: 'strategy', tools: ['get_room_promotions', 'calculate_optimal_promotion', 'get_campaign_conditions'],
-    desc: 'Deal prices, coupons and campaign conditions for an item. 到手价、优惠券与活动规则。', title: 'Benefit strategy',
-    steps: ['Call `get_room_promotions` with `room_id` to see live campaigns.', '调用 `calculate_optimal_promotion`，传入 `item_id` 和 `quantity`。', 'For thresholds or end times call `get_campaign_conditions` with `campaign_id`.', 'Quote `final_price` exactly as returned.'] },
-  compare_items: { kind: 'strategy', tools: ['get_item_detail', 'search_items'], desc: 'Compare two items or find alternatives. 商品对比与替代推荐。',
-    title: 'Compare', steps: ['Call `get_item_detail` for each item being compared.', '找不到合适商品时调用 `search_items`。', 'Compare on at most two dimensions in the reply.'] },
-  aftersale_flow: { kind: 'strategy', tools: ['query_order_status', 'create_aftersale_ticket'], desc: 'Order status, returns, exchanges and refunds. 订单查询与售后。',
-    title: 'After-sales', steps: ['Call `query_order_status` with `order_id` first.', '需要退换货时调用 `create_aftersale_ticket`，`reason` 用观众原话概括。', 'Never promise a refund amount or date.'] },
-  bundle_pitch: { kind: 'strategy', tools: ['recommend_bundle', 'check_inventory'], desc: 'Suggest matching items within a budget. 搭配推荐。',
-    title: 'Bundle pitch', steps: ['Call `recommend_bundle` with `anchor_item_id` and the viewer\'s `budget`.', '推荐前用 `check_inventory` 确认有货。', 'Suggest at most two items.'] },
-  faq_reply: { kind: 'reply', tools: ['lookup_faq'], desc: 'Shop policies: shipping, returns, payment, giveaways. 店铺政策问答。',
-    title: 'FAQ', steps: ['Call `lookup_faq` with the viewer\'s `question`.', '只复述 FAQ 命中的内容。', 'If nothing matches, say the team will follow up.'] },
-  moderation_guard: { kind: 'reply', tools: ['flag_comment'], desc: 'Handle spam, abuse and personal data in the chat. 处理违规弹幕。',
-    title: 'Moderation', steps: ['Call `flag_comment` with `comment_id`, `category` and `severity`.', '不要在公屏复述个人信息。', 'Reply calmly or not at all.'] },
+  greet_viewer: {
+    kind: 'reply',
+    tools: [],
+    desc: 'Greet new viewers and fans, introduce the item on stage. 欢迎新观众并介绍当前商品。',
+    title: 'Greeting',
+    steps: [
+      'Greet by nickname in one line; 新观众说“欢迎来到直播间”。',
+      'Name the item being presented and one selling point.',
+      'Invite them to ask about size, price or stock.',
+    ],
+  },
+  item_qa: {
+    kind: 'strategy',
+    tools: ['get_item_detail', 'check_inventory'],
+    desc: 'Answer factual questions about an item: material, size, stock, shipping. 商品事实问答。',
+    title: 'Item Q&A',
+    steps: [
+      'Call `get_item_detail` with `item_id` and only the `fields` the viewer asked about.',
+      '如果问到某个颜色或尺码是否有货，调用 `check_inventory`。',
+      'Quote returned facts exactly; never invent specs.',
+    ],
+  },
+  benefit_strategy: {
+    kind: 'strategy',
+    tools: ['get_room_promotions', 'calculate_optimal_promotion', 'get_campaign_conditions'],
+    desc: 'Deal prices, coupons and campaign conditions for an item. 到手价、优惠券与活动规则。',
+    title: 'Benefit strategy',
+    steps: [
+      'Call `get_room_promotions` with `room_id` to see live campaigns.',
+      '调用 `calculate_optimal_promotion`，传入 `item_id` 和 `quantity`。',
+      'For thresholds or end times call `get_campaign_conditions` with `campaign_id`.',
+      'Quote `final_price` exactly as returned.',
+    ],
+  },
+  compare_items: {
+    kind: 'strategy',
+    tools: ['get_item_detail', 'search_items'],
+    desc: 'Compare two items or find alternatives. 商品对比与替代推荐。',
+    title: 'Compare',
+    steps: ['Call `get_item_detail` for each item being compared.', '找不到合适商品时调用 `search_items`。', 'Compare on at most two dimensions in the reply.'],
+  },
+  aftersale_flow: {
+    kind: 'strategy',
+    tools: ['query_order_status', 'create_aftersale_ticket'],
+    desc: 'Order status, returns, exchanges and refunds. 订单查询与售后。',
+    title: 'After-sales',
+    steps: [
+      'Call `query_order_status` with `order_id` first.',
+      '需要退换货时调用 `create_aftersale_ticket`，`reason` 用观众原话概括。',
+      'Never promise a refund amount or date.',
+    ],
+  },
+  bundle_pitch: {
+    kind: 'strategy',
+    tools: ['recommend_bundle', 'check_inventory'],
+    desc: 'Suggest matching items within a budget. 搭配推荐。',
+    title: 'Bundle pitch',
+    steps: ["Call `recommend_bundle` with `anchor_item_id` and the viewer's `budget`.", '推荐前用 `check_inventory` 确认有货。', 'Suggest at most two items.'],
+  },
+  faq_reply: {
+    kind: 'reply',
+    tools: ['lookup_faq'],
+    desc: 'Shop policies: shipping, returns, payment, giveaways. 店铺政策问答。',
+    title: 'FAQ',
+    steps: ["Call `lookup_faq` with the viewer's `question`.", '只复述 FAQ 命中的内容。', 'If nothing matches, say the team will follow up.'],
+  },
+  moderation_guard: {
+    kind: 'reply',
+    tools: ['flag_comment'],
+    desc: 'Handle spam, abuse and personal data in the chat. 处理违规弹幕。',
+    title: 'Moderation',
+    steps: ['Call `flag_comment` with `comment_id`, `category` and `severity`.', '不要在公屏复述个人信息。', 'Reply calmly or not at all.'],
+  },
 };
 
 /** intent → skill, the tool chain its first rounds use, and the pool that extra calls draw from. */
 export const INTENTS = {
   greet: { skill: 'greet_viewer', chain: [], pool: [] },
   item_qa: { skill: 'item_qa', chain: [['get_item_detail']], pool: ['get_item_detail', 'check_inventory'] },
-  discount: { skill: 'benefit_strategy', chain: [['get_room_promotions', 'calculate_optimal_promotion']], pool: ['calculate_optimal_promotion', 'get_campaign_conditions', 'get_room_promotions'] },
+  discount: {
+    skill: 'benefit_strategy',
+    chain: [['get_room_promotions', 'calculate_optimal_promotion']],
+    pool: ['calculate_optimal_promotion', 'get_campaign_conditions', 'get_room_promotions'],
+  },
   compare: { skill: 'compare_items', chain: [['get_item_detail', 'get_item_detail']], pool: ['get_item_detail', 'search_items'] },
   aftersale: { skill: 'aftersale_flow', chain: [['query_order_status']], pool: ['create_aftersale_ticket', 'query_order_status'] },
   bundle: { skill: 'bundle_pitch', chain: [['recommend_bundle']], pool: ['check_inventory', 'recommend_bundle'] },

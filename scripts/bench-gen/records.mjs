@@ -37,7 +37,11 @@ export function makeRecord(g, id, h, renderSystemPrompt, target) {
     const turnStart = size;
     // round 1: load the skill
     const sid = callId();
-    push({ role: 'assistant', content: '', tool_calls: [{ id: sid, type: 'function', function: { name: 'load_skill', arguments: JSON.stringify({ name: spec.skill }) } }] });
+    push({
+      role: 'assistant',
+      content: '',
+      tool_calls: [{ id: sid, type: 'function', function: { name: 'load_skill', arguments: JSON.stringify({ name: spec.skill }) } }],
+    });
     push({ role: 'tool', tool_call_id: sid, content: h.skills.find((s) => s.id === spec.skill).body });
     // domain rounds: the intent's chain, then extra calls from its pool while the budget lasts
     const rounds = spec.chain.map((r) => r.slice());
@@ -117,8 +121,14 @@ export async function ensureInput(file, harnessDir, { targetBytes, seed = DEFAUL
   const params = { generator: SELF_HASH, seed, target_bytes: targetBytes, harness: harnessHash.digest('hex').slice(0, 16) };
   const pfile = paramsFileOf(file);
   const old = readParams(pfile);
-  if (!force && old && ['generator', 'seed', 'target_bytes', 'harness'].every((k) => old[k] === params[k]) && existsSync(file) && statSync(file).size === old.bytes
-      && firstSystemMatches(file, h, renderSystemPrompt)) {
+  if (
+    !force &&
+    old &&
+    ['generator', 'seed', 'target_bytes', 'harness'].every((k) => old[k] === params[k]) &&
+    existsSync(file) &&
+    statSync(file).size === old.bytes &&
+    firstSystemMatches(file, h, renderSystemPrompt)
+  ) {
     return { generated: false, records: old.records, bytes: old.bytes, seconds: 0 };
   }
 

@@ -13,7 +13,7 @@ export function firstLines(file, n) {
   const lines = [];
   let rest = '';
   try {
-    for (let got; lines.length < n && (got = readSync(fd, buf, 0, buf.length, null)) > 0; ) {
+    for (let got; lines.length < n && (got = readSync(fd, buf, 0, buf.length, null)) > 0;) {
       const parts = (rest + buf.toString('utf8', 0, got)).split('\n');
       rest = parts.pop();
       for (const l of parts) if (l.trim() !== '' && lines.length < n) lines.push(l);

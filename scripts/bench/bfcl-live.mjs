@@ -28,52 +28,318 @@ const SYSTEMS = [
 // Families of tools: [domain stem, [verb, object, description, params]]; params: [name, kind, extra].
 // kinds: s (string), e (string enum), i (integer), n (number), b (boolean), a (array of strings), o (nested object).
 const FAMILIES = [
-  ['food', [
-    ['change', 'drink', 'Modifies the existing drink order to accommodate the customer\'s new request, ensuring the drink is updated according to the specified preferences.', [['drink_id', 's'], ['new_preferences', 'o', [['size', 'e', ['small', 'medium', 'large']], ['temperature', 'e', ['cold', 'warm', 'hot']], ['sweetness_level', 'e', ['none', 'light', 'regular', 'extra']], ['milk_type', 'e', ['regular', 'soy', 'almond', 'coconut']], ['special_instructions', 's']]]]],
-    ['change', 'food', 'Changes the food item based on the customer\'s request, allowing for modifications to the ingredients or preparation method.', [['foodItem', 's'], ['newIngredients', 's'], ['removeIngredients', 's'], ['specialInstructions', 's']]],
-    ['order', 'meal', 'Places an order for one or more dishes from a restaurant, delivered to the given address.', [['restaurant', 's'], ['items', 'a'], ['quantities', 'a'], ['address', 's'], ['tip_percent', 'i']]],
-  ]],
-  ['ride', [
-    ['request', 'ride', 'Finds a suitable Uber ride for the customer based on the starting location, the desired ride type, and the maximum wait time the customer is willing to accept.', [['loc', 's'], ['type', 'e', ['plus', 'comfort', 'black']], ['time', 'i']]],
-    ['estimate', 'fare', 'Estimates the fare of a trip between two addresses for the given vehicle class.', [['pickup', 's'], ['dropoff', 's'], ['vehicle_class', 'e', ['economy', 'premium', 'xl']]]],
-  ]],
-  ['weather', [
-    ['get', 'current_weather', 'Retrieves the current weather conditions for a specified location, such as \'City, State\' or \'City, Country\'.', [['location', 's'], ['unit', 'e', ['metric', 'imperial']]]],
-    ['get', 'forecast', 'Gets the weather forecast for the next days at a location, in the unit system asked for.', [['location', 's'], ['days', 'i'], ['unit', 'e', ['celsius', 'fahrenheit']], ['include_hourly', 'b']]],
-  ]],
-  ['workspace', [
-    ['create', 'workspace', 'Creates a new workspace in the mbox system, based on a specified branch of the aweme git repository.', [['name', 's'], ['base_branch', 's']]],
-    ['start', 'oncall', 'Initiate an on-call support session when a user explicitly requests assistance. The user\'s question, which should be clear and devoid of irrelevant details, can be referenced from the preceding chat interaction.', [['question', 's'], ['oncall_type', 'e', ['swift', 'mbox']]]],
-    ['generate', 'password', 'Generate a secure, random password based on specified criteria including length, numerical, and special character inclusion.', [['length', 'i'], ['include_numbers', 'b'], ['include_special_characters', 'b']]],
-  ]],
-  ['hotels', [
-    ['search', 'hotel', 'Search for accommodations in a specific city, filtering results based on star rating, smoking policy, and the number of rooms required.', [['location', 's'], ['star_rating', 'e', ['1', '2', '3', '4', '5', 'dontcare']], ['smoking_allowed', 'b'], ['number_of_rooms', 'i']]],
-    ['reserve', 'hotel', 'Reserve a room at a hotel for the given dates and number of guests.', [['place_name', 's'], ['check_in_date', 's'], ['stay_length', 'i'], ['guests', 'o', [['adults', 'i'], ['children', 'i']]]]],
-  ]],
-  ['events', [
-    ['find', 'events', 'Find cultural events, such as concerts and plays, happening in a specified city on a given date.', [['event_type', 'e', ['Music', 'Theater']], ['city', 's'], ['date', 's']]],
-    ['buy', 'tickets', 'Purchase tickets for a specified cultural event on a particular date in a selected city.', [['event_name', 's'], ['number_of_tickets', 'i'], ['date', 's'], ['city', 's']]],
-  ]],
-  ['finance', [
-    ['get', 'stock_price', 'Fetches the latest trading price and daily change for a ticker symbol on the chosen exchange.', [['ticker', 's'], ['exchange', 'e', ['NASDAQ', 'NYSE', 'HKEX', 'LSE']]]],
-    ['transfer', 'funds', 'Transfers an amount between two accounts of the same customer and returns the transaction reference.', [['from_account', 's'], ['to_account', 's'], ['amount', 'n'], ['currency', 'e', ['USD', 'EUR', 'CNY', 'VND']], ['memo', 's']]],
-  ]],
-  ['home', [
-    ['control', 'appliance', 'This tool is designed for controlling a home appliance, checking its current status and settings, and turning it on or off.', [['command', 's'], ['room', 'e', ['living room', 'kitchen', 'bedroom', 'bathroom']], ['level', 'i']]],
-    ['set', 'thermostat', 'Sets the target temperature and mode of a smart thermostat.', [['device_id', 's'], ['target_temperature', 'n'], ['mode', 'e', ['heat', 'cool', 'auto', 'off']], ['schedule', 'o', [['start', 's'], ['end', 's'], ['repeat_days', 'a']]]]],
-  ]],
-  ['media', [
-    ['play', 'song', 'Plays the specified song on the selected device, optionally shuffling the rest of the album.', [['query', 's'], ['device', 'e', ['Living room', 'Kitchen', 'Patio']], ['shuffle', 'b'], ['volume', 'i']]],
-    ['find', 'movies', 'Search for movies playing in a city, optionally filtered by genre and show type.', [['location', 's'], ['genre', 'e', ['Drama', 'Comedy', 'Action', 'Animation', 'dontcare']], ['show_type', 'e', ['regular', '3d', 'imax']]]],
-  ]],
-  ['calendar', [
-    ['schedule', 'meeting', 'Schedules a meeting with the given participants at a date and time, in a time zone.', [['title', 's'], ['participants', 'a'], ['start_time', 's'], ['duration_minutes', 'i'], ['timezone', 's']]],
-    ['list', 'events', 'Lists the calendar events between two dates for the current user.', [['start_date', 's'], ['end_date', 's'], ['include_declined', 'b']]],
-  ]],
+  [
+    'food',
+    [
+      [
+        'change',
+        'drink',
+        "Modifies the existing drink order to accommodate the customer's new request, ensuring the drink is updated according to the specified preferences.",
+        [
+          ['drink_id', 's'],
+          [
+            'new_preferences',
+            'o',
+            [
+              ['size', 'e', ['small', 'medium', 'large']],
+              ['temperature', 'e', ['cold', 'warm', 'hot']],
+              ['sweetness_level', 'e', ['none', 'light', 'regular', 'extra']],
+              ['milk_type', 'e', ['regular', 'soy', 'almond', 'coconut']],
+              ['special_instructions', 's'],
+            ],
+          ],
+        ],
+      ],
+      [
+        'change',
+        'food',
+        "Changes the food item based on the customer's request, allowing for modifications to the ingredients or preparation method.",
+        [
+          ['foodItem', 's'],
+          ['newIngredients', 's'],
+          ['removeIngredients', 's'],
+          ['specialInstructions', 's'],
+        ],
+      ],
+      [
+        'order',
+        'meal',
+        'Places an order for one or more dishes from a restaurant, delivered to the given address.',
+        [
+          ['restaurant', 's'],
+          ['items', 'a'],
+          ['quantities', 'a'],
+          ['address', 's'],
+          ['tip_percent', 'i'],
+        ],
+      ],
+    ],
+  ],
+  [
+    'ride',
+    [
+      [
+        'request',
+        'ride',
+        'Finds a suitable Uber ride for the customer based on the starting location, the desired ride type, and the maximum wait time the customer is willing to accept.',
+        [
+          ['loc', 's'],
+          ['type', 'e', ['plus', 'comfort', 'black']],
+          ['time', 'i'],
+        ],
+      ],
+      [
+        'estimate',
+        'fare',
+        'Estimates the fare of a trip between two addresses for the given vehicle class.',
+        [
+          ['pickup', 's'],
+          ['dropoff', 's'],
+          ['vehicle_class', 'e', ['economy', 'premium', 'xl']],
+        ],
+      ],
+    ],
+  ],
+  [
+    'weather',
+    [
+      [
+        'get',
+        'current_weather',
+        "Retrieves the current weather conditions for a specified location, such as 'City, State' or 'City, Country'.",
+        [
+          ['location', 's'],
+          ['unit', 'e', ['metric', 'imperial']],
+        ],
+      ],
+      [
+        'get',
+        'forecast',
+        'Gets the weather forecast for the next days at a location, in the unit system asked for.',
+        [
+          ['location', 's'],
+          ['days', 'i'],
+          ['unit', 'e', ['celsius', 'fahrenheit']],
+          ['include_hourly', 'b'],
+        ],
+      ],
+    ],
+  ],
+  [
+    'workspace',
+    [
+      [
+        'create',
+        'workspace',
+        'Creates a new workspace in the mbox system, based on a specified branch of the aweme git repository.',
+        [
+          ['name', 's'],
+          ['base_branch', 's'],
+        ],
+      ],
+      [
+        'start',
+        'oncall',
+        "Initiate an on-call support session when a user explicitly requests assistance. The user's question, which should be clear and devoid of irrelevant details, can be referenced from the preceding chat interaction.",
+        [
+          ['question', 's'],
+          ['oncall_type', 'e', ['swift', 'mbox']],
+        ],
+      ],
+      [
+        'generate',
+        'password',
+        'Generate a secure, random password based on specified criteria including length, numerical, and special character inclusion.',
+        [
+          ['length', 'i'],
+          ['include_numbers', 'b'],
+          ['include_special_characters', 'b'],
+        ],
+      ],
+    ],
+  ],
+  [
+    'hotels',
+    [
+      [
+        'search',
+        'hotel',
+        'Search for accommodations in a specific city, filtering results based on star rating, smoking policy, and the number of rooms required.',
+        [
+          ['location', 's'],
+          ['star_rating', 'e', ['1', '2', '3', '4', '5', 'dontcare']],
+          ['smoking_allowed', 'b'],
+          ['number_of_rooms', 'i'],
+        ],
+      ],
+      [
+        'reserve',
+        'hotel',
+        'Reserve a room at a hotel for the given dates and number of guests.',
+        [
+          ['place_name', 's'],
+          ['check_in_date', 's'],
+          ['stay_length', 'i'],
+          [
+            'guests',
+            'o',
+            [
+              ['adults', 'i'],
+              ['children', 'i'],
+            ],
+          ],
+        ],
+      ],
+    ],
+  ],
+  [
+    'events',
+    [
+      [
+        'find',
+        'events',
+        'Find cultural events, such as concerts and plays, happening in a specified city on a given date.',
+        [
+          ['event_type', 'e', ['Music', 'Theater']],
+          ['city', 's'],
+          ['date', 's'],
+        ],
+      ],
+      [
+        'buy',
+        'tickets',
+        'Purchase tickets for a specified cultural event on a particular date in a selected city.',
+        [
+          ['event_name', 's'],
+          ['number_of_tickets', 'i'],
+          ['date', 's'],
+          ['city', 's'],
+        ],
+      ],
+    ],
+  ],
+  [
+    'finance',
+    [
+      [
+        'get',
+        'stock_price',
+        'Fetches the latest trading price and daily change for a ticker symbol on the chosen exchange.',
+        [
+          ['ticker', 's'],
+          ['exchange', 'e', ['NASDAQ', 'NYSE', 'HKEX', 'LSE']],
+        ],
+      ],
+      [
+        'transfer',
+        'funds',
+        'Transfers an amount between two accounts of the same customer and returns the transaction reference.',
+        [
+          ['from_account', 's'],
+          ['to_account', 's'],
+          ['amount', 'n'],
+          ['currency', 'e', ['USD', 'EUR', 'CNY', 'VND']],
+          ['memo', 's'],
+        ],
+      ],
+    ],
+  ],
+  [
+    'home',
+    [
+      [
+        'control',
+        'appliance',
+        'This tool is designed for controlling a home appliance, checking its current status and settings, and turning it on or off.',
+        [
+          ['command', 's'],
+          ['room', 'e', ['living room', 'kitchen', 'bedroom', 'bathroom']],
+          ['level', 'i'],
+        ],
+      ],
+      [
+        'set',
+        'thermostat',
+        'Sets the target temperature and mode of a smart thermostat.',
+        [
+          ['device_id', 's'],
+          ['target_temperature', 'n'],
+          ['mode', 'e', ['heat', 'cool', 'auto', 'off']],
+          [
+            'schedule',
+            'o',
+            [
+              ['start', 's'],
+              ['end', 's'],
+              ['repeat_days', 'a'],
+            ],
+          ],
+        ],
+      ],
+    ],
+  ],
+  [
+    'media',
+    [
+      [
+        'play',
+        'song',
+        'Plays the specified song on the selected device, optionally shuffling the rest of the album.',
+        [
+          ['query', 's'],
+          ['device', 'e', ['Living room', 'Kitchen', 'Patio']],
+          ['shuffle', 'b'],
+          ['volume', 'i'],
+        ],
+      ],
+      [
+        'find',
+        'movies',
+        'Search for movies playing in a city, optionally filtered by genre and show type.',
+        [
+          ['location', 's'],
+          ['genre', 'e', ['Drama', 'Comedy', 'Action', 'Animation', 'dontcare']],
+          ['show_type', 'e', ['regular', '3d', 'imax']],
+        ],
+      ],
+    ],
+  ],
+  [
+    'calendar',
+    [
+      [
+        'schedule',
+        'meeting',
+        'Schedules a meeting with the given participants at a date and time, in a time zone.',
+        [
+          ['title', 's'],
+          ['participants', 'a'],
+          ['start_time', 's'],
+          ['duration_minutes', 'i'],
+          ['timezone', 's'],
+        ],
+      ],
+      [
+        'list',
+        'events',
+        'Lists the calendar events between two dates for the current user.',
+        [
+          ['start_date', 's'],
+          ['end_date', 's'],
+          ['include_declined', 'b'],
+        ],
+      ],
+    ],
+  ],
 ];
 const SERVICES = ['Hotels', 'Events', 'Movies', 'Music', 'Flights', 'RideSharing', 'Weather', 'Banks', 'Homes', 'Restaurants'];
 const NAMESPACES = ['api', 'uber', 'cmd_controller', 'requests', 'ChaDri', 'mbox', 'finance', 'home_assistant'];
-const USERS_EN = ['could you {v} the {o} for me? The {p} is {x}.', 'please {v} my {o} with {p} set to {x}.', 'I need to {v} a {o}; use {x} as the {p}.', '{v} {o} now — {p}: {x}'];
+const USERS_EN = [
+  'could you {v} the {o} for me? The {p} is {x}.',
+  'please {v} my {o} with {p} set to {x}.',
+  'I need to {v} a {o}; use {x} as the {p}.',
+  '{v} {o} now — {p}: {x}',
+];
 const USERS_OTHER = ['Tôi cần {v} {o}, {p} là {x}.', '请帮我{v}一下{o}，{p}是{x}。', 'Bitte {o} {v}: {p} = {x}.'];
 
 const camel = (s) => s.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
@@ -98,23 +364,37 @@ export function writeBfclLiveInput(file, records, seed) {
       const [verb, obj, description, params] = pick(templates);
       const st = chance(0.7) ? style : int(0, 4);
       const base = `${verb}_${obj}`;
-      const name = st === 0 ? base
-        : st === 1 ? `${pick(NAMESPACES)}.${obj}${chance(0.3) ? int(2, 9) : ''}`
-        : st === 2 ? `${pick(SERVICES)}_${int(1, 3)}_${pascal(base)}`
-        : st === 3 ? camel(base)
-        : `${pascal(stem).slice(0, 3)}${pascal(obj).slice(0, 3)}${chance(0.5) ? `.${base}` : ''}`;
+      const name =
+        st === 0
+          ? base
+          : st === 1
+            ? `${pick(NAMESPACES)}.${obj}${chance(0.3) ? int(2, 9) : ''}`
+            : st === 2
+              ? `${pick(SERVICES)}_${int(1, 3)}_${pascal(base)}`
+              : st === 3
+                ? camel(base)
+                : `${pascal(stem).slice(0, 3)}${pascal(obj).slice(0, 3)}${chance(0.5) ? `.${base}` : ''}`;
       if (names.has(name)) continue;
       names.add(name);
       tools.push(makeTool(name, description, params, paramStyle, { rng, int, pick, chance, record: i }));
     }
     const messages = [];
-    if (chance(0.4)) messages.push({ role: 'system', content: chance(0.15) ? `${pick(SYSTEMS)} Prefer \`${tools[0].function.name}\` when the user asks about it.` : pick(SYSTEMS) });
+    if (chance(0.4))
+      messages.push({
+        role: 'system',
+        content: chance(0.15) ? `${pick(SYSTEMS)} Prefer \`${tools[0].function.name}\` when the user asks about it.` : pick(SYSTEMS),
+      });
     const turns = chance(0.2) ? 2 : 1;
     for (let t = 0; t < turns; t++) {
       const tool = pick(tools).function;
       const pnames = Object.keys(tool.parameters.properties);
       const p = pick(pnames);
-      const words = { v: tool.name.split(/[._]/)[0].toLowerCase(), o: (tool.name.split(/[._]/).pop() ?? '').toLowerCase(), p, x: `'${pick(['latte', 'Ha Noi', '2150 Shattuck Ave, Berkeley, CA', 'DevelopmentEnv', 'AAPL', 'feature-branch', '2026-12-24', 'Spring picks'])}'` };
+      const words = {
+        v: tool.name.split(/[._]/)[0].toLowerCase(),
+        o: (tool.name.split(/[._]/).pop() ?? '').toLowerCase(),
+        p,
+        x: `'${pick(['latte', 'Ha Noi', '2150 Shattuck Ave, Berkeley, CA', 'DevelopmentEnv', 'AAPL', 'feature-branch', '2026-12-24', 'Spring picks'])}'`,
+      };
       const tpl = chance(0.2) ? pick(USERS_OTHER) : pick(USERS_EN);
       messages.push({ role: 'user', content: `${tpl.replace(/\{(\w)\}/g, (_, k) => words[k])} (request ${i}.${t}, ref ${int(1000, 99999)})` });
       // live_parallel: several calls in one turn (to the same tool or to others).
@@ -122,11 +402,29 @@ export function writeBfclLiveInput(file, records, seed) {
       const calls = [];
       for (let c = 0; c < nCalls; c++) {
         const callee = c === 0 ? tool : pick(tools).function;
-        calls.push({ id: `call_${i}_${t}_${c}`, type: 'function', function: { name: callee.name, arguments: JSON.stringify(argsFor(callee.parameters, { int, pick, chance })) } });
+        calls.push({
+          id: `call_${i}_${t}_${c}`,
+          type: 'function',
+          function: { name: callee.name, arguments: JSON.stringify(argsFor(callee.parameters, { int, pick, chance })) },
+        });
       }
       messages.push({ role: 'assistant', content: chance(0.3) ? 'Let me check that for you.' : '', tool_calls: calls });
-      for (const c of calls) messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify({ status: 'ok', result: { id: `R-${int(1, 999999)}`, note: pick(['done', 'queued', 'confirmed', 'no change']) } }) });
-      messages.push({ role: 'assistant', content: pick(['Done — the request went through.', 'All set, here is what I found.', 'Xong rồi, yêu cầu của bạn đã được xử lý.', '已经帮你处理好了。', `Finished: reference R-${int(1, 999999)}.`]) });
+      for (const c of calls)
+        messages.push({
+          role: 'tool',
+          tool_call_id: c.id,
+          content: JSON.stringify({ status: 'ok', result: { id: `R-${int(1, 999999)}`, note: pick(['done', 'queued', 'confirmed', 'no change']) } }),
+        });
+      messages.push({
+        role: 'assistant',
+        content: pick([
+          'Done — the request went through.',
+          'All set, here is what I found.',
+          'Xong rồi, yêu cầu của bạn đã được xử lý.',
+          '已经帮你处理好了。',
+          `Finished: reference R-${int(1, 999999)}.`,
+        ]),
+      });
     }
     lines.push(JSON.stringify({ id: `live_multiple_${i}-${int(0, 999)}-${int(0, 9)}`, tools, messages }));
   }
@@ -149,17 +447,23 @@ function makeTool(name, description, params, paramStyle, { int, pick, chance, re
 function schemaOf(pname, kind, extra, { int, pick, chance }) {
   const description = `The ${pname.replace(/_/g, ' ')} of the request${chance(0.3) ? ', in the format the service expects' : ''}.`;
   switch (kind) {
-    case 'e': return { type: 'string', description, enum: extra, ...(chance(0.4) ? { default: extra[0] } : {}) };
-    case 'i': return { type: 'integer', description, ...(chance(0.3) ? { default: int(1, 10) } : {}) };
-    case 'n': return { type: 'number', description };
-    case 'b': return { type: 'boolean', description, ...(chance(0.6) ? { default: chance(0.5) } : {}) };
-    case 'a': return { type: 'array', description, items: { type: 'string' } };
+    case 'e':
+      return { type: 'string', description, enum: extra, ...(chance(0.4) ? { default: extra[0] } : {}) };
+    case 'i':
+      return { type: 'integer', description, ...(chance(0.3) ? { default: int(1, 10) } : {}) };
+    case 'n':
+      return { type: 'number', description };
+    case 'b':
+      return { type: 'boolean', description, ...(chance(0.6) ? { default: chance(0.5) } : {}) };
+    case 'a':
+      return { type: 'array', description, items: { type: 'string' } };
     case 'o': {
       const properties = {};
       for (const [n, k, x] of extra) if (chance(0.8)) properties[n] = schemaOf(n, k, x, { int, pick, chance });
       return { type: 'object', description, properties };
     }
-    default: return { type: 'string', description, ...(chance(0.2) ? { default: '' } : {}) };
+    default:
+      return { type: 'string', description, ...(chance(0.2) ? { default: '' } : {}) };
   }
 }
 
@@ -175,11 +479,17 @@ function argsFor(schema, r) {
 function valueOf(s, r) {
   if (s.enum) return r.pick(s.enum);
   switch (s.type) {
-    case 'integer': return r.int(0, 20);
-    case 'number': return r.int(1, 9999) / 100;
-    case 'boolean': return r.chance(0.5);
-    case 'array': return Array.from({ length: r.int(1, 3) }, () => r.pick(['Alice', 'Bob', 'Carol', 'Mon', 'Wed']));
-    case 'object': return argsFor(s, r);
-    default: return r.pick(['latte', 'Ha Noi', 'Berkeley, CA', 'DevelopmentEnv', 'AAPL', 'feature-branch', '2026-12-24', 'Patio', '123 Main St, Springfield, IL']);
+    case 'integer':
+      return r.int(0, 20);
+    case 'number':
+      return r.int(1, 9999) / 100;
+    case 'boolean':
+      return r.chance(0.5);
+    case 'array':
+      return Array.from({ length: r.int(1, 3) }, () => r.pick(['Alice', 'Bob', 'Carol', 'Mon', 'Wed']));
+    case 'object':
+      return argsFor(s, r);
+    default:
+      return r.pick(['latte', 'Ha Noi', 'Berkeley, CA', 'DevelopmentEnv', 'AAPL', 'feature-branch', '2026-12-24', 'Patio', '123 Main St, Springfield, IL']);
   }
 }

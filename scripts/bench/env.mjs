@@ -37,12 +37,20 @@ function sseJson(text) {
   for (const block of text.split('\n\n')) {
     const lines = block.split('\n');
     const ev = lines.find((l) => l.startsWith('event: '))?.slice(7);
-    if (ev === 'chunk' || ev === 'end') d += lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+    if (ev === 'chunk' || ev === 'end')
+      d += lines
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
   }
   return d ? JSON.parse(d) : undefined;
 }
 
-const rowFiles = (dir) => readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().map((f) => path.join(dir, f));
+const rowFiles = (dir) =>
+  readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => path.join(dir, f));
 
 /** A keep-alive POST with node:http (lighter than fetch, so the client takes less of the shared cores). */
 function poster(url, concurrency) {
@@ -51,13 +59,30 @@ function poster(url, concurrency) {
   return (p, body, headers) =>
     new Promise((resolve, reject) => {
       const data = JSON.stringify(body);
-      const req = http.request({ agent, hostname, port, path: p, method: 'POST', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data), accept: '*/*', 'accept-encoding': 'gzip, deflate', 'user-agent': 'hsa-env-bench', ...headers } }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'] ?? '', text }));
-        res.on('error', reject);
-      });
+      const req = http.request(
+        {
+          agent,
+          hostname,
+          port,
+          path: p,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(data),
+            accept: '*/*',
+            'accept-encoding': 'gzip, deflate',
+            'user-agent': 'hsa-env-bench',
+            ...headers,
+          },
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode, type: res.headers['content-type'] ?? '', text }));
+          res.on('error', reject);
+        },
+      );
       req.on('error', reject);
       req.end(data);
     });
@@ -69,17 +94,26 @@ function poster(url, concurrency) {
  * reward's token counting; `x-bench-step` tells the server's hook which kind of step a request is.
  */
 async function client(url, dir, episodes, concurrency) {
-  const plans = rowFiles(dir).flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean)).map((t) => {
-    const r = JSON.parse(t);
-    const gt = JSON.parse(r.reward_model.ground_truth);
-    const msgs = gt.turns.flatMap((turn, ti) => [
-      ...turn.calls.map((c, i) => ({ kind: 'call', reasoning: (e) => `checking the tools first for turn ${ti} call ${i} of episode ${e} `.repeat(4), call: { id: `c${ti}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } } })),
-      { kind: 'reply', think: (e) => `the viewer asks about this in turn ${ti} of episode ${e} `.repeat(5), reply: turn.reply },
-    ]);
-    msgs[msgs.length - 1].kind = 'final';
-    return { index: r.extra_info.index, msgs };
-  });
-  const message = (m, e) => (m.call ? { role: 'assistant', content: '', reasoning_content: m.reasoning(e), tool_calls: [m.call] } : { role: 'assistant', content: `<think>${m.think(e)}</think>${m.reply}` });
+  const plans = rowFiles(dir)
+    .flatMap((f) => readFileSync(f, 'utf8').split('\n').filter(Boolean))
+    .map((t) => {
+      const r = JSON.parse(t);
+      const gt = JSON.parse(r.reward_model.ground_truth);
+      const msgs = gt.turns.flatMap((turn, ti) => [
+        ...turn.calls.map((c, i) => ({
+          kind: 'call',
+          reasoning: (e) => `checking the tools first for turn ${ti} call ${i} of episode ${e} `.repeat(4),
+          call: { id: `c${ti}_${i}`, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.arguments) } },
+        })),
+        { kind: 'reply', think: (e) => `the viewer asks about this in turn ${ti} of episode ${e} `.repeat(5), reply: turn.reply },
+      ]);
+      msgs[msgs.length - 1].kind = 'final';
+      return { index: r.extra_info.index, msgs };
+    });
+  const message = (m, e) =>
+    m.call
+      ? { role: 'assistant', content: '', reasoning_content: m.reasoning(e), tool_calls: [m.call] }
+      : { role: 'assistant', content: `<think>${m.think(e)}</think>${m.reply}` };
   const send = poster(url, concurrency);
   const latencies = [];
   let steps = 0;
@@ -118,7 +152,9 @@ async function client(url, dir, episodes, concurrency) {
   const cpu0 = process.cpuUsage();
   const wall = await round(episodes);
   const cpu = process.cpuUsage(cpu0);
-  process.stdout.write(`${JSON.stringify({ wall, steps, cpuMs: (cpu.user + cpu.system) / 1000, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ wall, steps, cpuMs: (cpu.user + cpu.system) / 1000, p50: quantile(latencies, 0.5), p95: quantile(latencies, 0.95) })}\n`,
+  );
 }
 
 /** Run the benchmark; returns report rows [measurement, result, target, status]. */
@@ -126,12 +162,21 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
   const out = path.join(data, 'env-rl');
   if (!existsSync(path.join(out, 'manifest.json'))) {
     log('env bench: writing RL rows from fixtures/live-commerce …');
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/hsa'), 'augment', '--config', path.join(ROOT, 'fixtures/live-commerce/hsa.yaml'), '--out', out, '--stages', 'rl', '--force', '-q'], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'bin/hsa'), 'augment', '--config', path.join(ROOT, 'fixtures/live-commerce/hsa.yaml'), '--out', out, '--stages', 'rl', '--force', '-q'],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`hsa augment for the env bench failed: ${r.stderr}`);
   }
   const dist = (p) => import(pathToFileURL(path.join(ROOT, 'dist/src', p)).href);
   const [{ RowSet }, { SessionStore }, { createOrsProtocol }, { startEnvServer }, { tokenCounter }, { DEFAULT_REWARD_CONFIG }] = await Promise.all([
-    dist('episode/rows.js'), dist('env/sessions.js'), dist('env/ors.js'), dist('env/server.js'), dist('episode/tokens.js'), dist('episode/reward.js'),
+    dist('episode/rows.js'),
+    dist('env/sessions.js'),
+    dist('env/ors.js'),
+    dist('env/server.js'),
+    dist('episode/tokens.js'),
+    dist('episode/reward.js'),
   ]);
   const dir = path.join(out, 'rl');
   const rows = await RowSet.load(rowFiles(dir));
@@ -151,11 +196,17 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
   const gcs = [];
   // Entries arrive later than the pauses; they are kept by when they started (the measured span).
   let span = [Infinity, Infinity];
-  const gcObserver = new PerformanceObserver((list) => gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, ms: e.duration, kind: e.detail?.kind }))));
+  const gcObserver = new PerformanceObserver((list) =>
+    gcs.push(...list.getEntries().map((e) => ({ start: e.startTime, ms: e.duration, kind: e.detail?.kind }))),
+  );
   gcObserver.observe({ entryTypes: ['gc'] });
   const server = await startEnvServer({ host: '127.0.0.1', port: 0, protocols: [createOrsProtocol()], store, maxBodyBytes: 16 << 20, log, onRequest });
   log(`env bench: ${episodes} episodes over ${concurrency} concurrent clients (rows: ${rows.size}, tokenizer ${counter.name}) …`);
-  const child = spawn(process.execPath, [SELF, '--client', server.url, '--rows-dir', dir, '--episodes', String(episodes), '--concurrency', String(concurrency)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    process.execPath,
+    [SELF, '--client', server.url, '--rows-dir', dir, '--episodes', String(episodes), '--concurrency', String(concurrency)],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let cpu0;
   let result;
   let cpu;
@@ -183,7 +234,11 @@ export async function envBench({ data = path.join(ROOT, 'bench-data'), episodes 
   const pct = (xs) => `${f(quantile(xs, 0.5))} / ${f(quantile(xs, 0.95))} ms (${xs.length})`;
   // GC kinds (perf_hooks constants): 1 scavenge, 4 mark-compact, 8 incremental marking, 16 weak callbacks.
   const gcOf = (k) => inSpan.filter((g) => g.kind === k);
-  const gcLine = (xs) => `${xs.length}, ${f(xs.reduce((a, g) => a + g.ms, 0), 1)} ms${xs.length ? `, longest ${f(Math.max(...xs.map((g) => g.ms)), 1)} ms` : ''}`;
+  const gcLine = (xs) =>
+    `${xs.length}, ${f(
+      xs.reduce((a, g) => a + g.ms, 0),
+      1,
+    )} ms${xs.length ? `, longest ${f(Math.max(...xs.map((g) => g.ms)), 1)} ms` : ''}`;
   let hit = 0;
   for (let i = 0; i < windows.length; i += 2) if (inSpan.some((g) => g.start < windows[i] + windows[i + 1] && g.start + g.ms > windows[i])) hit++;
   return [

@@ -23,7 +23,9 @@ function handle(line, sink) {
   for (let k = 0; k < variants; k++) {
     sink.text(`{"id":${JSON.stringify(`${rec.id}~v${k}`)},"messages":${JSON.stringify(rec.messages)},"tools":`);
     sink.bytes(toolBytes);
-    sink.text(`,"meta":{"source_id":${JSON.stringify(rec.id)},"source_file":${JSON.stringify(input)},"source_line":${records + 1},"variant":${k},"transforms":`);
+    sink.text(
+      `,"meta":{"source_id":${JSON.stringify(rec.id)},"source_file":${JSON.stringify(input)},"source_line":${records + 1},"variant":${k},"transforms":`,
+    );
     sink.bytes(transformBytes);
     sink.text(`,"harness":${harnessJson},"seed":"0"}}\n`);
     outputs++;

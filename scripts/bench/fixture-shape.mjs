@@ -30,7 +30,10 @@ export function writeFixtureShapeInput(file, bytes) {
   if (existsSync(file) && existsSync(stamp) && readFileSync(stamp, 'utf8') === params) {
     return { file, bytes: statSync(file).size, records: Number(readFileSync(`${file}.records`, 'utf8')) };
   }
-  const records = src.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  const records = src
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
   const chunks = [];
   let size = 0;
   let n = 0;
@@ -39,11 +42,14 @@ export function writeFixtureShapeInput(file, bytes) {
       if (size >= bytes) break;
       // Copy 0 is the fixture itself; later copies get a new id and their user turns a short tag,
       // so no two records are alike (per-record caches cannot hit) and every check still passes.
-      const rec = copy === 0 ? r : {
-        ...r,
-        id: `${r.id}-c${copy}`,
-        messages: r.messages.map((m) => (m.role === 'user' && typeof m.content === 'string' ? { ...m, content: `${m.content} (${copy})` } : m)),
-      };
+      const rec =
+        copy === 0
+          ? r
+          : {
+              ...r,
+              id: `${r.id}-c${copy}`,
+              messages: r.messages.map((m) => (m.role === 'user' && typeof m.content === 'string' ? { ...m, content: `${m.content} (${copy})` } : m)),
+            };
       const line = `${JSON.stringify(rec)}\n`;
       chunks.push(line);
       size += Buffer.byteLength(line);
@@ -67,8 +73,22 @@ function passThrough(input, output) {
 function augment(input, out, extra, cpuFile) {
   rmSync(out, { recursive: true, force: true });
   rmSync(cpuFile, { force: true });
-  const args = ['--import', pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href, path.join(ROOT, 'bin/hsa'), 'augment', '--no-gzip',
-    '--harness', HARNESS, '-t', input, '-o', out, '--force', '-q', ...extra];
+  const args = [
+    '--import',
+    pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href,
+    path.join(ROOT, 'bin/hsa'),
+    'augment',
+    '--no-gzip',
+    '--harness',
+    HARNESS,
+    '-t',
+    input,
+    '-o',
+    out,
+    '--force',
+    '-q',
+    ...extra,
+  ];
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, HSA_BENCH_RSS_FILE: cpuFile } });
@@ -85,7 +105,14 @@ function augment(input, out, extra, cpuFile) {
         /* reported without the CPU ratio */
       }
       const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
-      resolve({ ok: true, wall, cpu, manifest, written: manifest.totals.variants_written, rejected: manifest.totals.variants_rejected + manifest.totals.rejected_records });
+      resolve({
+        ok: true,
+        wall,
+        cpu,
+        manifest,
+        written: manifest.totals.variants_written,
+        rejected: manifest.totals.variants_rejected + manifest.totals.rejected_records,
+      });
     });
   });
 }
@@ -116,39 +143,64 @@ export async function fixtureShapeRows({ data, mb = 64, runs = 2, sizes: withSiz
         return [['fixture-shaped records', 'augment FAILED (see below)', '', 'MISSED']];
       }
       const b = best[k];
-      best[k] = !b || r.wall < b.wall ? { ...r, cpu_best: Math.min(r.cpu ?? Infinity, b?.cpu_best ?? Infinity) } : { ...b, cpu_best: Math.min(b.cpu_best, r.cpu ?? Infinity) };
+      best[k] =
+        !b || r.wall < b.wall
+          ? { ...r, cpu_best: Math.min(r.cpu ?? Infinity, b?.cpu_best ?? Infinity) }
+          : { ...b, cpu_best: Math.min(b.cpu_best, r.cpu ?? Infinity) };
     }
   }
   const ptRate = pt.records / pt.seconds;
   const ptCpuRate = pt.records / pt.cpu_best;
-  const rows = [[`(fixture-shaped) pass-through, ${input.records} records of ~${(input.bytes / input.records / 1024).toFixed(1)} KB (best of ${runs})`,
-    `${Math.round(ptRate)} records/s (per CPU-second ${Math.round(ptCpuRate)})`, '', '']];
-  for (const [k, label, target] of [['one', '--variants 1', TARGET_ONE], ['four', 'default variants (4)', TARGET_FOUR]]) {
+  const rows = [
+    [
+      `(fixture-shaped) pass-through, ${input.records} records of ~${(input.bytes / input.records / 1024).toFixed(1)} KB (best of ${runs})`,
+      `${Math.round(ptRate)} records/s (per CPU-second ${Math.round(ptCpuRate)})`,
+      '',
+      '',
+    ],
+  ];
+  for (const [k, label, target] of [
+    ['one', '--variants 1', TARGET_ONE],
+    ['four', 'default variants (4)', TARGET_FOUR],
+  ]) {
     const r = best[k];
     const ratio = r.written / r.wall / ptRate;
     const cpuRatio = Number.isFinite(r.cpu_best) ? r.written / r.cpu_best / ptCpuRate : null;
-    rows.push([`(fixture-shaped) augment ${label}, SFT, fixture harness: output records/s ÷ pass-through`,
+    rows.push([
+      `(fixture-shaped) augment ${label}, SFT, fixture harness: output records/s ÷ pass-through`,
       `${f2(ratio)} (per CPU-second ${cpuRatio == null ? 'n/a' : f2(cpuRatio)}; ${r.written} written, ${r.rejected} rejected, wall ${f2(r.wall)} s, CPU ${Number.isFinite(r.cpu_best) ? f2(r.cpu_best) : 'n/a'} s)`,
-      `≥ ${target}`, ratio >= target ? 'ok' : 'MISSED']);
+      `≥ ${target}`,
+      ratio >= target ? 'ok' : 'MISSED',
+    ]);
   }
   // The floor (fixture-floor.mjs: parse, output-shaped SFT lines, sha256), on the SFT lines just written.
   const sample = path.join(out, 'sft', 'part-00000.jsonl');
   const floor = (v) => {
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bench/fixture-floor.mjs'), input.file, path.join(dir, 'floor.jsonl'), sample, String(v)], { encoding: 'utf8' });
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bench/fixture-floor.mjs'), input.file, path.join(dir, 'floor.jsonl'), sample, String(v)], {
+      encoding: 'utf8',
+    });
     rmSync(path.join(dir, 'floor.jsonl'), { force: true });
     return r.status === 0 ? JSON.parse(r.stdout.trim().split('\n').pop()) : null;
   };
   const [f1, f4] = existsSync(sample) ? [floor(1), floor(4)] : [null, null];
   if (f1 && f4) {
     const cell = (f) => `${f2(f.outputs / f.cpu_seconds / ptCpuRate)} (CPU ${f2(f.cpu_seconds)} s)`;
-    rows.push(['(fixture-shaped) floor: parse + output-shaped SFT lines + sha256, per CPU-second ÷ pass-through', `one variant ${cell(f1)}, four ${cell(f4)}`, '', '']);
+    rows.push([
+      '(fixture-shaped) floor: parse + output-shaped SFT lines + sha256, per CPU-second ÷ pass-through',
+      `one variant ${cell(f1)}, four ${cell(f4)}`,
+      '',
+      '',
+    ]);
   }
   // Output size by stage, default variants, all three stages, plain and gzip (one run each), on the
   // first SLICE records: OPD alone is ~30 bytes per input byte, and the ratios do not depend on size.
   if (!withSizes) return rows;
   const slice = writeFixtureShapeInput(path.join(dir, 'input-slice.jsonl'), Math.min(input.bytes, SLICE_BYTES));
   const sizes = {};
-  for (const [tag, extra] of [['plain', []], ['gzip', ['--gzip']]]) {
+  for (const [tag, extra] of [
+    ['plain', []],
+    ['gzip', ['--gzip']],
+  ]) {
     log(`fixture-shaped: augment --stages sft,opd,rl ${extra.join(' ')} on ${slice.records} records (output size) …`);
     const r = await augment(slice.file, out, ['--stages', 'sft,opd,rl', ...extra], cpuFile);
     if (!r.ok) {
@@ -163,8 +215,12 @@ export async function fixtureShapeRows({ data, mb = 64, runs = 2, sizes: withSiz
     const plain = sizes.plain[stage];
     const gz = sizes.gzip[stage];
     if (!plain || !gz) continue;
-    rows.push([`(fixture-shaped) ${stage} output bytes per input byte, default variants, first ${slice.records} records: plain / --gzip`,
-      `${cell(plain)} / ${cell(gz)}; gzip keeps ${(100 * gz.bytes / plain.bytes).toFixed(1)}%`, '', '']);
+    rows.push([
+      `(fixture-shaped) ${stage} output bytes per input byte, default variants, first ${slice.records} records: plain / --gzip`,
+      `${cell(plain)} / ${cell(gz)}; gzip keeps ${((100 * gz.bytes) / plain.bytes).toFixed(1)}%`,
+      '',
+      '',
+    ]);
   }
   return rows;
 }
@@ -173,7 +229,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const argv = process.argv.slice(2);
   const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
   const errors = [];
-  const rows = await fixtureShapeRows({ data: path.join(ROOT, 'bench-data'), mb: Number(opt('--mb', 64)), runs: Math.max(1, Number(opt('--runs', 2))), sizes: !argv.includes('--no-sizes'), log: (l) => process.stderr.write(`${l}\n`), errors });
+  const rows = await fixtureShapeRows({
+    data: path.join(ROOT, 'bench-data'),
+    mb: Number(opt('--mb', 64)),
+    runs: Math.max(1, Number(opt('--runs', 2))),
+    sizes: !argv.includes('--no-sizes'),
+    log: (l) => process.stderr.write(`${l}\n`),
+    errors,
+  });
   for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
   if (errors.length) {
     process.stderr.write(`${errors.join('\n\n')}\n`);

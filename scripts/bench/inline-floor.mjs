@@ -28,8 +28,14 @@ function handle(line, sink) {
   const system = rec.messages[0]?.role === 'system' ? rec.messages[0].content : '';
   for (let k = 0; k < variants; k++) {
     const tools = JSON.stringify(rec.tools);
-    const hash = withHash ? createHash('sha256').update(canonicalJson({ tools: rec.tools, system })).digest('hex') : '';
-    sink.text(`{"id":${JSON.stringify(`${rec.id}~v${k}`)},"messages":${JSON.stringify(rec.messages)},"tools":${tools},"meta":{"source_id":${JSON.stringify(rec.id)},"source_file":${JSON.stringify(input)},"source_line":${records + 1},"variant":${k},"transforms":`);
+    const hash = withHash
+      ? createHash('sha256')
+          .update(canonicalJson({ tools: rec.tools, system }))
+          .digest('hex')
+      : '';
+    sink.text(
+      `{"id":${JSON.stringify(`${rec.id}~v${k}`)},"messages":${JSON.stringify(rec.messages)},"tools":${tools},"meta":{"source_id":${JSON.stringify(rec.id)},"source_file":${JSON.stringify(input)},"source_line":${records + 1},"variant":${k},"transforms":`,
+    );
     sink.bytes(transformBytes);
     sink.text(`,"harness":{"name":"inline","version":"0","state_hash":"${hash}"},"seed":"0"}}`);
     sink.newline();

@@ -49,7 +49,11 @@ function run(args, usageFile) {
   rmSync(usageFile, { force: true });
   return new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href, ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, HSA_BENCH_RSS_FILE: usageFile } });
+    const child = spawn(process.execPath, ['--import', pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href, ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, HSA_BENCH_RSS_FILE: usageFile },
+    });
     let err = '';
     child.stdout.on('data', () => {});
     child.stderr.on('data', (d) => (err = (err + d).slice(-4000)));
@@ -95,7 +99,10 @@ export async function inlineToolsRows({ data, seed = 'hsa-bench-v1', records = D
       log(`per-record tools: augment ${extra.join(' ')} (run ${i + 1}/${runs}) …`);
       const out = path.join(data, `out-inline-${k}`);
       rmSync(out, { recursive: true, force: true });
-      const r = await run([path.join(ROOT, 'bin/hsa'), 'augment', '--no-gzip', '-t', input.file, '-o', out, '--force', '-q', ...extra], path.join(data, `.usage-inline-${k}.json`));
+      const r = await run(
+        [path.join(ROOT, 'bin/hsa'), 'augment', '--no-gzip', '-t', input.file, '-o', out, '--force', '-q', ...extra],
+        path.join(data, `.usage-inline-${k}.json`),
+      );
       if (r.code !== 0) {
         errors.push(`per-record tools: hsa augment ${extra.join(' ')} exited ${r.code}: ${r.err.slice(-800)}`);
         return [['per-record tools', `augment ${extra.join(' ')} FAILED (see below)`, '', 'MISSED']];
@@ -103,38 +110,76 @@ export async function inlineToolsRows({ data, seed = 'hsa-bench-v1', records = D
       const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
       const m = { ...r, manifest, written: manifest.totals.variants_written, rejected: manifest.totals.variants_rejected + manifest.totals.rejected_records };
       const b = best[k];
-      best[k] = !b || m.wall < b.wall ? { ...m, cpu: Math.min(m.cpu ?? Infinity, b?.cpu ?? Infinity), rss: Math.max(m.rss ?? 0, b?.rss ?? 0) } : { ...b, cpu: Math.min(b.cpu, m.cpu ?? Infinity), rss: Math.max(b.rss, m.rss ?? 0) };
+      best[k] =
+        !b || m.wall < b.wall
+          ? { ...m, cpu: Math.min(m.cpu ?? Infinity, b?.cpu ?? Infinity), rss: Math.max(m.rss ?? 0, b?.rss ?? 0) }
+          : { ...b, cpu: Math.min(b.cpu, m.cpu ?? Infinity), rss: Math.max(b.rss, m.rss ?? 0) };
     }
   }
   const start = await run([path.join(ROOT, 'bin/hsa'), '--version'], path.join(data, '.usage-inline-start.json'));
   const ptRate = pt.records / pt.seconds;
   const ptCpuRate = pt.records / ptCpu;
-  const rows = [[`(per-record tools) pass-through, ${records} BFCL-live-shaped records with their own 1–8 tools (best of ${runs})`, `${Math.round(ptRate)} records/s (per CPU-second ${Math.round(ptCpuRate)}; ${(input.bytes / 2 ** 20).toFixed(1)} MB)`, '', '']];
+  const rows = [
+    [
+      `(per-record tools) pass-through, ${records} BFCL-live-shaped records with their own 1–8 tools (best of ${runs})`,
+      `${Math.round(ptRate)} records/s (per CPU-second ${Math.round(ptCpuRate)}; ${(input.bytes / 2 ** 20).toFixed(1)} MB)`,
+      '',
+      '',
+    ],
+  ];
   const ratios = {};
-  for (const [k, label, target] of [['rename', 'rename set (tools.rename, tools.param-rename, tools.order), --variants 1, SFT', TARGET_RENAME_SET], ['defaults', 'defaults (every default transform, 4 variants), SFT, per output record', TARGET_DEFAULTS]]) {
+  for (const [k, label, target] of [
+    ['rename', 'rename set (tools.rename, tools.param-rename, tools.order), --variants 1, SFT', TARGET_RENAME_SET],
+    ['defaults', 'defaults (every default transform, 4 variants), SFT, per output record', TARGET_DEFAULTS],
+  ]) {
     const r = best[k];
     const ratio = r.written / r.wall / ptRate;
     const cpuRatio = Number.isFinite(r.cpu) ? r.written / r.cpu / ptCpuRate : null;
     ratios[k] = ratio;
-    rows.push([`(per-record tools) augment, ${label}: output records/s ÷ pass-through`,
+    rows.push([
+      `(per-record tools) augment, ${label}: output records/s ÷ pass-through`,
       `${f3(ratio)} (per CPU-second ${cpuRatio == null ? 'n/a' : f3(cpuRatio)}; ${Math.round(r.written / r.wall)} output records/s, ${r.written} written, ${r.rejected} rejected, wall ${f2(r.wall)} s, CPU ${Number.isFinite(r.cpu) ? f2(r.cpu) : 'n/a'} s)`,
-      `≥ ${target}`, ratio >= target ? 'ok' : 'MISSED']);
+      `≥ ${target}`,
+      ratio >= target ? 'ok' : 'MISSED',
+    ]);
   }
   const rss = Math.max(best.rename.rss ?? 0, best.defaults.rss ?? 0);
-  rows.push(['(per-record tools) augment peak RSS, both settings', rss ? `${Math.round(rss)} MB (rename set ${Math.round(best.rename.rss)} MB, defaults ${Math.round(best.defaults.rss)} MB)` : 'n/a', `≤ ${RSS_TARGET_MB} MB`, rss && rss <= RSS_TARGET_MB ? 'ok' : 'MISSED']);
-  rows.push(['(per-record tools) hsa start-up (`hsa --version`), counted in the wall above', `${f2(start.wall)} s wall${start.cpu ? `, ${f2(start.cpu)} s CPU` : ''}`, '', '']);
+  rows.push([
+    '(per-record tools) augment peak RSS, both settings',
+    rss ? `${Math.round(rss)} MB (rename set ${Math.round(best.rename.rss)} MB, defaults ${Math.round(best.defaults.rss)} MB)` : 'n/a',
+    `≤ ${RSS_TARGET_MB} MB`,
+    rss && rss <= RSS_TARGET_MB ? 'ok' : 'MISSED',
+  ]);
+  rows.push([
+    '(per-record tools) hsa start-up (`hsa --version`), counted in the wall above',
+    `${f2(start.wall)} s wall${start.cpu ? `, ${f2(start.cpu)} s CPU` : ''}`,
+    '',
+    '',
+  ]);
   // The floor (inline-floor.mjs): parse + output-shaped SFT lines with each variant's own tool
   // list, then the same with a canonical-JSON + sha256 state identity per variant.
   const floor = (k, hash) => {
     const sample = path.join(data, `out-inline-${k}`, 'sft', 'part-00000.jsonl');
     const variants = String(best[k].manifest.config.variants);
-    const f = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bench/inline-floor.mjs'), input.file, path.join(data, 'floor-inline.jsonl'), sample, variants, hash ? 'hash' : 'plain'], { encoding: 'utf8' });
+    const f = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'scripts/bench/inline-floor.mjs'), input.file, path.join(data, 'floor-inline.jsonl'), sample, variants, hash ? 'hash' : 'plain'],
+      { encoding: 'utf8' },
+    );
     rmSync(path.join(data, 'floor-inline.jsonl'), { force: true });
     return f.status === 0 ? JSON.parse(f.stdout.trim().split('\n').pop()) : null;
   };
   const cell = (f) => (f ? `${f2(f.outputs / f.seconds / ptRate)}× (per CPU-second ${f2(f.outputs / f.cpu_seconds / ptCpuRate)}×)` : 'FAILED');
-  for (const [k, label] of [['rename', 'one variant'], ['defaults', 'four variants']]) {
-    rows.push([`(per-record tools) floor, ${label}: parse + output-shaped SFT lines, each variant its own tools, ÷ pass-through`, `${cell(floor(k, false))}; with a canonical-JSON + sha256 state identity per variant ${cell(floor(k, true))}`, '', '']);
+  for (const [k, label] of [
+    ['rename', 'one variant'],
+    ['defaults', 'four variants'],
+  ]) {
+    rows.push([
+      `(per-record tools) floor, ${label}: parse + output-shaped SFT lines, each variant its own tools, ÷ pass-through`,
+      `${cell(floor(k, false))}; with a canonical-JSON + sha256 state identity per variant ${cell(floor(k, true))}`,
+      '',
+      '',
+    ]);
   }
   for (const k of Object.keys(settings)) rmSync(path.join(data, `out-inline-${k}`), { recursive: true, force: true });
   return rows;
@@ -144,7 +189,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const argv = process.argv.slice(2);
   const opt = (n, d) => (argv.includes(n) ? argv[argv.indexOf(n) + 1] : d);
   const errors = [];
-  const rows = await inlineToolsRows({ data: path.join(ROOT, 'bench-data'), seed: opt('--seed', 'hsa-bench-v1'), records: Number(opt('--records', DEFAULT_RECORDS)), runs: Math.max(1, Number(opt('--runs', 2))), log: (l) => process.stderr.write(`${l}\n`), errors });
+  const rows = await inlineToolsRows({
+    data: path.join(ROOT, 'bench-data'),
+    seed: opt('--seed', 'hsa-bench-v1'),
+    records: Number(opt('--records', DEFAULT_RECORDS)),
+    runs: Math.max(1, Number(opt('--runs', 2))),
+    log: (l) => process.stderr.write(`${l}\n`),
+    errors,
+  });
   for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
   if (errors.length) {
     process.stderr.write(`${errors.join('\n\n')}\n`);

@@ -26,7 +26,16 @@ export function startLatencyServer({ delayMs = 200, idleMs = 30_000 } = {}) {
       })();
       setTimeout(() => {
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ id: `chatcmpl-${count}`, object: 'chat.completion', created: 1700000000, model, choices: [{ index: 0, message: { role: 'assistant', content: 'OK!' }, finish_reason: 'stop' }], usage: { prompt_tokens: 100, completion_tokens: 2 } }));
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${count}`,
+            object: 'chat.completion',
+            created: 1700000000,
+            model,
+            choices: [{ index: 0, message: { role: 'assistant', content: 'OK!' }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 100, completion_tokens: 2 },
+          }),
+        );
       }, delayMs);
     });
   });

@@ -19,14 +19,45 @@ export function writeMigrateInput(file, records, padBooks = 0) {
   const src = readFileSync(path.join(LIB, 'logs-v1.jsonl'), 'utf8');
   const params = JSON.stringify({ v: 1, records, fixture: src.length, padBooks });
   if (existsSync(file) && existsSync(`${file}.params`) && readFileSync(`${file}.params`, 'utf8') === params) return file;
-  const base = src.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  const base = src
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
   const out = [];
   for (let i = 0; i < records; i++) {
     const r = base[i % base.length];
     const copy = Math.floor(i / base.length);
-    let rec = copy === 0 ? r : { ...r, id: `${r.id}-c${copy}`, messages: r.messages.map((m) => (m.role === 'user' && m.name === undefined && typeof m.content === 'string' ? { ...m, content: `${m.content} (${copy})` } : m)) };
+    let rec =
+      copy === 0
+        ? r
+        : {
+            ...r,
+            id: `${r.id}-c${copy}`,
+            messages: r.messages.map((m) =>
+              m.role === 'user' && m.name === undefined && typeof m.content === 'string' ? { ...m, content: `${m.content} (${copy})` } : m,
+            ),
+          };
     // Realistic tool payloads: a catalogue answer lists many books (the data is passed through as is).
-    if (padBooks > 0) rec = { ...rec, messages: rec.messages.map((m) => (m.role === 'tool' && m.content.startsWith('{"books"') ? { ...m, content: JSON.stringify({ books: Array.from({ length: padBooks }, (_, k) => ({ isbn: `97800000${String(k + i).padStart(5, '0')}`, title: `Title ${k} of copy ${copy}`, author: `Author ${k % 17}`, year: 1950 + (k % 70), available: { main: k % 3, east: k % 2, west: 0 } })) }) } : m)) };
+    if (padBooks > 0)
+      rec = {
+        ...rec,
+        messages: rec.messages.map((m) =>
+          m.role === 'tool' && m.content.startsWith('{"books"')
+            ? {
+                ...m,
+                content: JSON.stringify({
+                  books: Array.from({ length: padBooks }, (_, k) => ({
+                    isbn: `97800000${String(k + i).padStart(5, '0')}`,
+                    title: `Title ${k} of copy ${copy}`,
+                    author: `Author ${k % 17}`,
+                    year: 1950 + (k % 70),
+                    available: { main: k % 3, east: k % 2, west: 0 },
+                  })),
+                }),
+              }
+            : m,
+        ),
+      };
     out.push(`${JSON.stringify(rec)}\n`);
   }
   writeFileSync(file, out.join(''));
@@ -45,7 +76,24 @@ function migrate(input, outDir) {
   const usage = path.join(outDir, 'usage.json');
   rmSync(usage, { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, ['--import', pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href, path.join(ROOT, 'bin/hsa'), 'migrate', 'apply', '--plan', path.join(LIB, 'plan.yaml'), '-t', input, '-o', path.join(outDir, 'migrated.jsonl'), '--json'], { encoding: 'utf8', env: { ...process.env, HSA_BENCH_RSS_FILE: usage } });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href,
+      path.join(ROOT, 'bin/hsa'),
+      'migrate',
+      'apply',
+      '--plan',
+      path.join(LIB, 'plan.yaml'),
+      '-t',
+      input,
+      '-o',
+      path.join(outDir, 'migrated.jsonl'),
+      '--json',
+    ],
+    { encoding: 'utf8', env: { ...process.env, HSA_BENCH_RSS_FILE: usage } },
+  );
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(`hsa migrate apply failed (${r.status}): ${r.stderr}`);
   const u = JSON.parse(readFileSync(usage, 'utf8'));
@@ -78,17 +126,31 @@ async function measure({ data, records, runs, log, padBooks }) {
   }
   const ratio = pt.seconds / mg.seconds;
   const cpuRatio = pt.cpu / mg.cpu;
-  log(`migrate: ${records} records, pass-through ${pt.seconds.toFixed(2)} s (CPU ${pt.cpu.toFixed(2)} s), migrate apply ${mg.seconds.toFixed(2)} s (CPU ${mg.cpu.toFixed(2)} s; ${summary.migrated} migrated, ${summary.rejected} rejected)`);
+  log(
+    `migrate: ${records} records, pass-through ${pt.seconds.toFixed(2)} s (CPU ${pt.cpu.toFixed(2)} s), migrate apply ${mg.seconds.toFixed(2)} s (CPU ${mg.cpu.toFixed(2)} s; ${summary.migrated} migrated, ${summary.rejected} rejected)`,
+  );
   const kb = (statSync(input).size / records / 1024).toFixed(1);
-  const label = padBooks ? `(info) migrate apply vs pass-through, the same log with catalogue answers of ${padBooks} books (${kb} KB a record)` : `migrate apply vs pass-through (${records.toLocaleString('en-US')} records of the library fixture, ${kb} KB a record; whole process)`;
+  const label = padBooks
+    ? `(info) migrate apply vs pass-through, the same log with catalogue answers of ${padBooks} books (${kb} KB a record)`
+    : `migrate apply vs pass-through (${records.toLocaleString('en-US')} records of the library fixture, ${kb} KB a record; whole process)`;
   return [
-    [label, `${ratio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× CPU (${(records / mg.seconds).toFixed(0)} records/s; ${summary.migrated} migrated, ${summary.rejected} rejected; peak RSS ${mg.rssMb.toFixed(0)} MB)`, padBooks ? '' : `≥ ${TARGET}×`, padBooks ? '' : Math.max(ratio, cpuRatio) >= TARGET ? 'ok' : 'MISSED'],
+    [
+      label,
+      `${ratio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× CPU (${(records / mg.seconds).toFixed(0)} records/s; ${summary.migrated} migrated, ${summary.rejected} rejected; peak RSS ${mg.rssMb.toFixed(0)} MB)`,
+      padBooks ? '' : `≥ ${TARGET}×`,
+      padBooks ? '' : Math.max(ratio, cpuRatio) >= TARGET ? 'ok' : 'MISSED',
+    ],
   ];
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const argv = process.argv.slice(2);
   const opt = (n, d) => (argv.includes(n) ? Number(argv[argv.indexOf(n) + 1]) : d);
-  const rows = await migrateRows({ data: path.join(ROOT, 'bench-data'), records: opt('--records', 20000), runs: opt('--runs', 2), log: (s) => process.stderr.write(`${s}\n`) });
+  const rows = await migrateRows({
+    data: path.join(ROOT, 'bench-data'),
+    records: opt('--records', 20000),
+    runs: opt('--runs', 2),
+    log: (s) => process.stderr.write(`${s}\n`),
+  });
   for (const r of rows) process.stdout.write(`| ${r.join(' | ')} |\n`);
 }

@@ -23,7 +23,24 @@ const TOOLS = 128;
 const CONVERSATIONS = 200;
 const VARIANTS = 8;
 
-const AREAS = ['server', 'volume', 'backup', 'cert', 'dns_zone', 'vpn_peer', 'queue', 'cluster', 'bucket', 'firewall_rule', 'user_group', 'pipeline', 'alert', 'runbook', 'license', 'printer'];
+const AREAS = [
+  'server',
+  'volume',
+  'backup',
+  'cert',
+  'dns_zone',
+  'vpn_peer',
+  'queue',
+  'cluster',
+  'bucket',
+  'firewall_rule',
+  'user_group',
+  'pipeline',
+  'alert',
+  'runbook',
+  'license',
+  'printer',
+];
 const VERBS = ['get', 'list', 'restart', 'resize', 'rotate', 'pause'];
 const TYPES = ['string', 'integer', 'boolean'];
 const FIELDS = ['region', 'reason', 'ticket_ref', 'window_minutes', 'dry_run', 'owner_email', 'priority', 'label', 'target_size_gb', 'notify'];
@@ -38,32 +55,63 @@ export function writeOutputSizeInput(dir, seed = 'hsa-output-size-v1', conversat
   mkdirSync(path.join(harness, 'prompt'), { recursive: true });
   mkdirSync(path.join(harness, 'tools'), { recursive: true });
   writeFileSync(path.join(harness, 'harness.yaml'), 'name: ops-desk\nversion: "5.2.0"\n');
-  const policy = '# Operations desk\n\nYou help engineers operate the company\'s infrastructure. Look things up with the tools before you answer; never guess a status.\n\n## Rules\n\n- Confirm the target before you change anything.\n- Quote the ticket reference back when you change a resource.\n- Prefer a dry run when the engineer is unsure.';
+  const policy =
+    "# Operations desk\n\nYou help engineers operate the company's infrastructure. Look things up with the tools before you answer; never guess a status.\n\n## Rules\n\n- Confirm the target before you change anything.\n- Quote the ticket reference back when you change a resource.\n- Prefer a dry run when the engineer is unsure.";
   writeFileSync(path.join(harness, 'prompt', 'policy.md'), `${policy}\n`);
   const tools = [];
   for (const area of AREAS)
     for (const verb of VERBS.slice(0, TOOLS / AREAS.length)) {
       const name = `${verb}_${area}`;
-      const props = { [`${area}_id`]: { type: 'string', description: `Identifier of the ${area.replace(/_/g, ' ')} (as shown in the inventory, e.g. ${area.slice(0, 3)}-0042).` } };
+      const props = {
+        [`${area}_id`]: {
+          type: 'string',
+          description: `Identifier of the ${area.replace(/_/g, ' ')} (as shown in the inventory, e.g. ${area.slice(0, 3)}-0042).`,
+        },
+      };
       for (const f of [...new Set(Array.from({ length: int(2, 5) }, () => pick(FIELDS)))]) {
-        const type = f === 'dry_run' || f === 'notify' ? 'boolean' : f === 'window_minutes' || f === 'target_size_gb' || f === 'priority' ? 'integer' : pick(TYPES.slice(0, 1));
+        const type =
+          f === 'dry_run' || f === 'notify'
+            ? 'boolean'
+            : f === 'window_minutes' || f === 'target_size_gb' || f === 'priority'
+              ? 'integer'
+              : pick(TYPES.slice(0, 1));
         props[f] = { type, description: `The ${f.replace(/_/g, ' ')} for this ${verb} request; see the operations handbook, section ${int(1, 40)}.` };
       }
-      tools.push({ type: 'function', function: { name, description: `${verb[0].toUpperCase()}${verb.slice(1)} a ${area.replace(/_/g, ' ')}. Use it when the engineer asks to ${verb} one; it returns the resource's state after the request, with timestamps in UTC.`, parameters: { type: 'object', properties: props, required: [`${area}_id`] } } });
+      tools.push({
+        type: 'function',
+        function: {
+          name,
+          description: `${verb[0].toUpperCase()}${verb.slice(1)} a ${area.replace(/_/g, ' ')}. Use it when the engineer asks to ${verb} one; it returns the resource's state after the request, with timestamps in UTC.`,
+          parameters: { type: 'object', properties: props, required: [`${area}_id`] },
+        },
+      });
     }
   writeFileSync(path.join(harness, 'tools', 'tools.json'), `${JSON.stringify(tools, null, 2)}\n`);
   const lines = [];
   for (let i = 0; i < conversations; i++) {
     const messages = [{ role: 'system', content: policy }];
     for (let t = 0, turns = int(2, 4); t < turns; t++) {
-      messages.push({ role: 'user', content: `Ticket OPS-${int(1000, 9999)}: can you take care of item ${t + 1} on my list, the one we discussed this morning?` });
+      messages.push({
+        role: 'user',
+        content: `Ticket OPS-${int(1000, 9999)}: can you take care of item ${t + 1} on my list, the one we discussed this morning?`,
+      });
       for (let c = 0, calls = int(1, 2); c < calls; c++) {
         const fn = pick(tools).function;
         const args = {};
-        for (const [k, s] of Object.entries(fn.parameters.properties)) args[k] = s.type === 'integer' ? int(1, 120) : s.type === 'boolean' ? rng() < 0.5 : `${k.slice(0, 3)}-${int(1, 9999)}`;
+        for (const [k, s] of Object.entries(fn.parameters.properties))
+          args[k] = s.type === 'integer' ? int(1, 120) : s.type === 'boolean' ? rng() < 0.5 : `${k.slice(0, 3)}-${int(1, 9999)}`;
         const id = `call_${i}_${t}_${c}`;
         messages.push({ role: 'assistant', content: '', tool_calls: [{ id, type: 'function', function: { name: fn.name, arguments: JSON.stringify(args) } }] });
-        messages.push({ role: 'tool', tool_call_id: id, content: JSON.stringify({ ok: true, state: pick(['running', 'paused', 'degraded', 'ready']), changed_at: `2026-0${int(1, 9)}-1${int(0, 9)}T0${int(0, 9)}:00:00Z`, ref: `R-${int(1, 99999)}` }) });
+        messages.push({
+          role: 'tool',
+          tool_call_id: id,
+          content: JSON.stringify({
+            ok: true,
+            state: pick(['running', 'paused', 'degraded', 'ready']),
+            changed_at: `2026-0${int(1, 9)}-1${int(0, 9)}T0${int(0, 9)}:00:00Z`,
+            ref: `R-${int(1, 99999)}`,
+          }),
+        });
       }
       messages.push({ role: 'assistant', content: `Done: the request is applied and the ticket is updated (reference R-${int(1, 99999)}).` });
     }
@@ -77,7 +125,24 @@ export function writeOutputSizeInput(dir, seed = 'hsa-output-size-v1', conversat
 /** Run `hsa augment` into `out`; its manifest, or an error. */
 function augment(input, out, extra) {
   rmSync(out, { recursive: true, force: true });
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'bin/hsa'), 'augment', '--harness', input.harness, '--trajectories', input.trajectories, '--out', out, '-k', String(VARIANTS), '--quiet', ...extra], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  const r = spawnSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'bin/hsa'),
+      'augment',
+      '--harness',
+      input.harness,
+      '--trajectories',
+      input.trajectories,
+      '--out',
+      out,
+      '-k',
+      String(VARIANTS),
+      '--quiet',
+      ...extra,
+    ],
+    { encoding: 'utf8', maxBuffer: 64 << 20 },
+  );
   if (r.status !== 0) return { error: `hsa augment ${extra.join(' ')}: exit ${r.status}\n${r.stderr}` };
   return { manifest: JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8')) };
 }
@@ -103,15 +168,26 @@ export function outputSizeRows({ data, log = () => undefined, errors = [], keep 
     rmSync(path.join(dir, 'out-defaults'), { recursive: true, force: true });
   }
   for (const r of [before, after]) if (r.error) errors.push(r.error);
-  if (before.error || after.error) return [['output size (128 tools, -k 8)', 'FAILED (see below)', `≤ ${TARGET_SHARE * 100}% of every-prefix plain bytes`, 'MISSED']];
+  if (before.error || after.error)
+    return [['output size (128 tools, -k 8)', 'FAILED (see below)', `≤ ${TARGET_SHARE * 100}% of every-prefix plain bytes`, 'MISSED']];
   const old = bytesOf(before.manifest);
   const now = bytesOf(after.manifest);
   const share = now / old;
   const mb = (b) => `${(b / 2 ** 20).toFixed(1)} MB`;
   const stages = (m) => ['sft', 'opd', 'rl'].map((s) => `${s} ${mb(m.stages[s]?.bytes ?? 0)}`).join(', ');
   return [
-    [`output size, ${TOOLS}-tool harness, ${input.records} multi-turn conversations (${mb(input.bytes)}), -k ${VARIANTS}, all stages: defaults ÷ every OPD prefix unpacked`, `${(100 * share).toFixed(1)}% (${mb(now)} of ${mb(old)})`, `≤ ${TARGET_SHARE * 100}%`, share <= TARGET_SHARE ? 'ok' : 'MISSED'],
-    ['(info) output bytes per input byte: every prefix unpacked / defaults (manifest summary)', `${f2(before.manifest.summary.bytes_per_input_byte)} / ${f2(after.manifest.summary.bytes_per_input_byte)}`, '', ''],
+    [
+      `output size, ${TOOLS}-tool harness, ${input.records} multi-turn conversations (${mb(input.bytes)}), -k ${VARIANTS}, all stages: defaults ÷ every OPD prefix unpacked`,
+      `${(100 * share).toFixed(1)}% (${mb(now)} of ${mb(old)})`,
+      `≤ ${TARGET_SHARE * 100}%`,
+      share <= TARGET_SHARE ? 'ok' : 'MISSED',
+    ],
+    [
+      '(info) output bytes per input byte: every prefix unpacked / defaults (manifest summary)',
+      `${f2(before.manifest.summary.bytes_per_input_byte)} / ${f2(after.manifest.summary.bytes_per_input_byte)}`,
+      '',
+      '',
+    ],
     ['(info) by stage: every prefix unpacked / defaults', `${stages(before.manifest)} / ${stages(after.manifest)}`, '', ''],
   ];
 }

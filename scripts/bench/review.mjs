@@ -41,8 +41,18 @@ async function measure(ctx, label, out, augRate, augCpu) {
     const cpu = cpuSeconds(v);
     const cpuRatio = cpu && augCpu ? augCpu / cpu : null;
     const cpuNote = cpuRatio == null ? '' : `; per CPU-second ${fmtNum(cpuRatio, 2)}× (CPU ${fmtNum(cpu, 2)} s)`;
-    row(`verify${label} records/s (${fmtNum(mb, 0)} MB output)`, `${fmtNum(rate, 0)} (wall ${fmtNum(v.wall, 2)} s; ${ratio == null ? 'no augment rate' : `${fmtNum(ratio, 2)}× augment`}${cpuNote})`, `≥ ${VERIFY_RATIO}× augment`, ratio == null ? '' : ratio >= VERIFY_RATIO ? 'ok' : 'MISSED');
-    row(`verify${label} peak RSS`, rss == null ? 'n/a' : `${fmtNum(rss, 0)} MB`, `< ${RSS_LIMIT_MB} MB`, rss == null ? '' : rss < RSS_LIMIT_MB ? 'ok' : 'MISSED');
+    row(
+      `verify${label} records/s (${fmtNum(mb, 0)} MB output)`,
+      `${fmtNum(rate, 0)} (wall ${fmtNum(v.wall, 2)} s; ${ratio == null ? 'no augment rate' : `${fmtNum(ratio, 2)}× augment`}${cpuNote})`,
+      `≥ ${VERIFY_RATIO}× augment`,
+      ratio == null ? '' : ratio >= VERIFY_RATIO ? 'ok' : 'MISSED',
+    );
+    row(
+      `verify${label} peak RSS`,
+      rss == null ? 'n/a' : `${fmtNum(rss, 0)} MB`,
+      `< ${RSS_LIMIT_MB} MB`,
+      rss == null ? '' : rss < RSS_LIMIT_MB ? 'ok' : 'MISSED',
+    );
   }
   const copy = `${out}-copy`;
   rmSync(copy, { recursive: true, force: true });
@@ -53,7 +63,12 @@ async function measure(ctx, label, out, augRate, augCpu) {
   else {
     const rss = d.usage ? d.usage.maxRSS_kb / 1024 : null;
     row(`diff${label} records/s (two ${fmtNum(mb, 0)} MB outputs)`, `${fmtNum((2 * n) / d.wall, 0)} (wall ${fmtNum(d.wall, 2)} s)`, '', '');
-    row(`diff${label} peak RSS`, rss == null ? 'n/a' : `${fmtNum(rss, 0)} MB`, `< ${RSS_LIMIT_MB} MB on two 1 GB outputs`, rss == null ? '' : rss < RSS_LIMIT_MB ? 'ok' : 'MISSED');
+    row(
+      `diff${label} peak RSS`,
+      rss == null ? 'n/a' : `${fmtNum(rss, 0)} MB`,
+      `< ${RSS_LIMIT_MB} MB on two 1 GB outputs`,
+      rss == null ? '' : rss < RSS_LIMIT_MB ? 'ok' : 'MISSED',
+    );
   }
 }
 

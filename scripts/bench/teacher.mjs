@@ -110,8 +110,36 @@ export async function teacherRun({ input = path.join(DATA, 'input.jsonl'), recor
   rmSync(cache, { recursive: true, force: true });
   const server = await startLatencyServer({ delayMs: 200 });
   const rel = (p) => path.relative(ROOT, p);
-  const args = ['augment', '--harness', rel(path.join(DATA, 'harness')), '-t', rel(small), '-o', rel(out), '--force', '--variants', String(VARIANTS), '--stages', 'sft',
-    '--part-size', '400', '-q', '--teacher', 'openai', '--teacher-url', server.url, '--teacher-model', 'bench', '--cache', rel(cache), '--concurrency', '64', '--consistency', 'any', ...extra];
+  const args = [
+    'augment',
+    '--harness',
+    rel(path.join(DATA, 'harness')),
+    '-t',
+    rel(small),
+    '-o',
+    rel(out),
+    '--force',
+    '--variants',
+    String(VARIANTS),
+    '--stages',
+    'sft',
+    '--part-size',
+    '400',
+    '-q',
+    '--teacher',
+    'openai',
+    '--teacher-url',
+    server.url,
+    '--teacher-model',
+    'bench',
+    '--cache',
+    rel(cache),
+    '--concurrency',
+    '64',
+    '--consistency',
+    'any',
+    ...extra,
+  ];
   log(`augment --teacher openai ${extra.join(' ')} on ${lines.length} records against a 200 ms server, --concurrency 64 …`);
   const timeline = path.join(data, '.teacher-timeline.json');
   // The server's request count over time, to find the sustained window in hsa's CPU timeline.
@@ -136,7 +164,11 @@ export async function teacherRun({ input = path.join(DATA, 'input.jsonl'), recor
   } catch {
     /* no timeline: reported as n/a */
   }
-  if (r.code !== 0) return { ok: false, error: `hsa augment --teacher openai exited ${r.code}: node bin/hsa ${args.join(' ')}\n${r.err.trim().split('\n').slice(-15).join('\n')}` };
+  if (r.code !== 0)
+    return {
+      ok: false,
+      error: `hsa augment --teacher openai exited ${r.code}: node bin/hsa ${args.join(' ')}\n${r.err.trim().split('\n').slice(-15).join('\n')}`,
+    };
   const episodes = lines.length * VARIANTS;
   return {
     ok: true,
@@ -169,7 +201,14 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const log = (l) => process.stderr.write(`${l}\n`);
   let failed = false;
   for (let i = 0; i < runs; i++) {
-    const t = await teacherRun({ input: path.resolve(opt('--input', path.join(DATA, 'input.jsonl'))), records: Number(opt('--records', 400)), extra, cpuProf: opt('--cpu-prof'), data: path.resolve(opt('--data', DATA)), log });
+    const t = await teacherRun({
+      input: path.resolve(opt('--input', path.join(DATA, 'input.jsonl'))),
+      records: Number(opt('--records', 400)),
+      extra,
+      cpuProf: opt('--cpu-prof'),
+      data: path.resolve(opt('--data', DATA)),
+      log,
+    });
     if (!t.ok) {
       log(t.error);
       failed = true;

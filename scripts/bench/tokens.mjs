@@ -27,5 +27,6 @@ export async function benchTokens({ measureAugment, input, bytes, outDir, pt, au
   );
   row('augment --max-tokens ÷ pass-through (records/s)', fmt(ratio), `≥ ${TOKENS_RATIO_TARGET}`, ratio >= TOKENS_RATIO_TARGET ? 'ok' : 'MISSED');
   if (m.cpu) row('(info) same ratio per CPU-second', fmt(m.outRecords / m.cpu / (pt.records / pt.cpu_seconds)), '', '');
-  if (aug?.ok && aug.cpu && m.cpu) row('(info) augment --max-tokens ÷ augment without it (records per CPU-second)', fmt(m.outRecords / m.cpu / (aug.outRecords / aug.cpu)), '', '');
+  if (aug?.ok && aug.cpu && m.cpu)
+    row('(info) augment --max-tokens ÷ augment without it (records per CPU-second)', fmt(m.outRecords / m.cpu / (aug.outRecords / aug.cpu)), '', '');
 }

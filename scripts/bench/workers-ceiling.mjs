@@ -20,7 +20,7 @@ export function splitHalves(input, a, b) {
     const fd = openSync(input, 'r');
     const buf = Buffer.allocUnsafe(1 << 22);
     let n = 0;
-    for (let got; (got = readSync(fd, buf, 0, buf.length, null)) > 0; ) for (let i = buf.indexOf(10, 0); i !== -1 && i < got; i = buf.indexOf(10, i + 1)) n++;
+    for (let got; (got = readSync(fd, buf, 0, buf.length, null)) > 0;) for (let i = buf.indexOf(10, 0); i !== -1 && i < got; i = buf.indexOf(10, i + 1)) n++;
     closeSync(fd);
     return n;
   })();
@@ -29,7 +29,7 @@ export function splitHalves(input, a, b) {
   const outs = [openSync(a, 'w'), openSync(b, 'w')];
   const buf = Buffer.allocUnsafe(1 << 22);
   let line = 0;
-  for (let got; (got = readSync(fin, buf, 0, buf.length, null)) > 0; ) {
+  for (let got; (got = readSync(fin, buf, 0, buf.length, null)) > 0;) {
     let start = 0;
     while (start < got) {
       const target = line < half ? 0 : 1;

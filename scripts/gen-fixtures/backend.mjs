@@ -34,7 +34,10 @@ export const SIM = {
     return out;
   },
   search_items(room, { query, limit }, hits) {
-    return { query, results: hits.slice(0, limit ?? 5).map((h) => ({ item_id: h.id, title: ITEM[h.id].title, room_id: h.room, in_this_room: h.room === room.id })) };
+    return {
+      query,
+      results: hits.slice(0, limit ?? 5).map((h) => ({ item_id: h.id, title: ITEM[h.id].title, room_id: h.room, in_this_room: h.room === room.id })),
+    };
   },
   get_room_promotions(room) {
     return {
@@ -42,7 +45,13 @@ export const SIM = {
       promotions: promosOf(room.id).map((p) =>
         p.type === 'threshold'
           ? { campaign_id: p.campaign_id, type: p.type, title: p.title, threshold: p.threshold, discount: p.discount, ends_at: ENDS }
-          : { campaign_id: p.campaign_id, type: p.type, title: p.title, items: Object.entries(p.cuts).map(([item_id, cut]) => ({ item_id, cut })), ends_at: ENDS },
+          : {
+              campaign_id: p.campaign_id,
+              type: p.type,
+              title: p.title,
+              items: Object.entries(p.cuts).map(([item_id, cut]) => ({ item_id, cut })),
+              ends_at: ENDS,
+            },
       ),
     };
   },
@@ -51,14 +60,19 @@ export const SIM = {
       campaign_id: p.campaign_id,
       title: p.title,
       type: p.type,
-      ...(p.type === 'threshold' ? { threshold: p.threshold, discount: p.discount, eligible_items: 'all items in the room', stackable_with_price_cut: true } : { items: Object.entries(p.cuts).map(([id, cut]) => ({ item_id: id, cut })) }),
+      ...(p.type === 'threshold'
+        ? { threshold: p.threshold, discount: p.discount, eligible_items: 'all items in the room', stackable_with_price_cut: true }
+        : { items: Object.entries(p.cuts).map(([id, cut]) => ({ item_id: id, cut })) }),
       per_buyer_limit: p.type === 'threshold' ? 1 : 2,
       starts_at: '2026-08-20 19:30',
       ends_at: ENDS,
     });
-    const list = campaign_id ? promosOf(room.id).filter((p) => p.campaign_id === campaign_id) : promosOf(room.id).filter((p) => p.type === 'threshold' || p.cuts[item_id]);
+    const list = campaign_id
+      ? promosOf(room.id).filter((p) => p.campaign_id === campaign_id)
+      : promosOf(room.id).filter((p) => p.type === 'threshold' || p.cuts[item_id]);
     const out = campaign_id ? describe(list[0]) : { item_id, campaigns: list.map(describe) };
-    if (include_buyer_resources) out.buyer_resources = { claimable_coupons: [{ coupon_id: `${list[0].campaign_id}-fans`, title: '粉丝券 满99减5', condition: 'fan club members' }] };
+    if (include_buyer_resources)
+      out.buyer_resources = { claimable_coupons: [{ coupon_id: `${list[0].campaign_id}-fans`, title: '粉丝券 满99减5', condition: 'fan club members' }] };
     return out;
   },
   calculate_optimal_promotion(room, { item_id, quantity }) {

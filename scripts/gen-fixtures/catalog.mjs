@@ -53,16 +53,64 @@ export const PROMOS = {
 };
 
 export const FAQ = {
-  'faq-return-7d': { question: '支持7天无理由退货吗？', answer: '签收后7天内，商品未使用且吊牌完好，可在订单页“申请售后”办理无理由退货。', answer_en: 'Unused items with tags can be returned within 7 days of delivery via After-sales on the order page.' },
-  'faq-exchange-size': { question: '尺码不合适可以换吗？', answer: '服饰类签收7天内可免费换码一次，来回运费由店铺承担。', answer_en: 'Clothing can be exchanged for another size once within 7 days; the shop pays shipping both ways.' },
-  'faq-refund-time': { question: '退款多久到账？', answer: '退货签收后48小时内审核，原路退回，一般1-3个工作日到账。', answer_en: 'Refunds are reviewed within 48 h of the return arriving and reach the original payment method in 1-3 business days.' },
-  'faq-late-parcel': { question: '物流很慢/一直没收到货怎么办？', answer: '现货48小时内发出，可在订单页查看物流；物流超过7天未更新请联系客服催件。', answer_en: 'In-stock orders leave within 48 h; track them on the order page. If tracking has not moved for 7 days, contact customer service.' },
-  'faq-damaged': { question: '收到的商品破损怎么办？', answer: '签收48小时内在订单页上传照片申请售后，核实后补发或退款。', answer_en: 'Upload photos on the order page within 48 h of delivery; after checking we resend or refund.' },
-  'faq-food-return': { question: '食品可以退吗？', answer: '食品未拆封可7天无理由退货；拆封后仅支持质量问题退换。', answer_en: 'Unopened food can be returned within 7 days; opened food only for quality problems.' },
-  'faq-warranty': { question: '数码电器怎么保修？', answer: '按商品页标注的保修期提供保修，凭订单联系客服即可。', answer_en: 'Electronics are covered for the warranty period shown on the item page; contact customer service with the order.' },
-  'faq-lucky-draw': { question: '抽奖是几点？', answer: '今晚21:00整点抽奖，关注主播并加入粉丝团即可参与。', answer_en: 'The lucky draw is at 21:00 tonight; follow the host and join the fan club to take part.' },
-  'faq-fan-club': { question: '怎么加入粉丝团？', answer: '点主播头像旁的“粉丝团”按钮，点亮一个粉丝灯牌即可加入。', answer_en: "Tap 'Fan club' next to the host's avatar and light up one fan badge to join." },
-  'faq-schedule': { question: '每天几点开播？', answer: '每天19:30-23:00直播，周末下午14:00加场。', answer_en: 'Live every day 19:30-23:00, with an extra show at 14:00 on weekends.' },
-  'faq-ship-time': { question: '什么时候发货？', answer: '现货商品48小时内发货，预售商品以商品页时间为准。', answer_en: 'In-stock items ship within 48 h; pre-orders ship on the date shown on the item page.' },
-  'faq-invoice': { question: '可以开发票吗？', answer: '支持电子发票，确认收货后在订单页申请。', answer_en: 'E-invoices are available: request one on the order page after delivery.' },
+  'faq-return-7d': {
+    question: '支持7天无理由退货吗？',
+    answer: '签收后7天内，商品未使用且吊牌完好，可在订单页“申请售后”办理无理由退货。',
+    answer_en: 'Unused items with tags can be returned within 7 days of delivery via After-sales on the order page.',
+  },
+  'faq-exchange-size': {
+    question: '尺码不合适可以换吗？',
+    answer: '服饰类签收7天内可免费换码一次，来回运费由店铺承担。',
+    answer_en: 'Clothing can be exchanged for another size once within 7 days; the shop pays shipping both ways.',
+  },
+  'faq-refund-time': {
+    question: '退款多久到账？',
+    answer: '退货签收后48小时内审核，原路退回，一般1-3个工作日到账。',
+    answer_en: 'Refunds are reviewed within 48 h of the return arriving and reach the original payment method in 1-3 business days.',
+  },
+  'faq-late-parcel': {
+    question: '物流很慢/一直没收到货怎么办？',
+    answer: '现货48小时内发出，可在订单页查看物流；物流超过7天未更新请联系客服催件。',
+    answer_en: 'In-stock orders leave within 48 h; track them on the order page. If tracking has not moved for 7 days, contact customer service.',
+  },
+  'faq-damaged': {
+    question: '收到的商品破损怎么办？',
+    answer: '签收48小时内在订单页上传照片申请售后，核实后补发或退款。',
+    answer_en: 'Upload photos on the order page within 48 h of delivery; after checking we resend or refund.',
+  },
+  'faq-food-return': {
+    question: '食品可以退吗？',
+    answer: '食品未拆封可7天无理由退货；拆封后仅支持质量问题退换。',
+    answer_en: 'Unopened food can be returned within 7 days; opened food only for quality problems.',
+  },
+  'faq-warranty': {
+    question: '数码电器怎么保修？',
+    answer: '按商品页标注的保修期提供保修，凭订单联系客服即可。',
+    answer_en: 'Electronics are covered for the warranty period shown on the item page; contact customer service with the order.',
+  },
+  'faq-lucky-draw': {
+    question: '抽奖是几点？',
+    answer: '今晚21:00整点抽奖，关注主播并加入粉丝团即可参与。',
+    answer_en: 'The lucky draw is at 21:00 tonight; follow the host and join the fan club to take part.',
+  },
+  'faq-fan-club': {
+    question: '怎么加入粉丝团？',
+    answer: '点主播头像旁的“粉丝团”按钮，点亮一个粉丝灯牌即可加入。',
+    answer_en: "Tap 'Fan club' next to the host's avatar and light up one fan badge to join.",
+  },
+  'faq-schedule': {
+    question: '每天几点开播？',
+    answer: '每天19:30-23:00直播，周末下午14:00加场。',
+    answer_en: 'Live every day 19:30-23:00, with an extra show at 14:00 on weekends.',
+  },
+  'faq-ship-time': {
+    question: '什么时候发货？',
+    answer: '现货商品48小时内发货，预售商品以商品页时间为准。',
+    answer_en: 'In-stock items ship within 48 h; pre-orders ship on the date shown on the item page.',
+  },
+  'faq-invoice': {
+    question: '可以开发票吗？',
+    answer: '支持电子发票，确认收货后在订单页申请。',
+    answer_en: 'E-invoices are available: request one on the order page after delivery.',
+  },
 };

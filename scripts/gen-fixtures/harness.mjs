@@ -17,9 +17,11 @@ for (const dir of readdirSync(path.join(HARNESS_DIR, 'skills')).sort()) {
 }
 
 export const TOOL_SCHEMA = {};
-for (const file of readdirSync(path.join(HARNESS_DIR, 'tools')).filter((f) => f.endsWith('.json')).sort()) {
+for (const file of readdirSync(path.join(HARNESS_DIR, 'tools'))
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const doc = JSON.parse(readFileSync(path.join(HARNESS_DIR, 'tools', file), 'utf8'));
-  const list = Array.isArray(doc) ? doc : doc.tools ?? doc.result?.tools ?? [doc];
+  const list = Array.isArray(doc) ? doc : (doc.tools ?? doc.result?.tools ?? [doc]);
   for (const t of list) {
     if (t.type === 'function') TOOL_SCHEMA[t.function.name] = t.function.parameters;
     else TOOL_SCHEMA[t.name] = t.inputSchema;

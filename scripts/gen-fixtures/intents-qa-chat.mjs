@@ -9,63 +9,128 @@ import { Conv, itRef, fill, roomsWith, otherItem, priceReply } from './conversat
 // ---------------------------------------------------------------------------------------------
 
 export const COMPARE = [
-  { items: ['i-01', 'i-02'], fields: ['material'],
+  {
+    items: ['i-01', 'i-02'],
+    fields: ['material'],
     q: { zh: '亚麻裙和雪纺裙哪个夏天穿更舒服？', en: 'linen dress or chiffon dress, which is cooler for summer?' },
-    a: { zh: '怕热选亚麻裙，透气吸汗；雪纺裙有衬里更轻飘，看你喜欢哪种～', en: 'Linen breathes best in heat; the chiffon is lined and floatier.' } },
-  { items: ['i-05', 'i-08'], fields: ['ingredients', 'suitable_for'],
+    a: { zh: '怕热选亚麻裙，透气吸汗；雪纺裙有衬里更轻飘，看你喜欢哪种～', en: 'Linen breathes best in heat; the chiffon is lined and floatier.' },
+  },
+  {
+    items: ['i-05', 'i-08'],
+    fields: ['ingredients', 'suitable_for'],
     q: { zh: '玻尿酸精华和维C精华选哪个？我皮肤有点干', en: "hyaluronic or vitamin C serum? my skin's on the dry side" },
-    a: { zh: '偏干选玻尿酸精华，主打补水，还有神经酰胺～', en: 'For dry skin, the hyaluronic serum: it hydrates and has ceramide.' } },
-  { items: ['i-13', 'i-14'], fields: ['material', 'specs'],
+    a: { zh: '偏干选玻尿酸精华，主打补水，还有神经酰胺～', en: 'For dry skin, the hyaluronic serum: it hydrates and has ceramide.' },
+  },
+  {
+    items: ['i-13', 'i-14'],
+    fields: ['material', 'specs'],
     q: { zh: '铸铁锅和不粘锅哪个好用？', en: 'cast iron or the non-stick wok, which is easier to use?' },
-    a: { zh: '想轻便好打理选不粘炒锅，1.6公斤；爱煎牛排选铸铁锅～', en: 'The wok is lighter at 1.6 kg and easy care; cast iron is best for searing.' } },
-  { items: ['i-17', 'i-21'], fields: ['specs', 'suitable_for'],
+    a: { zh: '想轻便好打理选不粘炒锅，1.6公斤；爱煎牛排选铸铁锅～', en: 'The wok is lighter at 1.6 kg and easy care; cast iron is best for searing.' },
+  },
+  {
+    items: ['i-17', 'i-21'],
+    fields: ['specs', 'suitable_for'],
     q: { zh: '跑步用降噪耳机还是运动耳机？', en: 'for running, the earbuds or the open-ear ones?' },
-    a: { zh: '跑步选运动耳机，开放式能听到路况，挂耳不掉～', en: 'For running, the open-ear pair: you still hear traffic and they stay put.' } },
+    a: { zh: '跑步选运动耳机，开放式能听到路况，挂耳不掉～', en: 'For running, the open-ear pair: you still hear traffic and they stay put.' },
+  },
 ];
 
 export const SEARCHES = [
-  { room: 'r-1021', query: { zh: '防晒', en: 'sunscreen' }, hits: [{ id: 'i-06', room: 'r-2048' }],
+  {
+    room: 'r-1021',
+    query: { zh: '防晒', en: 'sunscreen' },
+    hits: [{ id: 'i-06', room: 'r-2048' }],
     q: { zh: '有没有防晒霜呀？', en: 'do you have any sunscreen?' },
-    a: { zh: '这场没有防晒哦，美妆实验室直播间有物理防晒霜～', en: 'Not in this room, but the Beauty Lab room has a mineral sunscreen.' } },
-  { room: 'r-3307', query: { zh: '茶', en: 'tea' }, hits: [{ id: 'i-12', room: 'r-3307' }],
+    a: { zh: '这场没有防晒哦，美妆实验室直播间有物理防晒霜～', en: 'Not in this room, but the Beauty Lab room has a mineral sunscreen.' },
+  },
+  {
+    room: 'r-3307',
+    query: { zh: '茶', en: 'tea' },
+    hits: [{ id: 'i-12', room: 'r-3307' }],
     q: { zh: '有没有适合送长辈的茶？', en: 'any tea that works as a gift for my parents?' },
-    a: { zh: '有的，乌龙茶礼盒，安溪铁观音，带礼盒和手提袋～', en: 'Yes, the oolong gift box: Tieguanyin in a box with a carrier bag.' } },
-  { room: 'r-6603', query: { zh: '耳机', en: 'headphones' }, hits: [{ id: 'i-21', room: 'r-6603' }, { id: 'i-17', room: 'r-5562' }],
+    a: { zh: '有的，乌龙茶礼盒，安溪铁观音，带礼盒和手提袋～', en: 'Yes, the oolong gift box: Tieguanyin in a box with a carrier bag.' },
+  },
+  {
+    room: 'r-6603',
+    query: { zh: '耳机', en: 'headphones' },
+    hits: [
+      { id: 'i-21', room: 'r-6603' },
+      { id: 'i-17', room: 'r-5562' },
+    ],
     q: { zh: '有跑步能戴的耳机吗', en: 'any headphones I can run with?' },
-    a: { zh: '有，开放式运动耳机就在这场，挂耳式跑步不掉～', en: 'Yes, the open-ear headphones in this room hook on and stay put.' } },
-  { room: 'r-4410', query: { zh: '保温杯', en: 'thermos' }, hits: [],
+    a: { zh: '有，开放式运动耳机就在这场，挂耳式跑步不掉～', en: 'Yes, the open-ear headphones in this room hook on and stay put.' },
+  },
+  {
+    room: 'r-4410',
+    query: { zh: '保温杯', en: 'thermos' },
+    hits: [],
     q: { zh: '有保温杯吗？', en: 'do you sell a thermos?' },
-    a: { zh: '暂时没有保温杯哦，可以看看电热水壶～', en: "No thermos right now, sorry; the electric kettle is on today." } },
-  { room: 'r-2048', query: { zh: '洗面奶 敏感肌', en: 'gentle cleanser' }, hits: [{ id: 'i-07', room: 'r-2048' }],
+    a: { zh: '暂时没有保温杯哦，可以看看电热水壶～', en: 'No thermos right now, sorry; the electric kettle is on today.' },
+  },
+  {
+    room: 'r-2048',
+    query: { zh: '洗面奶 敏感肌', en: 'gentle cleanser' },
+    hits: [{ id: 'i-07', room: 'r-2048' }],
     q: { zh: '有没有敏感肌能用的洗面奶', en: 'is there a gentle cleanser for sensitive skin?' },
-    a: { zh: '有，氨基酸洗面奶，pH5.5，不含皂基，比较温和～', en: 'Yes, the amino acid cleanser: pH 5.5, SLS-free and gentle.' } },
+    a: { zh: '有，氨基酸洗面奶，pH5.5，不含皂基，比较温和～', en: 'Yes, the amino acid cleanser: pH 5.5, SLS-free and gentle.' },
+  },
 ];
 
 export const MULTI = [
-  { room: 'r-1021', item: 'i-01', lang: 'zh',
+  {
+    room: 'r-1021',
+    item: 'i-01',
+    lang: 'zh',
     text: '[弹幕] 小鹿: 亚麻裙能机洗吗\n[弹幕] momo: 亚麻裙有几个颜色\n[弹幕] Kiki: 什么时候发货',
-    fields: ['care', 'colors'], faq: { question: '什么时候发货', ids: ['faq-ship-time'] },
-    a: '亚麻裙能机洗，装袋冷水轻柔洗；有燕麦、鼠尾草绿、黑三色；现货48小时内发～' },
-  { room: 'r-5562', item: 'i-17', lang: 'en',
+    fields: ['care', 'colors'],
+    faq: { question: '什么时候发货', ids: ['faq-ship-time'] },
+    a: '亚麻裙能机洗，装袋冷水轻柔洗；有燕麦、鼠尾草绿、黑三色；现货48小时内发～',
+  },
+  {
+    room: 'r-5562',
+    item: 'i-17',
+    lang: 'en',
     text: '[viewer] jay_k: battery life on the earbuds?\n[viewer] mina: are they waterproof\n[viewer] tom: can I get an invoice?',
-    fields: ['specs'], faq: { question: 'can I get an invoice', ids: ['faq-invoice'] },
-    a: 'Earbuds: 8 h, 32 h with case, IPX4. E-invoices on the order page.' },
-  { room: 'r-2048', item: 'i-06', lang: 'zh',
+    fields: ['specs'],
+    faq: { question: 'can I get an invoice', ids: ['faq-invoice'] },
+    a: 'Earbuds: 8 h, 32 h with case, IPX4. E-invoices on the order page.',
+  },
+  {
+    room: 'r-2048',
+    item: 'i-06',
+    lang: 'zh',
     text: '[弹幕] 阿离: 防晒防水吗\n[弹幕] 小葵: 防晒是物理的吗\n[弹幕] 猫猫: 能退吗',
-    fields: ['specs', 'ingredients'], faq: { question: '能退吗', ids: ['faq-return-7d'] },
-    a: '纯物理防晒，防水40分钟；未使用签收7天内可以退～' },
-  { room: 'r-4410', item: 'i-20', lang: 'en',
+    fields: ['specs', 'ingredients'],
+    faq: { question: '能退吗', ids: ['faq-return-7d'] },
+    a: '纯物理防晒，防水40分钟；未使用签收7天内可以退～',
+  },
+  {
+    room: 'r-4410',
+    item: 'i-20',
+    lang: 'en',
     text: '[viewer] lulu: air fryer size?\n[viewer] ben: dishwasher safe?\n[viewer] amy: when does it ship?',
-    fields: ['specs', 'care'], faq: { question: 'when does it ship', ids: ['faq-ship-time'] },
-    a: 'It is 5 L for 3-5 people, dishwasher-safe basket, ships within 48 h.' },
-  { room: 'r-3307', item: 'i-09', lang: 'zh',
+    fields: ['specs', 'care'],
+    faq: { question: 'when does it ship', ids: ['faq-ship-time'] },
+    a: 'It is 5 L for 3-5 people, dishwasher-safe basket, ships within 48 h.',
+  },
+  {
+    room: 'r-3307',
+    item: 'i-09',
+    lang: 'zh',
     text: '[弹幕] 豆豆: 坚果有哪些\n[弹幕] 七七: 保质期多久\n[弹幕] 阿宁: 拆了能退吗',
-    fields: ['ingredients', 'specs'], faq: { question: '拆了能退吗', ids: ['faq-food-return'] },
-    a: '核桃腰果巴旦木榛子加莓果干，保质期180天；拆封后仅质量问题可退～' },
-  { room: 'r-6603', item: 'i-25', lang: 'en',
+    fields: ['ingredients', 'specs'],
+    faq: { question: '拆了能退吗', ids: ['faq-food-return'] },
+    a: '核桃腰果巴旦木榛子加莓果干，保质期180天；拆封后仅质量问题可退～',
+  },
+  {
+    room: 'r-6603',
+    item: 'i-25',
+    lang: 'en',
     text: '[viewer] sky: how thick is the yoga mat\n[viewer] rae: does it smell?\n[viewer] omar: free returns?',
-    fields: ['specs', 'material'], faq: { question: 'free returns?', ids: ['faq-return-7d'] },
-    a: '6 mm thick, latex-free TPE with low odour; unused returns within 7 days.' },
+    fields: ['specs', 'material'],
+    faq: { question: 'free returns?', ids: ['faq-return-7d'] },
+    a: '6 mm thick, latex-free TPE with low odour; unused returns within 7 days.',
+  },
 ];
 
 export function productQa(lang, opts) {
@@ -82,7 +147,9 @@ export function productQa(lang, opts) {
       conv.reply(c.a[lang]);
       conv.user(lang === 'zh' ? '两个一起买多少钱？' : 'how much for both together?');
       const res = conv.call('calculate_promotion', { item_ids: c.items });
-      conv.reply(lang === 'zh' ? `两件一起到手¥${res.final_price}，已自动用最优优惠～` : `Both together: ¥${res.final_price} with the best deal applied.`, { last: true });
+      conv.reply(lang === 'zh' ? `两件一起到手¥${res.final_price}，已自动用最优优惠～` : `Both together: ¥${res.final_price} with the best deal applied.`, {
+        last: true,
+      });
     } else conv.reply(c.a[lang], { last: true });
     return { room, current, conv };
   }
@@ -119,9 +186,16 @@ export function productQa(lang, opts) {
   if (variant === 'price') {
     const qty = chance(0.3) ? 2 : undefined;
     const ref = itRef(item, lang, onCamera);
-    const q = lang === 'zh'
-      ? qty ? `${ref}拍两件多少钱？` : pick([`${ref}现在多少钱？`, `${ref}到手价多少`, `${ref}今天有优惠吗，多少钱`])
-      : qty ? (onCamera ? pick(['how much if I buy two?', 'price for 2 pls']) : `how much for two of ${item.en.replace(/^the /, 'the ')}?`) : pick([`how much ${item.plural ? 'are' : 'is'} ${ref} today?`, `what's the final price on ${ref}?`, `price for ${ref}?`]);
+    const q =
+      lang === 'zh'
+        ? qty
+          ? `${ref}拍两件多少钱？`
+          : pick([`${ref}现在多少钱？`, `${ref}到手价多少`, `${ref}今天有优惠吗，多少钱`])
+        : qty
+          ? onCamera
+            ? pick(['how much if I buy two?', 'price for 2 pls'])
+            : `how much for two of ${item.en.replace(/^the /, 'the ')}?`
+          : pick([`how much ${item.plural ? 'are' : 'is'} ${ref} today?`, `what's the final price on ${ref}?`, `price for ${ref}?`]);
     conv.user(q);
     conv.skill('item_qa');
     const res = conv.call('calculate_optimal_promotion', qty ? { item_id: item.id, quantity: qty } : { item_id: item.id });

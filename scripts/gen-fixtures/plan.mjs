@@ -21,28 +21,51 @@ export function variantsFor(intent, n) {
   switch (intent) {
     case 'product_qa':
       return spread([
-        [30, { variant: 'fact' }], [12, { variant: 'fact', multiTurn: true }],
-        [8, { variant: 'price' }], [4, { variant: 'price', multiTurn: true }],
-        [6, { variant: 'fact_price' }], [3, { variant: 'fact_price', multiTurn: true }],
-        [6, { variant: 'compare' }], [3, { variant: 'compare', multiTurn: true }],
-        [5, { variant: 'search' }], [6, { variant: 'multi' }],
+        [30, { variant: 'fact' }],
+        [12, { variant: 'fact', multiTurn: true }],
+        [8, { variant: 'price' }],
+        [4, { variant: 'price', multiTurn: true }],
+        [6, { variant: 'fact_price' }],
+        [3, { variant: 'fact_price', multiTurn: true }],
+        [6, { variant: 'compare' }],
+        [3, { variant: 'compare', multiTurn: true }],
+        [5, { variant: 'search' }],
+        [6, { variant: 'multi' }],
       ]);
     case 'chat':
       return spread([
-        [9, { kind: 'greet' }], [12, { kind: 'chillchat' }], [7, { kind: 'thanks' }],
-        [3, { kind: 'greet', multiTurn: true }], [2, { kind: 'chillchat', multiTurn: true }], [1, { kind: 'thanks', multiTurn: true }],
+        [9, { kind: 'greet' }],
+        [12, { kind: 'chillchat' }],
+        [7, { kind: 'thanks' }],
+        [3, { kind: 'greet', multiTurn: true }],
+        [2, { kind: 'chillchat', multiTurn: true }],
+        [1, { kind: 'thanks', multiTurn: true }],
       ]);
     case 'clarification':
       return spread([
-        [4, { variant: 'which' }], [9, { variant: 'which', multiTurn: true }],
-        [5, { variant: 'info' }], [11, { variant: 'info', multiTurn: true }],
+        [4, { variant: 'which' }],
+        [9, { variant: 'which', multiTurn: true }],
+        [5, { variant: 'info' }],
+        [11, { variant: 'info', multiTurn: true }],
       ]);
     case 'aftersale':
-      return spread([[10, {}], [3, { multiTurn: true }]]);
+      return spread([
+        [10, {}],
+        [3, { multiTurn: true }],
+      ]);
     case 'discount':
-      return spread([[2, { variant: 'room' }], [2, { variant: 'conditions' }], [2, { variant: 'basket' }], [2, { variant: 'benefit' }]]);
+      return spread([
+        [2, { variant: 'room' }],
+        [2, { variant: 'conditions' }],
+        [2, { variant: 'basket' }],
+        [2, { variant: 'benefit' }],
+      ]);
     case 'order':
-      return spread([[2, {}], [1, { checkStock: true }], [1, { position: 2 }]]);
+      return spread([
+        [2, {}],
+        [1, { checkStock: true }],
+        [1, { position: 2 }],
+      ]);
     default:
       return spread([[n, {}]]);
   }

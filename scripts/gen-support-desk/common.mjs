@@ -44,17 +44,25 @@ export function shuffle(arr) {
 // dates (calendar arithmetic on day-of-year in 2026, no Date object)
 
 export const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August',
-  'September', 'October', 'November', 'December'];
+export const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
 export const pad = (n) => String(n).padStart(2, '0');
 export function monthDay(doy) {
   let m = 0;
   let d = doy;
-  while (d > MONTH_DAYS[m]) { d -= MONTH_DAYS[m]; m++; }
+  while (d > MONTH_DAYS[m]) {
+    d -= MONTH_DAYS[m];
+    m++;
+  }
   return [m, d];
 }
-export const ymd = (doy) => { const [m, d] = monthDay(doy); return `2026-${pad(m + 1)}-${pad(d)}`; };
-export const nice = (doy) => { const [m, d] = monthDay(doy); return `${MONTH_NAMES[m]} ${d}`; };
+export const ymd = (doy) => {
+  const [m, d] = monthDay(doy);
+  return `2026-${pad(m + 1)}-${pad(d)}`;
+};
+export const nice = (doy) => {
+  const [m, d] = monthDay(doy);
+  return `${MONTH_NAMES[m]} ${d}`;
+};
 export const stamp = (doy, hh, mm) => `${ymd(doy)}T${pad(hh)}:${pad(mm)}:00Z`;
 
 export const money = (x) => `$${x.toFixed(2)}`;

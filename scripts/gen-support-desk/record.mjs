@@ -9,19 +9,28 @@ export class Rec {
     this.meta = { intent };
     this.messages = [{ role: 'system', content: policy }];
   }
-  user(text) { this.messages.push({ role: 'user', content: text }); return this; }
-  say(text) { this.messages.push({ role: 'assistant', content: text }); return this; }
+  user(text) {
+    this.messages.push({ role: 'user', content: text });
+    return this;
+  }
+  say(text) {
+    this.messages.push({ role: 'assistant', content: text });
+    return this;
+  }
   // one assistant round with one or more (parallel) calls, then their results in call order
   calls(list) {
     const withIds = list.map((c) => ({ ...c, id: callId() }));
     this.messages.push({
-      role: 'assistant', content: '',
+      role: 'assistant',
+      content: '',
       tool_calls: withIds.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: JSON.stringify(c.args) } })),
     });
     for (const c of withIds) this.messages.push({ role: 'tool', tool_call_id: c.id, content: JSON.stringify(c.result) });
     return this;
   }
-  call(name, args, result) { return this.calls([{ name, args, result }]); }
+  call(name, args, result) {
+    return this.calls([{ name, args, result }]);
+  }
 }
 
 export const ASK_VERIFY = [
@@ -33,7 +42,12 @@ export const ASK_VERIFY = [
 export function factor(c, o) {
   const m = pick(o ? ['order_number', 'card_last4', 'postcode'] : ['card_last4', 'postcode']);
   const value = m === 'order_number' ? o.order_id : m === 'card_last4' ? c.card4 : c.zip;
-  const words = m === 'order_number' ? `order ${value}` : m === 'card_last4' ? pick([`card ending ${value}`, `last four of my card are ${value}`]) : pick([`postcode ${value}`, `zip is ${value}`]);
+  const words =
+    m === 'order_number'
+      ? `order ${value}`
+      : m === 'card_last4'
+        ? pick([`card ending ${value}`, `last four of my card are ${value}`])
+        : pick([`postcode ${value}`, `zip is ${value}`]);
   return { method: m, value, words };
 }
 export function idPhrase(c, f, o) {

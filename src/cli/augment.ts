@@ -10,7 +10,11 @@ import { forBatchEngine, resolveShard, type ShardFlags } from '../scale/shard.js
 import { UsageError } from '../errors.js';
 
 /** `hsa augment`: build SFT / OPD / RL shards with a manifest. */
-export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }, io: Io, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function augmentCommand(
+  flags: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number },
+  io: Io,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   // A shard's failures are sorted for its batch engine: exit 42 = do not retry, others retryable.
   let shard: Shard | undefined;
   let cfg: RunConfig;
@@ -20,7 +24,10 @@ export async function augmentCommand(flags: AugmentFlags & ShardFlags & { check?
     cfg = await resolveRunConfig(typeof flags.check === 'string' && flags.out === undefined ? { ...flags, out: flags.check } : flags);
     shard = resolveShard(flags, env, cfg.shards);
   } catch (e) {
-    const sharded = flags.shardIndex !== undefined || flags.numShards !== undefined || ['HSA_SHARD_INDEX', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID'].some((k) => env[k] !== undefined);
+    const sharded =
+      flags.shardIndex !== undefined ||
+      flags.numShards !== undefined ||
+      ['HSA_SHARD_INDEX', 'JOB_COMPLETION_INDEX', 'SLURM_ARRAY_TASK_ID'].some((k) => env[k] !== undefined);
     throw sharded ? forBatchEngine(e) : e;
   }
   if (!shard) return augmentWhole(cfg, flags, io);
@@ -40,7 +47,12 @@ async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: stri
     const [{ runCheck }, { formatDiff }] = await Promise.all([import('../review/check.js'), import('../review/diff-report.js')]);
     const report = await runCheck(cfg, target, { warn: (line) => void (flags.quiet ? undefined : io.err(`${line}\n`)) });
     if (flags.json) io.out(`${JSON.stringify(report, null, 2)}\n`);
-    else io.out(report.identical ? `${target}: up to date (a fresh run gives the same manifest and records)\n` : `${target}: drifted from what the inputs, config, seed and code give now:\n${formatDiff(report)}`);
+    else
+      io.out(
+        report.identical
+          ? `${target}: up to date (a fresh run gives the same manifest and records)\n`
+          : `${target}: drifted from what the inputs, config, seed and code give now:\n${formatDiff(report)}`,
+      );
     return report.identical ? 0 : 1;
   }
   const counters = newCounters();
@@ -71,7 +83,10 @@ async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: stri
     process.removeListener('SIGINT', onSigint);
     progress.done();
   }
-  const requests = cfg.teacher.mode === 'openai' ? { requests: counters.done, cache_hits: counters.cacheHits, retries: counters.retries, failed_requests: counters.failures } : {};
+  const requests =
+    cfg.teacher.mode === 'openai'
+      ? { requests: counters.done, cache_hits: counters.cacheHits, retries: counters.retries, failed_requests: counters.failures }
+      : {};
   const t = summary.totals;
   if (flags.json) {
     io.out(`${JSON.stringify({ ok: true, ...summary, ...(cfg.teacher.mode === 'openai' ? { teacher_requests: requests } : {}) }, null, 2)}\n`);
@@ -86,12 +101,22 @@ async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: stri
         (t.prompts_located + t.prompts_replaced + t.reused_call_ids > 0
           ? `  system prompts (${cfg.systemPrompt}): ${t.prompts_matched} matched, ${t.prompts_located} located, ${t.prompts_replaced} replaced${t.prompts_replaced ? ` (${t.prompt_chars_discarded} characters dropped)` : ''}; reused tool-call ids made unique: ${t.reused_call_ids}\n`
           : '') +
-        (cfg.teacher.mode === 'openai' ? `  teacher: ${counters.done} requests, ${counters.cacheHits} cache hits, ${counters.retries} retries, ${counters.tokensIn} tokens in / ${counters.tokensOut} out\n` : '') +
+        (cfg.teacher.mode === 'openai'
+          ? `  teacher: ${counters.done} requests, ${counters.cacheHits} cache hits, ${counters.retries} retries, ${counters.tokensIn} tokens in / ${counters.tokensOut} out\n`
+          : '') +
         (cfg.teacher.mode !== 'rewrite' ? `  recovery: ${recoveryLine(summary.teacher)}\n` : '') +
-        (t.sft_without_assistant ? `  ${t.sft_without_assistant} SFT records without an assistant turn ${cfg.sft.skipWithoutAssistant ? 'skipped to rejects' : 'written (--skip-empty-sft skips them)'}\n` : '') +
+        (t.sft_without_assistant
+          ? `  ${t.sft_without_assistant} SFT records without an assistant turn ${cfg.sft.skipWithoutAssistant ? 'skipped to rejects' : 'written (--skip-empty-sft skips them)'}\n`
+          : '') +
         tokenLines(summary.tokens) +
-        (Object.keys(summary.rejectReasons).length ? `  rejects: ${Object.entries(summary.rejectReasons).map(([r, n]) => `${r} ×${n}`).join(', ')}\n` : '') +
-        (summary.shard ? `  shard ${summary.shard.index} of ${summary.shard.count} (from ${summary.shard.from}): parts ${summary.shard.parts.join(', ') || 'none'} of ${summary.shard.partsTotal}; hsa merge ${cfg.out} writes the manifest once every shard is done\n` : '') +
+        (Object.keys(summary.rejectReasons).length
+          ? `  rejects: ${Object.entries(summary.rejectReasons)
+              .map(([r, n]) => `${r} ×${n}`)
+              .join(', ')}\n`
+          : '') +
+        (summary.shard
+          ? `  shard ${summary.shard.index} of ${summary.shard.count} (from ${summary.shard.from}): parts ${summary.shard.parts.join(', ') || 'none'} of ${summary.shard.partsTotal}; hsa merge ${cfg.out} writes the manifest once every shard is done\n`
+          : '') +
         `  ${summary.manifest ?? 'no manifest yet'} (${summary.partsSkipped} parts resumed) in ${((Date.now() - started) / 1000).toFixed(1)}s\n`,
     );
   }
@@ -106,9 +131,13 @@ function sizeLine(size: { input_bytes: number; output_bytes: number; bytes_per_i
 
 /** `3 call retries (teacher_invalid_call ×2, …), 1 episode re-run, 2 variants recovered`. */
 function recoveryLine(teacher: Record<string, unknown>): string {
-  const n = (k: string) => (typeof teacher[k] === 'number' ? (teacher[k]) : 0);
+  const n = (k: string) => (typeof teacher[k] === 'number' ? teacher[k] : 0);
   const byKind = Object.entries((teacher.recovery ?? {}) as Record<string, number>);
-  const kinds = (prefix: string) => byKind.filter(([k]) => k.startsWith(prefix)).map(([k, v]) => `${k.slice(prefix.length)} ×${v}`).join(', ');
+  const kinds = (prefix: string) =>
+    byKind
+      .filter(([k]) => k.startsWith(prefix))
+      .map(([k, v]) => `${k.slice(prefix.length)} ×${v}`)
+      .join(', ');
   const retries = kinds('call_retry.');
   const reruns = kinds('rerun.');
   return `${n('call_retries')} call retries${retries ? ` (${retries})` : ''}, ${n('episode_reruns')} episode re-runs${reruns ? ` (${reruns})` : ''}, ${n('recovered_variants')} variants recovered`;
@@ -117,10 +146,15 @@ function recoveryLine(teacher: Record<string, unknown>): string {
 /** `  tokens (qwen3): sft min 1,203 · p50 2,950 · p95 4,010 · max 5,100, 12 over 3,000` */
 function tokenLines(tokens: Record<string, unknown> | undefined): string {
   if (!tokens) return '';
-  const t = tokens as { tokenizer: { name: string }; max_tokens: number | null; stages: Record<string, { records: number; min?: number; p50?: number; p95?: number; max?: number; too_long: number }> };
+  const t = tokens as {
+    tokenizer: { name: string };
+    max_tokens: number | null;
+    stages: Record<string, { records: number; min?: number; p50?: number; p95?: number; max?: number; too_long: number }>;
+  };
   const f = (n: number | undefined) => (n ?? 0).toLocaleString('en-US');
   const parts = Object.entries(t.stages).map(
-    ([stage, s]) => `${stage} min ${f(s.min)} · p50 ${f(s.p50)} · p95 ${f(s.p95)} · max ${f(s.max)}${t.max_tokens !== null ? `, ${f(s.too_long)} over ${f(t.max_tokens)}` : ''}`,
+    ([stage, s]) =>
+      `${stage} min ${f(s.min)} · p50 ${f(s.p50)} · p95 ${f(s.p95)} · max ${f(s.max)}${t.max_tokens !== null ? `, ${f(s.too_long)} over ${f(t.max_tokens)}` : ''}`,
   );
   return `  tokens (${t.tokenizer.name}): ${parts.join('; ')}\n`;
 }

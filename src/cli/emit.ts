@@ -38,7 +38,8 @@ export async function emitCommand(engine: string, opts: EmitOptions, io: Io): Pr
     hsa: (opts.hsa ?? 'hsa').split(/\s+/).filter(Boolean),
     name: opts.name ?? 'hsa',
   };
-  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(spec.name) || spec.name.length > 40) throw new UsageError(`--name ${spec.name}: must be a lowercase DNS label (a-z, 0-9, -) of at most 40 characters`);
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(spec.name) || spec.name.length > 40)
+    throw new UsageError(`--name ${spec.name}: must be a lowercase DNS label (a-z, 0-9, -) of at most 40 characters`);
   const files: EmittedFile[] =
     engine === 'slurm'
       ? slurmFiles(spec)

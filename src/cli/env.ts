@@ -46,7 +46,12 @@ export async function envServeCommand(o: EnvServeOptions, io: Io, signals: NodeJ
   const counter = await resolveCounter(o.tokenizer, rewardCfg.tokenizer, io);
   const rows = await RowSet.load(files);
   if (rows.size === 0) throw new UsageError(`--rows: no rows in ${files.join(', ')}`);
-  const store = new SessionStore(rows, { ttlMs: (o.ttl ?? 900) * 1000, maxSessions: o.maxSessions ?? 4096, reward: { ...rewardCfg, tokenizer: counter.name }, counter });
+  const store = new SessionStore(rows, {
+    ttlMs: (o.ttl ?? 900) * 1000,
+    maxSessions: o.maxSessions ?? 4096,
+    reward: { ...rewardCfg, tokenizer: counter.name },
+    counter,
+  });
   const protocol = createOrsProtocol(o.split ?? 'train');
   let idle: NodeJS.Timeout | undefined;
   let stop!: () => void;
@@ -72,9 +77,16 @@ export async function envServeCommand(o: EnvServeOptions, io: Io, signals: NodeJ
   const loopback = host === '127.0.0.1' || host === '::1' || host === 'localhost';
   if (!o.quiet) {
     io.err(`hsa env: ${rows.size} rows from ${files.length} file${files.length === 1 ? '' : 's'}; Open Reward Standard on ${server.url} (environment "hsa")\n`);
-    io.err(loopback ? `hsa env: bound to ${server.host} only (this machine); --host 0.0.0.0 to serve others\n` : `hsa env: bound to ${server.host}: reachable from other machines, with no authentication\n`);
+    io.err(
+      loopback
+        ? `hsa env: bound to ${server.host} only (this machine); --host 0.0.0.0 to serve others\n`
+        : `hsa env: bound to ${server.host}: reachable from other machines, with no authentication\n`,
+    );
   }
-  if (o.json) io.out(`${JSON.stringify({ url: server.url, host: server.host, port: server.port, protocol: 'ors', env: 'hsa', rows: rows.size, files: files.length, tokenizer: counter.name })}\n`);
+  if (o.json)
+    io.out(
+      `${JSON.stringify({ url: server.url, host: server.host, port: server.port, protocol: 'ors', env: 'hsa', rows: rows.size, files: files.length, tokenizer: counter.name })}\n`,
+    );
   // A status line now and then while sessions come and go (none when nothing changed).
   let shown = 'hsa env: 0 sessions open, 0 started, 0 finished';
   const status = setInterval(() => {

@@ -23,7 +23,9 @@ function collect(v: string, prev: string[] = []): string[] {
 export function addEvalCommands(program: Command, io: Io, setCode: (code: number) => void): void {
   program
     .command('eval')
-    .description('run an OpenAI-compatible model through every episode of an eval set and report scores and the robustness gap per transform family; or --harness A --harness B on dev records (docs/eval.md)')
+    .description(
+      'run an OpenAI-compatible model through every episode of an eval set and report scores and the robustness gap per transform family; or --harness A --harness B on dev records (docs/eval.md)',
+    )
     .option('-c, --config <file>', 'eval config (YAML/JSON: set, model, judge, bootstrap…; paths relative to it); flags override it')
     .option('--set <path...>', 'RL parts, globs or output folders (built with --keep-source: the ~src rows are the source harness)')
     .option('--harness <path>', 'harness A, then harness B (give it twice) to compare on --trajectories', collect)
@@ -41,7 +43,7 @@ export function addEvalCommands(program: Command, io: Io, setCode: (code: number
     .option('--reward-config <file>', 'reward weights and penalties (docs/reward.md)')
     .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
     .option('--no-judge', 'reply quality by reference token F1 even when the config has a judge')
-    .option('--votes <k>', "judge votes per reply (overrides judge.votes)", count)
+    .option('--votes <k>', 'judge votes per reply (overrides judge.votes)', count)
     .option('--bootstrap <n>', 'bootstrap resamples for the intervals (default 1000)', count)
     .option('--bootstrap-seed <seed>', 'seed of the bootstrap (default 0)')
     .option('--fail-below <r>', 'list rows scoring below this reward as failures (default 0.5)', number)

@@ -91,8 +91,18 @@ export async function evalCommand(o: EvalOptions, io: Io): Promise<number> {
   const requireCache = o.requireCache ?? c.require_cache ?? false;
   const judgeCounters = newCounters();
   const rowsById = new Map<string, EpisodeRow>();
-  const judge = c.judge && o.judge !== false ? new RubricJudge(await judgeSettings(c.judge, o.votes !== undefined ? { votes: o.votes } : {}), cacheDir, judgeCounters, requireCache) : undefined;
-  const runOpts: RunModelOptions = { concurrency, reward, counter, cacheDir, requireCache, ...(judge ? { judge: replyJudge(judge, (id) => rowsById.get(id)) } : {}) };
+  const judge =
+    c.judge && o.judge !== false
+      ? new RubricJudge(await judgeSettings(c.judge, o.votes !== undefined ? { votes: o.votes } : {}), cacheDir, judgeCounters, requireCache)
+      : undefined;
+  const runOpts: RunModelOptions = {
+    concurrency,
+    reward,
+    counter,
+    cacheDir,
+    requireCache,
+    ...(judge ? { judge: replyJudge(judge, (id) => rowsById.get(id)) } : {}),
+  };
   const index = (rows: EvalRow[]) => rows.forEach((r) => rowsById.set(r.row.id, r.row));
   const harnesses = o.harness ?? [];
   let text: string;
@@ -113,7 +123,11 @@ export async function evalCommand(o: EvalOptions, io: Io): Promise<number> {
     index(a.rows);
     const ra = await runModel(a.rows, model, runOpts);
     const rb = await runModel(b.rows, model, runOpts);
-    const report = compareReport({ rows: a, outcomes: ra.outcomes }, { rows: b, outcomes: rb.outcomes }, { model, samples, seed, tolerance: o.tolerance ?? 0.05 });
+    const report = compareReport(
+      { rows: a, outcomes: ra.outcomes },
+      { rows: b, outcomes: rb.outcomes },
+      { model, samples, seed, tolerance: o.tolerance ?? 0.05 },
+    );
     errors = [...ra.outcomes, ...rb.outcomes].filter((x) => x.error).length;
     requests = ra.counters.done + rb.counters.done;
     hits = ra.counters.cacheHits + rb.counters.cacheHits;
@@ -122,14 +136,24 @@ export async function evalCommand(o: EvalOptions, io: Io): Promise<number> {
     html = compareHtml(report);
   } else {
     const patterns = o.set ?? c.set;
-    if (!patterns?.length) throw new UsageError('--set: required (RL parts or output folders written with --keep-source), or --harness A --harness B --trajectories');
+    if (!patterns?.length)
+      throw new UsageError('--set: required (RL parts or output folders written with --keep-source), or --harness A --harness B --trajectories');
     const files = await setFiles(patterns);
     const rows = await loadEvalSet(files);
     if (rows.length === 0) throw new UsageError(`--set: no rows in ${files.join(', ')}`);
-    if (!rows.some((r) => r.variant === 'src')) throw new UsageError(`--set: no source rows (SOURCE~src) in ${files.join(', ')}: the gap compares each variant with its source, so build the set with \`hsa augment --keep-source\``);
+    if (!rows.some((r) => r.variant === 'src'))
+      throw new UsageError(
+        `--set: no source rows (SOURCE~src) in ${files.join(', ')}: the gap compares each variant with its source, so build the set with \`hsa augment --keep-source\``,
+      );
     index(rows);
     const { outcomes, counters } = await runModel(rows, model, runOpts);
-    const report = buildReport(outcomes, { files, model, samples, seed, failBelow: o.failBelow ?? c.fail_below ?? 0.5 }, judge ? `judge ${judge.settings.endpoint.model} (rubric ${judge.settings.rubric.name}, k=${judge.settings.votes}, ${judge.settings.aggregate})` : 'reference token F1');
+    const report = buildReport(
+      outcomes,
+      { files, model, samples, seed, failBelow: o.failBelow ?? c.fail_below ?? 0.5 },
+      judge
+        ? `judge ${judge.settings.endpoint.model} (rubric ${judge.settings.rubric.name}, k=${judge.settings.votes}, ${judge.settings.aggregate})`
+        : 'reference token F1',
+    );
     errors = report.set.errors;
     requests = counters.done;
     hits = counters.cacheHits;
@@ -140,7 +164,10 @@ export async function evalCommand(o: EvalOptions, io: Io): Promise<number> {
   if (judge) await judge.settle();
   io.out(o.json ? `${JSON.stringify(json, null, 2)}\n` : text);
   if (o.html) await writeFile(o.html, html);
-  if (!o.quiet) io.err(`hsa eval: ${requests} model requests, ${hits} cache hits${judge ? `; judge: ${judgeCounters.done} requests, ${judgeCounters.cacheHits} cache hits` : ''}${errors ? `; ${errors} rows could not be run` : ''}\n`);
+  if (!o.quiet)
+    io.err(
+      `hsa eval: ${requests} model requests, ${hits} cache hits${judge ? `; judge: ${judgeCounters.done} requests, ${judgeCounters.cacheHits} cache hits` : ''}${errors ? `; ${errors} rows could not be run` : ''}\n`,
+    );
   return errors ? 1 : 0;
 }
 
@@ -153,7 +180,17 @@ export async function evalCommand(o: EvalOptions, io: Io): Promise<number> {
 export async function rowsUnderHarness(harness: string, trajectories: string[], label: string): Promise<HarnessRows> {
   const out = await mkdtemp(path.join(tmpdir(), `hsa-eval-${label}-`));
   try {
-    const cfg = await resolveRunConfig({ harness, trajectories, out, variants: 0, keepSource: true, stages: 'rl', systemPrompt: 'replace', onError: 'skip', concurrency: 1 });
+    const cfg = await resolveRunConfig({
+      harness,
+      trajectories,
+      out,
+      variants: 0,
+      keepSource: true,
+      stages: 'rl',
+      systemPrompt: 'replace',
+      onError: 'skip',
+      concurrency: 1,
+    });
     await runAugment(cfg, { force: true });
     const rows = await loadEvalSet(await setFiles([out]));
     const rejected = new Map<string, string>();

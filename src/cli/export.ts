@@ -23,15 +23,19 @@ export interface ExportFlags {
 export async function exportCommand(source: string, flags: ExportFlags, io: Io): Promise<number> {
   let enableThinking: boolean | undefined;
   if (flags.enableThinking !== undefined) {
-    if (flags.enableThinking !== 'true' && flags.enableThinking !== 'false') throw new UsageError(`--enable-thinking: must be true or false, not "${flags.enableThinking}"`);
+    if (flags.enableThinking !== 'true' && flags.enableThinking !== 'false')
+      throw new UsageError(`--enable-thinking: must be true or false, not "${flags.enableThinking}"`);
     enableThinking = flags.enableThinking === 'true';
   }
-  if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(flags.name)) throw new UsageError(`--name: "${flags.name}" must be letters, digits, _ . - (it names the dataset)`);
-  if (flags.mergeTurns && flags.to !== 'llamafactory' && flags.to !== 'swift') throw new UsageError(`--merge-turns: only llamafactory and swift need it (they drop or glue such turns); ${flags.to} keeps every turn as it is`);
+  if (flags.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(flags.name))
+    throw new UsageError(`--name: "${flags.name}" must be letters, digits, _ . - (it names the dataset)`);
+  if (flags.mergeTurns && flags.to !== 'llamafactory' && flags.to !== 'swift')
+    throw new UsageError(`--merge-turns: only llamafactory and swift need it (they drop or glue such turns); ${flags.to} keeps every turn as it is`);
   const base = { source, to: flags.to, out: flags.out, ...(flags.stage ? { stage: flags.stage } : {}), ...(flags.force ? { force: true } : {}) };
   // Refuse a bad format, stage, source or out folder before loading a tokenizer (~1 s).
   const { format } = await planExport(base);
-  const counter = flags.tokenizer !== undefined || flags.maxTokens !== undefined || format.needsTokenizer ? await loadTokenCounter(flags.tokenizer ?? 'qwen3') : undefined;
+  const counter =
+    flags.tokenizer !== undefined || flags.maxTokens !== undefined || format.needsTokenizer ? await loadTokenCounter(flags.tokenizer ?? 'qwen3') : undefined;
   const summary = await runExport({
     ...base,
     ...(flags.maxTokens !== undefined ? { maxTokens: flags.maxTokens } : {}),

@@ -28,7 +28,9 @@ export async function initCommand(opts: InitCommandOptions, io: Io): Promise<num
   const errors = r.problems.filter((p) => p.severity === 'error').length;
   const ok = errors === 0 && r.check.invalid === 0;
   if (opts.json) {
-    io.out(`${JSON.stringify({ ok, ...r, problems: r.problems.map(formatProblem), check: { ...r.check, kinds: r.check.kinds.map((k) => ({ kind: k.kind, count: k.count, example: formatProblem(k.example) })) } }, null, 2)}\n`);
+    io.out(
+      `${JSON.stringify({ ok, ...r, problems: r.problems.map(formatProblem), check: { ...r.check, kinds: r.check.kinds.map((k) => ({ kind: k.kind, count: k.count, example: formatProblem(k.example) })) } }, null, 2)}\n`,
+    );
     return ok ? 0 : 1;
   }
   for (const p of r.problems) io.err(`${formatProblem(p)}\n`);

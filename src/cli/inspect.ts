@@ -86,7 +86,9 @@ export async function inspectCommand(opts: InspectOptions, io: Io): Promise<numb
       .map(([e, ids]) => `\n  ${e.padEnd(14)} ${ids.join(', ')}`)
       .join('')}`,
     `sections  ${summary.sections.order.length}: ${summary.sections.order
-      .map((id) => `${id}${h.pinned.includes(id) ? ' (pinned)' : ''}${h.unordered.includes(id) ? ' (unordered)' : ''}${id === h.catalog.id ? ' (catalog)' : ''}`)
+      .map(
+        (id) => `${id}${h.pinned.includes(id) ? ' (pinned)' : ''}${h.unordered.includes(id) ? ' (unordered)' : ''}${id === h.catalog.id ? ' (catalog)' : ''}`,
+      )
       .join(', ')}`,
     `variables ${summary.variables.length}: ${summary.variables.join(', ')}`,
   ];

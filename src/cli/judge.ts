@@ -31,7 +31,10 @@ export async function judgeCalibrateCommand(o: JudgeCalibrateOptions, io: Io): P
   if (!c.judge) throw new UsageError(`${o.config}: judge: required for hsa judge calibrate`);
   const patterns = o.set ?? c.set;
   if (!patterns?.length) throw new UsageError('--set: required (the rows the labels name), or set: in --config');
-  const settings = await judgeSettings(c.judge, { ...(o.votes !== undefined ? { votes: o.votes } : {}), ...(o.aggregate !== undefined ? { aggregate: o.aggregate } : {}) });
+  const settings = await judgeSettings(c.judge, {
+    ...(o.votes !== undefined ? { votes: o.votes } : {}),
+    ...(o.aggregate !== undefined ? { aggregate: o.aggregate } : {}),
+  });
   const rows = new Map<string, EpisodeRow>();
   for (const r of await loadEvalSet(await setFiles(patterns))) rows.set(r.row.id, r.row);
   const labels = await readLabels(o.labels, settings.rubric, (id) => rows.get(id));
@@ -43,7 +46,10 @@ export async function judgeCalibrateCommand(o: JudgeCalibrateOptions, io: Io): P
   else {
     const lines = [`hsa judge calibrate: ${head.judge}, rubric ${head.rubric}, k=${head.votes} (${head.aggregate}), ${head.labels} labels`];
     for (const a of result.criteria) {
-      lines.push('', `${a.criterion}: n ${a.n}, accuracy ${a.accuracy.toFixed(4)}, within one level ${a.within_one.toFixed(4)}, Cohen's kappa ${a.kappa === null ? '-' : a.kappa.toFixed(4)}`);
+      lines.push(
+        '',
+        `${a.criterion}: n ${a.n}, accuracy ${a.accuracy.toFixed(4)}, within one level ${a.within_one.toFixed(4)}, Cohen's kappa ${a.kappa === null ? '-' : a.kappa.toFixed(4)}`,
+      );
       lines.push(`  confusion (rows human, columns judge): ${a.levels.map((l) => String(l).padStart(4)).join('')}`);
       a.levels.forEach((l, i) => lines.push(`  ${String(l).padStart(38)} ${a.confusion[i]!.map((n) => String(n).padStart(4)).join('')}`));
     }

@@ -49,10 +49,22 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .addOption(formatsOption())
     .option('--json', 'print a machine-readable report on stdout (with the summary of problem kinds)')
     .option('--summary', 'after the problems, a table of problem kinds with counts and one example each')
-    .action(async (harness: string | undefined, o: { trajectories?: string[]; json?: boolean; summary?: boolean; systemPrompt?: SystemPromptMode; formats?: string }) => {
-      const { formats, ...rest } = o;
-      setCode(await (await import('./validate.js')).validateCommand({ ...(harness !== undefined ? { harness } : {}), ...rest, ...(formats ? { formats: formats === 'assert' ? 'assertion' : 'annotation' } : {}) }, io));
-    });
+    .action(
+      async (
+        harness: string | undefined,
+        o: { trajectories?: string[]; json?: boolean; summary?: boolean; systemPrompt?: SystemPromptMode; formats?: string },
+      ) => {
+        const { formats, ...rest } = o;
+        setCode(
+          await (
+            await import('./validate.js')
+          ).validateCommand(
+            { ...(harness !== undefined ? { harness } : {}), ...rest, ...(formats ? { formats: formats === 'assert' ? 'assertion' : 'annotation' } : {}) },
+            io,
+          ),
+        );
+      },
+    );
 
   program
     .command('inspect')
@@ -77,17 +89,20 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   program
     .command('preview')
     .description('print K augmented variants of one record with their rewrite plans and check results')
-    .argument('[harness]', 'harness folder (with harness.yaml) or a single harness YAML file; omitted: the config\'s harness, else the record\'s own tools and system message (inline)')
+    .argument(
+      '[harness]',
+      "harness folder (with harness.yaml) or a single harness YAML file; omitted: the config's harness, else the record's own tools and system message (inline)",
+    )
     .requiredOption('-t, --trajectories <file>', 'trajectory JSONL file holding the record')
     .requiredOption('--id <id>', 'id of the record to preview')
     .option('-c, --config <file>', 'take the harness, transforms, their options, words, seed, system_prompt and split from this hsa.yaml')
-    .option('--seed <seed>', 'run seed (default: the config\'s, else 0)')
+    .option('--seed <seed>', "run seed (default: the config's, else 0)")
     .option('-k, --variants <k>', 'number of variants', parseCount, 3)
     .option('--transforms <ids...>', 'only these transforms (comma or space separated), with their defaults')
     .option('--probability <p>', 'override the probability of every selected transform', parseFloat)
-    .option('--state-pool <n>', 'shared harness states, as hsa augment (default: the config\'s state_pool, else 64; 0: a state per variant)', parseCount)
+    .option('--state-pool <n>', "shared harness states, as hsa augment (default: the config's state_pool, else 64; 0: a state per variant)", parseCount)
     .addOption(systemPromptOption())
-    .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs, as hsa augment')
+    .option('--words <pack-or-file...>', "word packs to use instead of the config's words.packs, as hsa augment")
     .option('--split <split>', 'train or eval name pools, as hsa augment')
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
     .option('--json', 'print JSON on stdout')
@@ -98,7 +113,10 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
   program
     .command('import')
     .description('convert logs of another format (sharegpt, hermes, anthropic, openai-log, responses, xlam, toolace, glaive, gemini) into hsa trajectory JSONL')
-    .requiredOption('--from <format>', 'source format: sharegpt | hermes | anthropic | openai-log | responses (OpenAI Responses API) | xlam (xLAM/APIGen) | toolace (Python call text) | glaive (glaive v2 text) | gemini (Gemini / Vertex generateContent)')
+    .requiredOption(
+      '--from <format>',
+      'source format: sharegpt | hermes | anthropic | openai-log | responses (OpenAI Responses API) | xlam (xLAM/APIGen) | toolace (Python call text) | glaive (glaive v2 text) | gemini (Gemini / Vertex generateContent)',
+    )
     .argument('<files...>', 'source files (JSONL, or a JSON array of records) or globs')
     .requiredOption('-o, --out <file>', 'trajectory JSONL to write')
     .option('--on-error <mode>', 'a line that cannot be converted: fail (default: report every one, write nothing) or skip (to the rejects file)')
@@ -122,12 +140,25 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
       setCode(await (await import('./init.js')).initCommand(o, io));
     });
 
-  addAugmentOptions(program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'))
+  addAugmentOptions(
+    program.command('augment').description('build SFT / OPD / RL shards and a manifest from a harness and trajectories (deterministic, resumable)'),
+  )
     .option('--force', 'start over in an out folder that holds another run')
-    .option('--check [out]', 'regenerate into a temporary folder and compare with OUT (default --out): exit 0 nothing drifted, 1 drifted; OUT is never modified')
-    .option('--num-shards <m>', 'write one shard of M (parts p with p mod M = the index; default: HSA_NUM_SHARDS, the config\'s shards:, SLURM_ARRAY_TASK_COUNT)', parseCount)
+    .option(
+      '--check [out]',
+      'regenerate into a temporary folder and compare with OUT (default --out): exit 0 nothing drifted, 1 drifted; OUT is never modified',
+    )
+    .option(
+      '--num-shards <m>',
+      "write one shard of M (parts p with p mod M = the index; default: HSA_NUM_SHARDS, the config's shards:, SLURM_ARRAY_TASK_COUNT)",
+      parseCount,
+    )
     .option('--workers <n>', 'rewrite mode: produce records on N threads, the main one and N − 1 workers (output identical whatever N; default 1)', parseCount)
-    .option('--shard-index <i>', 'this shard (default: HSA_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN); a shard writes no manifest, hsa merge does', parseCount)
+    .option(
+      '--shard-index <i>',
+      'this shard (default: HSA_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN); a shard writes no manifest, hsa merge does',
+      parseCount,
+    )
     .action(async (o: AugmentFlags & ShardFlags & { check?: string | boolean; workers?: number }) => {
       setCode(await (await import('./augment.js')).augmentCommand(o, io));
     });
@@ -154,7 +185,7 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--backoff-limit-per-index <n>', 'k8s: retries of one shard before its index fails (default 3)', parseCount)
     .option('--hsa <command>', 'how the job calls hsa (default "hsa")')
     .option('--name <name>', 'job name prefix (default hsa)')
-    .option('--dir <folder>', 'where to write the files (default: the config\'s folder)')
+    .option('--dir <folder>', "where to write the files (default: the config's folder)")
     .option('--force', 'overwrite files that exist')
     .action(async (engine: string, o: EmitOptions) => {
       setCode(await (await import('./emit.js')).emitCommand(engine, o, io));
@@ -200,12 +231,12 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   program
     .command('reward')
-    .description('score finished rollouts offline with the environment\'s episode core (one JSON line per rollout)')
+    .description("score finished rollouts offline with the environment's episode core (one JSON line per rollout)")
     .requiredOption('--rows <glob...>', 'RL parts the rollouts name rows of')
     .requiredOption('--rollouts <file>', 'JSONL: {"index"|"id"|"position"|"row", "messages"} per line')
     .option('--reward-config <file>', 'reward weights and penalties (YAML/JSON, docs/reward.md)')
     .option('--tokenizer <name>', 'reasoning tokens: qwen3 (default) or estimate')
-    .option('--invalid-arguments <mode>', 'tool-call arguments that are not JSON: error (a bad rollout, default) or tool_error (the policy\'s mistake)')
+    .option('--invalid-arguments <mode>', "tool-call arguments that are not JSON: error (a bad rollout, default) or tool_error (the policy's mistake)")
     .option('--judge-config <file>', 'score reply quality with the judge: section of this eval config (docs/eval.md)')
     .option('--json', 'end stdout with a {"summary": …} line')
     .option('-q, --quiet', 'no progress or summary on stderr')
@@ -234,7 +265,9 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
 
   program
     .command('export')
-    .description('write an hsa output folder in a trainer\'s format: verl-sft, verl-rl, llamafactory, swift, trl (deterministic; nothing written on a bad input)')
+    .description(
+      "write an hsa output folder in a trainer's format: verl-sft, verl-rl, llamafactory, swift, trl (deterministic; nothing written on a bad input)",
+    )
     .argument('<out>', 'the hsa output folder (with manifest.json)')
     .requiredOption('--to <format>', 'verl-sft | verl-rl | llamafactory | swift | trl')
     .requiredOption('--out <dir>', 'folder to write (must be empty, or --force)')
@@ -243,8 +276,14 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
     .option('--tokenizer <name|dir>', 'qwen3 (built in, default) or a folder with tokenizer.json + tokenizer_config.json')
     .option('--enable-thinking <bool>', 'verl-sft: write an enable_thinking column (true or false)')
     .option('--name <name>', 'dataset name (dataset_info.json entry; default hsa)')
-    .option('--tool-class <python.path>', 'verl-rl: unused since verl-rl runs hsa\'s agent loop, which answers every call from hsa env serve (kept so old commands run)')
-    .option('--merge-turns', 'llamafactory, swift: join consecutive user turns with a blank line and write later system messages as user turns (recorded per row in hsa_joined), so such records are written instead of skipped')
+    .option(
+      '--tool-class <python.path>',
+      "verl-rl: unused since verl-rl runs hsa's agent loop, which answers every call from hsa env serve (kept so old commands run)",
+    )
+    .option(
+      '--merge-turns',
+      'llamafactory, swift: join consecutive user turns with a blank line and write later system messages as user turns (recorded per row in hsa_joined), so such records are written instead of skipped',
+    )
     .option('--force', 'replace what --out holds')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no summary on stderr')
@@ -289,17 +328,30 @@ function addAugmentOptions(cmd: Command): Command {
     .option('--tools-format <form>', 'tools in SFT/OPD: list (default) or json-string')
     .option('--opd-prompts <n|all>', 'OPD prompts per output record: N of its assistant turns, seeded and spread over its variants (default 1), or all')
     .option('--skip-empty-sft', 'SFT records without an assistant turn go to rejects (reason sft_no_assistant) instead of sft/')
-    .option('--tokenizer <name|dir>', 'count SFT/OPD tokens with qwen3 (built in) or a folder with tokenizer.json + tokenizer_config.json; stats go to the manifest')
-    .option('--max-tokens <n>', 'SFT/OPD records longer than this (rendered chat template, --tokenizer, default qwen3) go to rejects as too_long', parsePositive)
+    .option(
+      '--tokenizer <name|dir>',
+      'count SFT/OPD tokens with qwen3 (built in) or a folder with tokenizer.json + tokenizer_config.json; stats go to the manifest',
+    )
+    .option(
+      '--max-tokens <n>',
+      'SFT/OPD records longer than this (rendered chat template, --tokenizer, default qwen3) go to rejects as too_long',
+      parsePositive,
+    )
     .option('--plugin <file...>', 'load user transforms from these modules (.js/.mjs)')
-    .option('--words <pack-or-file...>', 'word packs to use instead of the config\'s words.packs (built-in: default, live-commerce, travel, software; or YAML files)')
+    .option(
+      '--words <pack-or-file...>',
+      "word packs to use instead of the config's words.packs (built-in: default, live-commerce, travel, software; or YAML files)",
+    )
     .option('--split <split>', 'train or eval: new names, synonyms and distractors from disjoint pools (docs/eval.md)')
     .option('--json', 'print a machine-readable summary on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr');
 }
 
 function systemPromptOption(): Option {
-  return new Option('--system-prompt <mode>', 'logged system message: match (the rendered harness), locate (harness sections inside it, the rest kept verbatim) or replace (by the rendered harness)').choices(['match', 'locate', 'replace']);
+  return new Option(
+    '--system-prompt <mode>',
+    'logged system message: match (the rendered harness), locate (harness sections inside it, the rest kept verbatim) or replace (by the rendered harness)',
+  ).choices(['match', 'locate', 'replace']);
 }
 
 function formatsOption(): Option {

@@ -63,7 +63,9 @@ export async function migratePlanCommand(opts: MigratePlanOptions, io: Io): Prom
   let plan = inferPlan(a, b);
   if (opts.modelUrl) {
     const { proposeMatches } = await import('../migrate/propose.js');
-    plan = await proposeMatches(plan, a, b, { url: opts.modelUrl, model: opts.model ?? 'default', cache: opts.cache ?? '.hsa/migrate-cache' }, (line: string) => io.err(`${line}\n`));
+    plan = await proposeMatches(plan, a, b, { url: opts.modelUrl, model: opts.model ?? 'default', cache: opts.cache ?? '.hsa/migrate-cache' }, (line: string) =>
+      io.err(`${line}\n`),
+    );
   }
   if (opts.trajectories?.length) {
     const { countRecords } = await import('../migrate/run.js');
@@ -77,14 +79,20 @@ export async function migratePlanCommand(opts: MigratePlanOptions, io: Io): Prom
   if (opts.out) {
     await writeFile(opts.out, yaml);
     const removed = plan.tools.filter((t) => !t.map && !t.split).length;
-    io.err(`${opts.out}: ${plan.tools.length} tools (${removed} removed, ${plan.added.tools.length} added), ${plan.skills.length} skills, ${plan.hooks.length} hooks, ${plan.sections.length} sections${plan.proposals.length ? `, ${plan.proposals.length} proposals` : ''}\n`);
+    io.err(
+      `${opts.out}: ${plan.tools.length} tools (${removed} removed, ${plan.added.tools.length} added), ${plan.skills.length} skills, ${plan.hooks.length} hooks, ${plan.sections.length} sections${plan.proposals.length ? `, ${plan.proposals.length} proposals` : ''}\n`,
+    );
   } else io.out(yaml);
   return 0;
 }
 
 /** `hsa migrate apply --plan plan.yaml [--to B] -t logs -o migrated.jsonl`: carry records into B, each proved. */
 export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Promise<number> {
-  const [{ readPlanFile }, { applyPlan }, { readFile }] = await Promise.all([import('../migrate/plan-file.js'), import('../migrate/run.js'), import('node:fs/promises')]);
+  const [{ readPlanFile }, { applyPlan }, { readFile }] = await Promise.all([
+    import('../migrate/plan-file.js'),
+    import('../migrate/run.js'),
+    import('node:fs/promises'),
+  ]);
   // The plan names its snapshots; --from/--to override (a snapshot moved since the plan was made).
   const { parse } = await import('yaml');
   let head: { from?: { path?: unknown }; to?: { path?: unknown } } = {};
@@ -103,12 +111,19 @@ export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Pr
   const inputs = await expandInputs(opts.trajectories, '--trajectories');
   const rejects = opts.rejects ?? `${opts.out.replace(/\.jsonl$/, '')}.rejects.jsonl`;
   const teacher = opts.teacher ? await applyTeacher(opts) : undefined;
-  const summary = await applyPlan(plan, a, b, inputs, opts.out, rejects, { ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}), ...(teacher ? { teacher } : {}) });
+  const summary = await applyPlan(plan, a, b, inputs, opts.out, rejects, {
+    ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}),
+    ...(teacher ? { teacher } : {}),
+  });
   if (opts.json) io.out(`${JSON.stringify(summary, null, 2)}\n`);
   else {
-    const kinds = Object.entries(summary.reasons).map(([k, n]) => `${k} ${n}`).join(', ');
+    const kinds = Object.entries(summary.reasons)
+      .map(([k, n]) => `${k} ${n}`)
+      .join(', ');
     const taught = summary.teacher ? `; the teacher re-ran ${summary.teacher.rerun}, ${summary.teacher.written} written` : '';
-    io.out(`${summary.records} records: ${summary.migrated} migrated to ${b.name} ${b.version} (${summary.out}), ${summary.rejected} rejected (${summary.rejects}${kinds ? `: ${kinds}` : ''})${taught}\n`);
+    io.out(
+      `${summary.records} records: ${summary.migrated} migrated to ${b.name} ${b.version} (${summary.out}), ${summary.rejected} rejected (${summary.rejects}${kinds ? `: ${kinds}` : ''})${taught}\n`,
+    );
   }
   return 0;
 }
@@ -117,8 +132,16 @@ export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Pr
 async function applyTeacher(opts: MigrateApplyOptions): Promise<ApplyTeacher> {
   if (!opts.teacherUrl) throw new UsageError('migrate apply: --teacher openai needs --teacher-url');
   if (!opts.teacherModel) throw new UsageError('migrate apply: --teacher openai needs --teacher-model');
-  const [{ OpenAiTeacher }, { TeacherCache, defaultCacheDir }, { newCounters }] = await Promise.all([import('../teacher/openai.js'), import('../llm/cache.js'), import('../llm/errors.js')]);
-  const client = new OpenAiTeacher({ baseUrl: opts.teacherUrl, model: opts.teacherModel, apiKeyEnv: opts.teacherKeyEnv ?? 'OPENAI_API_KEY', timeoutMs: 60_000, maxRetries: 5 }, new TeacherCache(opts.cache ?? defaultCacheDir()), { requireCache: false, counters: newCounters() });
+  const [{ OpenAiTeacher }, { TeacherCache, defaultCacheDir }, { newCounters }] = await Promise.all([
+    import('../teacher/openai.js'),
+    import('../llm/cache.js'),
+    import('../llm/errors.js'),
+  ]);
+  const client = new OpenAiTeacher(
+    { baseUrl: opts.teacherUrl, model: opts.teacherModel, apiKeyEnv: opts.teacherKeyEnv ?? 'OPENAI_API_KEY', timeoutMs: 60_000, maxRetries: 5 },
+    new TeacherCache(opts.cache ?? defaultCacheDir()),
+    { requireCache: false, counters: newCounters() },
+  );
   return { teacher: client, options: { consistency: opts.consistency ?? 'exact', maxRounds: 'auto', maxCallRetries: 0, maxAttempts: 1 } };
 }
 

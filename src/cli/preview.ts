@@ -137,7 +137,9 @@ export async function previewCommand(opts: PreviewOptions, io: Io): Promise<numb
     return failed ? 1 : 0;
   }
   for (const v of variants) {
-    io.out(`== ${v.id}  state ${v.variant.stateHash.slice(0, 12)}${v.slot !== null ? ` (pool slot ${v.slot})` : ''}  ${failuresOf(v).length ? `FAILED (${failuresOf(v).length})` : 'checks passed'}\n`);
+    io.out(
+      `== ${v.id}  state ${v.variant.stateHash.slice(0, 12)}${v.slot !== null ? ` (pool slot ${v.slot})` : ''}  ${failuresOf(v).length ? `FAILED (${failuresOf(v).length})` : 'checks passed'}\n`,
+    );
     if (v.variant.applied.length === 0) io.out('  no transform applied: the source record as it is\n');
     for (const a of v.variant.applied) io.out(`  ${a.id}@${a.version} (${a.class})\n`);
     const plan = v.variant.plan;
@@ -172,9 +174,16 @@ export function buildSelection(
   registry: Readonly<Record<string, AnyTransform>>,
   base?: Record<string, unknown>,
 ): Record<string, unknown> | undefined {
-  const ids = opts.transforms?.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+  const ids = opts.transforms
+    ?.flatMap((t) => t.split(','))
+    .map((t) => t.trim())
+    .filter(Boolean);
   for (const id of ids ?? []) if (!(id in registry)) throw new UsageError(`--transforms: unknown transform "${id}" (run hsa transforms)`);
-  const chosen = ids ?? Object.values(registry).filter((t) => t.class !== 'behavioural').map((t) => t.id);
+  const chosen =
+    ids ??
+    Object.values(registry)
+      .filter((t) => t.class !== 'behavioural')
+      .map((t) => t.id);
   if (opts.probability === undefined) return ids ? Object.fromEntries(ids.map((id) => [id, true])) : undefined;
   if (!(opts.probability >= 0 && opts.probability <= 1)) throw new UsageError('--probability must be between 0 and 1');
   const p = opts.probability;

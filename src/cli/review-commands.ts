@@ -9,7 +9,9 @@ import type { ShowCommandOptions } from './show.js';
 export function addReviewCommands(program: Command, io: Io, setCode: (code: number) => void): void {
   program
     .command('verify')
-    .description('prove an output folder: parts against the manifest, record shapes, unique ids, the balance, and the checks augment ran (exit 0 sound, 1 problems, 2 unreadable)')
+    .description(
+      'prove an output folder: parts against the manifest, record shapes, unique ids, the balance, and the checks augment ran (exit 0 sound, 1 problems, 2 unreadable)',
+    )
     .argument('<out>', 'output folder (with manifest.json)')
     .option('--sources <glob...>', 'the source trajectories: with --harness, every exact variant is round-tripped to its source')
     .option('--harness <path>', "the run's harness: rebuild each record's state (its hash must match) and run the engine's leak check")
@@ -21,11 +23,16 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
 
   program
     .command('diff')
-    .description('compare two output folders (or two part files) by record id: manifest first, then per stage only in A, only in B, changed (field by field), identical (exit 0 identical, 1 different, 2 error)')
+    .description(
+      'compare two output folders (or two part files) by record id: manifest first, then per stage only in A, only in B, changed (field by field), identical (exit 0 identical, 1 different, 2 error)',
+    )
     .argument('<a>', 'output folder or part file')
     .argument('<b>', 'output folder or part file')
     .option('--limit <n>', 'changed records shown in full per stage (the rest are counted)', count, 10)
-    .option('--ignore <glob...>', 'key paths left out of the comparison: meta.source_file, meta.**, messages.*.content (dots separate keys; * one key, ** any depth)')
+    .option(
+      '--ignore <glob...>',
+      'key paths left out of the comparison: meta.source_file, meta.**, messages.*.content (dots separate keys; * one key, ** any depth)',
+    )
     .option('--stage <stage...>', 'only these stages (sft, opd, rl, rejects)')
     .option('--json', 'print one JSON document on stdout')
     .option('--html <file>', 'also write the report as one self-contained HTML page')
@@ -36,7 +43,9 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
 
   program
     .command('stats')
-    .description('what a reviewer looks at before signing off: records per stage and part, rejects, transforms and their parameters, name diversity, sizes, coverage')
+    .description(
+      'what a reviewer looks at before signing off: records per stage and part, rejects, transforms and their parameters, name diversity, sizes, coverage',
+    )
     .argument('<out>', 'output folder (with manifest.json)')
     .option('--json', 'print one JSON document on stdout')
     .option('--html <file>', 'also write the report as one self-contained HTML page with inline SVG charts')
@@ -47,7 +56,9 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
 
   program
     .command('show')
-    .description('one output record as a reviewer reads it: rename tables, the system prompt by section against the source, the conversation beside the source, the checks')
+    .description(
+      'one output record as a reviewer reads it: rename tables, the system prompt by section against the source, the conversation beside the source, the checks',
+    )
     .argument('<out>', 'output folder (with manifest.json)')
     .requiredOption('--id <id>', 'record id: SOURCE~vK (SFT), SOURCE~vK#J (OPD), SOURCE~src, or an RL index')
     .option('--sources <glob...>', 'the source trajectories (default: the kept source SOURCE~src in the folder, when the run kept sources)')

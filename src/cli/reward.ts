@@ -60,7 +60,14 @@ export async function rewardCommand(o: RewardOptions, io: Io): Promise<number> {
       const rec = { ...(r as Record<string, unknown>) };
       // A verl-style rollout names its row in extra_info (index, else id).
       const extra = rec.extra_info;
-      if (rec.index === undefined && rec.id === undefined && rec.position === undefined && rec.row === undefined && extra !== null && typeof extra === 'object') {
+      if (
+        rec.index === undefined &&
+        rec.id === undefined &&
+        rec.position === undefined &&
+        rec.row === undefined &&
+        extra !== null &&
+        typeof extra === 'object'
+      ) {
         const e = extra as Record<string, unknown>;
         if (e.index !== undefined) rec.index = e.index;
         else if (e.id !== undefined) rec.id = e.id;
@@ -72,7 +79,9 @@ export async function rewardCommand(o: RewardOptions, io: Io): Promise<number> {
       const { episode, ignored } = replayRollout(row, rec.messages, 'messages', badJson);
       const result = await scoreEpisode(episode, { ...cfg, tokenizer: counter.name }, counter, judge);
       scored.push(result);
-      io.out(`${JSON.stringify({ rollout: line, index: row.index, id: row.id, finished: episode.done, ...(ignored ? { ignored_messages: ignored } : {}), ...result })}\n`);
+      io.out(
+        `${JSON.stringify({ rollout: line, index: row.index, id: row.id, finished: episode.done, ...(ignored ? { ignored_messages: ignored } : {}), ...result })}\n`,
+      );
     } catch (e) {
       let why: string;
       if (e instanceof LineError || e instanceof BadMessageError) why = e.message;

@@ -17,7 +17,12 @@ export interface ShowCommandOptions {
 
 /** `hsa show OUT --id ID`: one record beside its source; exit 1 when the id is in no stage. */
 export async function showCommand(opts: ShowCommandOptions, io: Io): Promise<number> {
-  const view = await buildShow({ out: opts.out, id: opts.id, ...(opts.sources ? { sources: opts.sources } : {}), ...(opts.harness ? { harness: opts.harness } : {}) });
+  const view = await buildShow({
+    out: opts.out,
+    id: opts.id,
+    ...(opts.sources ? { sources: opts.sources } : {}),
+    ...(opts.harness ? { harness: opts.harness } : {}),
+  });
   if (opts.html) await writeFile(opts.html, showHtml(view));
   if (opts.json) {
     io.out(`${JSON.stringify(view, null, 2)}\n`);

@@ -26,7 +26,7 @@ export async function transformsCommand(opts: TransformsOptions, io: Io): Promis
   for (const r of rows) {
     lines.push(`${r.id}  (${r.family}, ${r.class}, v${r.version})`);
     lines.push(`  ${r.description}`);
-    const props = ((r.options as { properties?: Record<string, { description?: string }> } | null)?.properties) ?? {};
+    const props = (r.options as { properties?: Record<string, { description?: string }> } | null)?.properties ?? {};
     for (const [key, value] of Object.entries(r.defaults)) {
       lines.push(`  --${key.padEnd(10)} default ${JSON.stringify(value)}${props[key]?.description ? `  ${props[key].description}` : ''}`);
     }

@@ -34,8 +34,11 @@ export async function validateCommand(opts: ValidateOptions, io: Io): Promise<nu
   const files = opts.trajectories?.length ? await expandInputs(opts.trajectories, '--trajectories') : [];
   setFormatMode(opts.formats ?? 'annotation');
   const inline = opts.harness === undefined || opts.harness === INLINE_HARNESS ? new InlineHarnesses(() => undefined) : undefined;
-  if (inline && files.length === 0) throw new UsageError('validate: give a harness, or trajectories (-t) whose records carry their own tools and system message');
-  const loaded: LoadResult = inline ? { harness: deriveInlineHarness({ id: '', messages: [] }, { file: '', line: 0 }).harness!, problems: [], files: [] } : await loadHarness(opts.harness!);
+  if (inline && files.length === 0)
+    throw new UsageError('validate: give a harness, or trajectories (-t) whose records carry their own tools and system message');
+  const loaded: LoadResult = inline
+    ? { harness: deriveInlineHarness({ id: '', messages: [] }, { file: '', line: 0 }).harness!, problems: [], files: [] }
+    : await loadHarness(opts.harness!);
   let errors = 0;
   let warnings = 0;
   const kept: Problem[] = [];
@@ -107,11 +110,19 @@ export async function validateCommand(opts: ValidateOptions, io: Io): Promise<nu
     if (opts.summary) io.out(formatProblemSummary(kinds.rows()));
     const what = inline ? 'inline harnesses' : h ? `harness ${h.name} ${h.version}` : `harness ${opts.harness}`;
     const checked = fileStats.length > 0;
-    const recs = !files.length ? '' : checked ? `, ${records} record${records === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}` : `, ${files.length} trajectory file${files.length === 1 ? '' : 's'} not checked`;
-    io.err(`${errors === 0 ? 'valid' : 'invalid'}: ${what}${recs}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`);
+    const recs = !files.length
+      ? ''
+      : checked
+        ? `, ${records} record${records === 1 ? '' : 's'} in ${files.length} file${files.length === 1 ? '' : 's'}`
+        : `, ${files.length} trajectory file${files.length === 1 ? '' : 's'} not checked`;
+    io.err(
+      `${errors === 0 ? 'valid' : 'invalid'}: ${what}${recs}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}\n`,
+    );
     // Only when something was not taken as written: the usual report stays one line.
     if (prompts.located + prompts.replaced + reusedIds > 0) {
-      io.err(`  system prompts (${opts.systemPrompt ?? 'match'}): ${prompts.matched} matched, ${prompts.located} located, ${prompts.replaced} replaced${prompts.replaced ? ` (${prompts.chars_discarded} characters dropped)` : ''}; reused tool-call ids made unique: ${reusedIds}\n`);
+      io.err(
+        `  system prompts (${opts.systemPrompt ?? 'match'}): ${prompts.matched} matched, ${prompts.located} located, ${prompts.replaced} replaced${prompts.replaced ? ` (${prompts.chars_discarded} characters dropped)` : ''}; reused tool-call ids made unique: ${reusedIds}\n`,
+      );
     }
   }
   return errors === 0 ? 0 : 1;

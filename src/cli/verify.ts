@@ -16,7 +16,12 @@ export async function verifyCommand(opts: VerifyCommandOptions, io: Io): Promise
   const progress = reviewProgress(io, opts.quiet === true || opts.json === true, 'verify');
   let report;
   try {
-    report = await runVerify({ out: opts.out, ...(opts.sources ? { sources: opts.sources } : {}), ...(opts.harness ? { harness: opts.harness } : {}), onProgress: (p) => progress.update(p) });
+    report = await runVerify({
+      out: opts.out,
+      ...(opts.sources ? { sources: opts.sources } : {}),
+      ...(opts.harness ? { harness: opts.harness } : {}),
+      onProgress: (p) => progress.update(p),
+    });
   } finally {
     progress.done();
   }
@@ -29,7 +34,9 @@ export async function verifyCommand(opts: VerifyCommandOptions, io: Io): Promise
   if (report.more_problems) io.out(`… and ${report.more_problems} more problems\n`);
   if (!opts.quiet) {
     const bad = report.parts.filter((p) => p.status !== 'ok');
-    const counts = Object.entries(report.records).map(([s, n]) => `${s} ${n}`).join(', ');
+    const counts = Object.entries(report.records)
+      .map(([s, n]) => `${s} ${n}`)
+      .join(', ');
     const what = [
       'sha256, bytes and records of every part',
       'record shapes',

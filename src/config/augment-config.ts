@@ -142,10 +142,12 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const given = flags.harness ?? (file.harness !== undefined ? (file.harness === INLINE_HARNESS ? INLINE_HARNESS : rel(file.harness)) : undefined);
   const harness = given === undefined || given === INLINE_HARNESS ? INLINE_HARNESS : given;
   const systemPrompt = flags.systemPrompt ?? file.system_prompt ?? 'match';
-  if (!(SYSTEM_PROMPT_MODES as readonly string[]).includes(systemPrompt)) problems.push(`--system-prompt: must be match, locate or replace, not "${systemPrompt}"`);
+  if (!(SYSTEM_PROMPT_MODES as readonly string[]).includes(systemPrompt))
+    problems.push(`--system-prompt: must be match, locate or replace, not "${systemPrompt}"`);
   const formats = flags.formats ?? file.validation?.formats ?? 'annotate';
   if (formats !== 'annotate' && formats !== 'assert') problems.push(`--formats: must be annotate or assert, not "${formats}"`);
-  const trajectories = flags.trajectories ?? (file.trajectories === undefined ? undefined : (Array.isArray(file.trajectories) ? file.trajectories : [file.trajectories]).map(rel));
+  const trajectories =
+    flags.trajectories ?? (file.trajectories === undefined ? undefined : (Array.isArray(file.trajectories) ? file.trajectories : [file.trajectories]).map(rel));
   if (!trajectories?.length) problems.push('trajectories: required (--trajectories or `trajectories:` in the config)');
   const out = flags.out ?? (file.out !== undefined ? rel(file.out) : undefined);
   if (!out) problems.push('out: required (--out or `out:` in the config)');
@@ -158,7 +160,8 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
   const fallback = flags.fallback ?? t.fallback ?? 'none';
   if (fallback !== 'none' && fallback !== 'rewrite') problems.push(`--fallback: must be none or rewrite, not "${fallback}"`);
   const consistency = flags.consistency ?? t.consistency ?? 'exact';
-  if (consistency !== 'exact' && consistency !== 'superset' && consistency !== 'any') problems.push(`--consistency: must be exact, superset or any, not "${consistency}"`);
+  if (consistency !== 'exact' && consistency !== 'superset' && consistency !== 'any')
+    problems.push(`--consistency: must be exact, superset or any, not "${consistency}"`);
   const baseUrl = flags.teacherUrl ?? t.base_url ?? '';
   const model = flags.teacherModel ?? t.model ?? '';
   if (mode === 'openai' && !baseUrl) problems.push('teacher.base_url: required with --teacher openai (or --teacher-url)');
@@ -178,7 +181,10 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
 
   let transforms: Record<string, unknown> | undefined = file.transforms ?? undefined;
   if (flags.transforms?.length) {
-    const ids = flags.transforms.flatMap((t) => t.split(',')).map((t) => t.trim()).filter(Boolean);
+    const ids = flags.transforms
+      .flatMap((t) => t.split(','))
+      .map((t) => t.trim())
+      .filter(Boolean);
     transforms = Object.fromEntries(ids.map((id) => [id, file.transforms?.[id] ?? true]));
   }
   const general = flags.general ?? (file.general ? rel(file.general) : null);
@@ -216,7 +222,10 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
       consistency: consistency as TeacherSettings['consistency'],
       maxRounds: t.max_rounds ?? 'auto',
       fallback: fallback as TeacherSettings['fallback'],
-      recovery: { maxCallRetries: t.recovery?.max_call_retries ?? DEFAULTS.recovery.maxCallRetries, maxAttempts: t.recovery?.max_attempts ?? DEFAULTS.recovery.maxAttempts },
+      recovery: {
+        maxCallRetries: t.recovery?.max_call_retries ?? DEFAULTS.recovery.maxCallRetries,
+        maxAttempts: t.recovery?.max_attempts ?? DEFAULTS.recovery.maxAttempts,
+      },
       ...(judge ? { judge } : {}),
     },
     cache: normalise(flags.cache ?? (file.cache !== undefined ? rel(file.cache) : defaultCacheDir())),
@@ -226,7 +235,15 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
     toolsFormat: toolsFormat as 'list' | 'json-string',
     // A budget needs a tokenizer: the built-in Qwen3 one unless another is named. A folder named in
     // the config is relative to the config file.
-    tokenizer: flags.tokenizer ?? (file.tokenizer !== undefined ? (BUILTIN_TOKENIZERS.includes(file.tokenizer) ? file.tokenizer : rel(file.tokenizer)) : (flags.maxTokens ?? file.max_tokens) !== undefined ? 'qwen3' : null),
+    tokenizer:
+      flags.tokenizer ??
+      (file.tokenizer !== undefined
+        ? BUILTIN_TOKENIZERS.includes(file.tokenizer)
+          ? file.tokenizer
+          : rel(file.tokenizer)
+        : (flags.maxTokens ?? file.max_tokens) !== undefined
+          ? 'qwen3'
+          : null),
     maxTokens: flags.maxTokens ?? file.max_tokens ?? null,
     opd: { turns: file.opd?.turns ?? DEFAULTS.opd.turns, prompts: opdPrompts, generalRatio: file.opd?.general_ratio ?? DEFAULTS.opd.generalRatio },
     sft: { skipWithoutAssistant: flags.skipEmptySft ?? file.sft?.skip_without_assistant ?? false },
@@ -241,7 +258,10 @@ export async function resolveRunConfig(flags: AugmentFlags): Promise<RunConfig> 
 
 /** `--words` replaces the config's packs and files; the config's own lists still apply after them. */
 function wordsFor(refs: string[] | undefined, selection: WordsSelection | undefined): WordsSelection {
-  const list = refs?.flatMap((r) => r.split(',')).map((r) => r.trim()).filter(Boolean);
+  const list = refs
+    ?.flatMap((r) => r.split(','))
+    .map((r) => r.trim())
+    .filter(Boolean);
   try {
     if (!list?.length) return selection ?? defaultSelection();
     const picked = resolveWordsConfig(undefined, '.', () => '--words', list);
@@ -254,7 +274,10 @@ function wordsFor(refs: string[] | undefined, selection: WordsSelection | undefi
 
 function parseStages(v: string, problems: string[]): Stage[] {
   const out: Stage[] = [];
-  for (const s of v.split(',').map((x) => x.trim()).filter(Boolean)) {
+  for (const s of v
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
     if ((STAGES as readonly string[]).includes(s)) out.push(s as Stage);
     else problems.push(`--stages: unknown stage "${s}" (sft, opd, rl)`);
   }

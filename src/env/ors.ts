@@ -36,7 +36,8 @@ function body(req: EnvRequest): Obj {
 }
 
 function only(o: Obj, keys: string[], where: string): void {
-  for (const k of Object.keys(o)) if (!keys.includes(k)) throw new EnvError(400, 'bad_request', `${where}${k}: unknown field (expected ${keys.join(', ')})`, `${where}${k}`);
+  for (const k of Object.keys(o))
+    if (!keys.includes(k)) throw new EnvError(400, 'bad_request', `${where}${k}: unknown field (expected ${keys.join(', ')})`, `${where}${k}`);
 }
 
 function sid(req: EnvRequest): string {
@@ -85,11 +86,13 @@ export function createOrsProtocol(split = 'train'): Protocol {
   const options = (spec: Obj): Partial<SessionOptions> => {
     const out: Partial<SessionOptions> = {};
     if (spec.invalid_arguments !== undefined) {
-      if (spec.invalid_arguments !== 'error' && spec.invalid_arguments !== 'tool_error') throw new EnvError(400, 'bad_request', 'task_spec.invalid_arguments: expected "error" or "tool_error"', 'task_spec.invalid_arguments');
+      if (spec.invalid_arguments !== 'error' && spec.invalid_arguments !== 'tool_error')
+        throw new EnvError(400, 'bad_request', 'task_spec.invalid_arguments: expected "error" or "tool_error"', 'task_spec.invalid_arguments');
       out.invalidArguments = spec.invalid_arguments;
     }
     if (spec.max_steps_per_turn !== undefined) {
-      if (!Number.isInteger(spec.max_steps_per_turn) || (spec.max_steps_per_turn as number) < 1) throw new EnvError(400, 'bad_request', 'task_spec.max_steps_per_turn: expected a positive integer', 'task_spec.max_steps_per_turn');
+      if (!Number.isInteger(spec.max_steps_per_turn) || (spec.max_steps_per_turn as number) < 1)
+        throw new EnvError(400, 'bad_request', 'task_spec.max_steps_per_turn: expected a positive integer', 'task_spec.max_steps_per_turn');
       out.maxStepsPerTurn = spec.max_steps_per_turn as number;
     }
     return out;
@@ -104,23 +107,32 @@ export function createOrsProtocol(split = 'train'): Protocol {
     if (method === 'GET' && path === '/list_environments') return { status: 200, json: [ENV_NAME] };
     if (method === 'POST' && path === '/create_session') {
       const id = randomUUID();
-      return { status: 200, events: [{ event: 'task_id', data: id }, { event: 'end', data: '' }] };
+      return {
+        status: 200,
+        events: [
+          { event: 'task_id', data: id },
+          { event: 'end', data: '' },
+        ],
+      };
     }
     if (method === 'POST' && path === '/create') {
       const id = sid(req);
       const o = body(req);
       only(o, ['env_name', 'task_spec', 'split', 'index', 'secrets'], '');
-      if (o.env_name !== undefined && o.env_name !== null && o.env_name !== ENV_NAME) throw new EnvError(404, 'not_found', `env_name: unknown environment ${JSON.stringify(o.env_name)} (this server has "${ENV_NAME}")`, 'env_name');
+      if (o.env_name !== undefined && o.env_name !== null && o.env_name !== ENV_NAME)
+        throw new EnvError(404, 'not_found', `env_name: unknown environment ${JSON.stringify(o.env_name)} (this server has "${ENV_NAME}")`, 'env_name');
       let row;
       let opts: Partial<SessionOptions> = {};
       if (o.task_spec !== undefined && o.task_spec !== null) {
-        if (o.split !== undefined || o.index !== undefined) throw new EnvError(400, 'bad_request', 'task_spec: give either task_spec or split and index, not both', 'task_spec');
+        if (o.split !== undefined || o.index !== undefined)
+          throw new EnvError(400, 'bad_request', 'task_spec: give either task_spec or split and index, not both', 'task_spec');
         if (!isObj(o.task_spec)) throw new EnvError(400, 'bad_request', 'task_spec: expected an object', 'task_spec');
         only(o.task_spec, ['index', 'id', 'position', 'row', 'invalid_arguments', 'max_steps_per_turn'], 'task_spec.');
         row = store.resolveRow(rowRef(o.task_spec), 'task_spec');
         opts = options(o.task_spec);
       } else {
-        if (o.split === undefined || o.index === undefined) throw new EnvError(400, 'bad_request', 'task_spec: give either task_spec or split and index', 'task_spec');
+        if (o.split === undefined || o.index === undefined)
+          throw new EnvError(400, 'bad_request', 'task_spec: give either task_spec or split and index', 'task_spec');
         checkSplit(o);
         row = store.resolveRow({ position: o.index as number }, 'index');
       }
@@ -138,14 +150,18 @@ export function createOrsProtocol(split = 'train'): Protocol {
     }
     if (envPath === undefined) {
       const first = path.split('/')[1];
-      if (first && ['tools', 'task_tools', 'splits', 'tasks', 'num_tasks', 'task', 'task_range', 'prompt', 'call', 'reward', 'messages'].includes(path.split('/')[2] ?? '')) {
+      if (
+        first &&
+        ['tools', 'task_tools', 'splits', 'tasks', 'num_tasks', 'task', 'task_range', 'prompt', 'call', 'reward', 'messages'].includes(path.split('/')[2] ?? '')
+      ) {
         throw new EnvError(404, 'not_found', `unknown environment ${JSON.stringify(first)} (this server has "${ENV_NAME}")`, 'env_name');
       }
       return undefined;
     }
     // Every tool is the row's: /tools lists a session's tools when given one (ORS allows that), none otherwise.
     if (method === 'GET' && envPath === '/tools' && !req.headers['x-session-id']) return { status: 200, json: { tools: [] } };
-    if (method === 'GET' && envPath === '/splits') return { status: 200, json: [{ name: split, type: split === 'train' || split === 'validation' || split === 'test' ? split : 'validation' }] };
+    if (method === 'GET' && envPath === '/splits')
+      return { status: 200, json: [{ name: split, type: split === 'train' || split === 'validation' || split === 'test' ? split : 'validation' }] };
     if (method === 'POST' && envPath === '/tasks') {
       checkSplit(body(req));
       return { status: 200, json: { tasks: store.rows.summaries(), env_name: ENV_NAME } };
@@ -158,7 +174,8 @@ export function createOrsProtocol(split = 'train'): Protocol {
       const o = body(req);
       checkSplit(o);
       const i = o.index;
-      if (!Number.isInteger(i) || (i as number) < 0 || (i as number) >= store.rows.size) throw new EnvError(400, 'bad_request', `index: expected 0..${store.rows.size - 1}`, 'index');
+      if (!Number.isInteger(i) || (i as number) < 0 || (i as number) >= store.rows.size)
+        throw new EnvError(400, 'bad_request', `index: expected 0..${store.rows.size - 1}`, 'index');
       return { status: 200, json: { task: store.rows.summaries(i as number, (i as number) + 1)[0] } };
     }
     if (method === 'POST' && envPath === '/task_range') {
@@ -175,7 +192,10 @@ export function createOrsProtocol(split = 'train'): Protocol {
     }
     if (method === 'GET' && (envPath === '/task_tools' || envPath === '/tools')) {
       const s = store.get(sid(req));
-      return { status: 200, json: { tools: s.episode.row.tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters })) } };
+      return {
+        status: 200,
+        json: { tools: s.episode.row.tools.map((t) => ({ name: t.function.name, description: t.function.description, input_schema: t.function.parameters })) },
+      };
     }
     if (method === 'GET' && envPath === '/prompt') {
       const s = store.get(sid(req));
@@ -199,7 +219,8 @@ export function createOrsProtocol(split = 'train'): Protocol {
         const seen = results.get(store.get(id));
         if (seen !== undefined && seen.taskId === o.task_id) return { status: 200, events: seen.events };
       }
-      if (typeof o.name !== 'string' || o.name === '') throw new EnvError(400, 'bad_request', 'name: expected the tool name (or hsa.message / hsa.reply)', 'name');
+      if (typeof o.name !== 'string' || o.name === '')
+        throw new EnvError(400, 'bad_request', 'name: expected the tool name (or hsa.message / hsa.reply)', 'name');
       const input = o.input ?? {};
       if (!isObj(input)) throw new EnvError(400, 'bad_request', 'input: expected an object', 'input');
       let message: unknown;
@@ -211,10 +232,20 @@ export function createOrsProtocol(split = 'train'): Protocol {
       } else if (o.name === 'hsa.reply') {
         only(input, ['content', 'reasoning_content'], 'input.');
         if (typeof input.content !== 'string') throw new EnvError(400, 'bad_request', 'input.content: expected a string', 'input.content');
-        message = { role: 'assistant', content: input.content, ...(input.reasoning_content !== undefined ? { reasoning_content: input.reasoning_content } : {}) };
+        message = {
+          role: 'assistant',
+          content: input.content,
+          ...(input.reasoning_content !== undefined ? { reasoning_content: input.reasoning_content } : {}),
+        };
         field = 'input';
       } else {
-        message = { role: 'assistant', content: '', tool_calls: [{ id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: o.name, arguments: JSON.stringify(input) } }] };
+        message = {
+          role: 'assistant',
+          content: '',
+          tool_calls: [
+            { id: `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`, type: 'function', function: { name: o.name, arguments: JSON.stringify(input) } },
+          ],
+        };
         field = 'input';
       }
       const session = store.get(id);

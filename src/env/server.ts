@@ -58,14 +58,31 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 function send(res: ServerResponse, r: EnvResponse, close = false): void {
   if ('json' in r) {
     const text = JSON.stringify(r.json);
-    res.writeHead(r.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...(close ? { connection: 'close' } : {}) });
+    res.writeHead(r.status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      ...(close ? { connection: 'close' } : {}),
+    });
     res.end(text);
     return;
   }
   let out = '';
-  for (const e of r.events) out += `event: ${e.event}\n${e.data.includes('\n') ? e.data.split('\n').map((d) => `data: ${d}`).join('\n') : `data: ${e.data}`}\n\n`;
+  for (const e of r.events)
+    out += `event: ${e.event}\n${
+      e.data.includes('\n')
+        ? e.data
+            .split('\n')
+            .map((d) => `data: ${d}`)
+            .join('\n')
+        : `data: ${e.data}`
+    }\n\n`;
   // The whole stream is known, so it goes with a length in one write instead of chunked pieces.
-  res.writeHead(r.status, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no', 'content-length': Buffer.byteLength(out) });
+  res.writeHead(r.status, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    'x-accel-buffering': 'no',
+    'content-length': Buffer.byteLength(out),
+  });
   res.end(out);
 }
 
@@ -118,7 +135,10 @@ export function startEnvServer(o: EnvServerOptions): Promise<RunningServer> {
         answer = await p.handle(request, o.store);
         if (answer) break;
       }
-      r = answer ?? { status: 404, json: { detail: `no route ${request.method} ${request.path}`, error: { code: 'not_found', message: `no route ${request.method} ${request.path}` } } };
+      r = answer ?? {
+        status: 404,
+        json: { detail: `no route ${request.method} ${request.path}`, error: { code: 'not_found', message: `no route ${request.method} ${request.path}` } },
+      };
     } catch (e) {
       if (e instanceof EnvError) r = errorResponse(e);
       else {

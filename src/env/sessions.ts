@@ -25,7 +25,6 @@ export class EnvError extends Error {
   }
 }
 
-
 export interface SessionOptions {
   /** Non-JSON tool-call arguments: a 400 (default) or the policy's mistake (a tool error). */
   invalidArguments: 'error' | 'tool_error';
@@ -90,7 +89,12 @@ export class SessionStore {
   start(row: EpisodeRow, options: Partial<SessionOptions> = {}, id?: string): Session {
     this.sweep();
     if (id !== undefined && this.sessions.has(id)) throw new EnvError(409, 'conflict', `session ${JSON.stringify(id)} already exists`, 'session_id');
-    if (this.sessions.size >= this.options.maxSessions) throw new EnvError(429, 'too_many', `${this.sessions.size} sessions are open (the limit is ${this.options.maxSessions}); close some or wait for them to expire`);
+    if (this.sessions.size >= this.options.maxSessions)
+      throw new EnvError(
+        429,
+        'too_many',
+        `${this.sessions.size} sessions are open (the limit is ${this.options.maxSessions}); close some or wait for them to expire`,
+      );
     const opts: SessionOptions = { invalidArguments: options.invalidArguments ?? 'error', maxStepsPerTurn: options.maxStepsPerTurn ?? DEFAULT_MAX_ROUNDS };
     const episodeOptions: EpisodeOptions = { maxRoundsPerTurn: opts.maxStepsPerTurn };
     const sid = id ?? randomUUID();
@@ -106,7 +110,13 @@ export class SessionStore {
     this.sweep();
     const s = this.sessions.get(id);
     if (!s) {
-      if (this.expired.has(id)) throw new EnvError(410, 'expired', `session ${JSON.stringify(id)} expired after ${Math.round(this.options.ttlMs / 1000)} s without a request`, 'session_id');
+      if (this.expired.has(id))
+        throw new EnvError(
+          410,
+          'expired',
+          `session ${JSON.stringify(id)} expired after ${Math.round(this.options.ttlMs / 1000)} s without a request`,
+          'session_id',
+        );
       throw new EnvError(404, 'not_found', `no session ${JSON.stringify(id)}`, 'session_id');
     }
     s.lastSeen = this.now();

@@ -38,7 +38,9 @@ export async function runCommandHooks(
       const reason = r.stderr.trim() || `command hook ${hook.id} blocked`;
       out.push({ hook, feedback: reason, reason });
     } else if (r.code !== 0) {
-      opts.warn(`command hook ${hook.id} ${r.code === null ? `timed out after ${hook.timeout ?? 10}s` : `exited ${r.code}`}: ${r.stderr.trim().split('\n')[0] ?? ''}`);
+      opts.warn(
+        `command hook ${hook.id} ${r.code === null ? `timed out after ${hook.timeout ?? 10}s` : `exited ${r.code}`}: ${r.stderr.trim().split('\n')[0] ?? ''}`,
+      );
     }
   }
   return out;

@@ -205,14 +205,16 @@ export class Episode {
     const { reasoning, text } = splitReasoning(m.content, m.reasoningField);
     const turn = this.turns[this.turnIndex]!;
     if (m.calls.length > 0) {
-      if (this.forceReply && rules.toolWhileForced === 'reject') throw new EpisodeRejected('teacher_tool_after_forced_reply', `turn ${this.turnIndex + 1}: tool call after a hook forced a reply`);
+      if (this.forceReply && rules.toolWhileForced === 'reject')
+        throw new EpisodeRejected('teacher_tool_after_forced_reply', `turn ${this.turnIndex + 1}: tool call after a hook forced a reply`);
       if (rules.invalidCall === 'retry' && this.retried(m)) return { messages: [], done: false, forceReply: this.forceReply };
       this.pending = [];
       this.retry = 0;
       this.steps++;
       this.modelMessages.push({ turn: this.turnIndex, kind: 'tool_calls', reasoning });
       const limit = this.forceReply ? undefined : toolRoundLimit(this.world.harness, this.turn)[0];
-      if (limit && limit.hook.action === 'reject' && rules.rejectHook === 'reject') throw new EpisodeRejected('teacher_hook_rejected', `hook ${limit.hook.id} rejected the turn: ${limit.reason}`);
+      if (limit && limit.hook.action === 'reject' && rules.rejectHook === 'reject')
+        throw new EpisodeRejected('teacher_hook_rejected', `hook ${limit.hook.id} rejected the turn: ${limit.reason}`);
       if (!(limit && rules.overLimitRound === 'drop')) this.messages.push(m.raw);
       if (this.forceReply || limit) {
         // The round is not run: its calls are answered `not run` (or the message dropped), then the hook's feedback (once).
@@ -247,11 +249,13 @@ export class Episode {
       const failure = failures[0];
       let ends = true;
       if (failure) {
-        if (failure.hook.action === 'reject' && rules.rejectHook === 'reject') throw new EpisodeRejected('teacher_hook_rejected', `hook ${failure.hook.id} rejected the reply: ${failure.reason}`);
+        if (failure.hook.action === 'reject' && rules.rejectHook === 'reject')
+          throw new EpisodeRejected('teacher_hook_rejected', `hook ${failure.hook.id} rejected the reply: ${failure.reason}`);
         const n = (this.hookRounds.get(failure.hook.id) ?? 0) + 1;
         this.hookRounds.set(failure.hook.id, n);
         if (n > failure.hook.maxRounds) {
-          if (rules.exhaustedGate === 'reject') throw new EpisodeRejected('teacher_hook_failed', `${failure.hook.id} failed after ${failure.hook.maxRounds} rounds: ${failure.reason}`);
+          if (rules.exhaustedGate === 'reject')
+            throw new EpisodeRejected('teacher_hook_failed', `${failure.hook.id} failed after ${failure.hook.maxRounds} rounds: ${failure.reason}`);
           turn.exhausted = true;
         } else {
           turn.feedbackRounds++;
@@ -283,7 +287,8 @@ export class Episode {
   /** Under rules.turnLimit `reject`: fail when the turn has no model call left. */
   private checkTurnLimit(): void {
     const max = this.world.roundLimit(this.turnIndex);
-    if (this.rules.turnLimit === 'reject' && this.steps >= max) throw new EpisodeRejected('teacher_max_rounds', `turn ${this.turnIndex + 1}: no final reply after ${this.steps} model calls (max_rounds ${max})`);
+    if (this.rules.turnLimit === 'reject' && this.steps >= max)
+      throw new EpisodeRejected('teacher_max_rounds', `turn ${this.turnIndex + 1}: no final reply after ${this.steps} model calls (max_rounds ${max})`);
   }
 
   /**
@@ -297,15 +302,26 @@ export class Episode {
     if (!first) return false;
     if (this.callRetriesLeft === 0) {
       const retried = Math.max(0, this.options.maxCallRetries ?? 0);
-      throw new EpisodeRejected(first.kind, `turn ${this.turnIndex + 1}: ${first.detail}${retried ? ` (after ${retried} ${retried === 1 ? 'retry' : 'retries'})` : ''}`);
+      throw new EpisodeRejected(
+        first.kind,
+        `turn ${this.turnIndex + 1}: ${first.detail}${retried ? ` (after ${retried} ${retried === 1 ? 'retry' : 'retries'})` : ''}`,
+      );
     }
     this.callRetriesLeft--;
     this.callRetries[first.kind] = (this.callRetries[first.kind] ?? 0) + 1;
     // Arguments that are not JSON go back as `{}` (servers that parse the history, such as vLLM's
     // chat templates, refuse them); the error quotes what was sent.
-    const sent = (m.raw.tool_calls as { function: object }[]).map((c, i) => (problems[i]?.notJson ? { ...c, function: { ...c.function, arguments: '{}' } } : c));
+    const sent = (m.raw.tool_calls as { function: object }[]).map((c, i) =>
+      problems[i]?.notJson ? { ...c, function: { ...c.function, arguments: '{}' } } : c,
+    );
     this.pending.push({ ...m.raw, tool_calls: sent });
-    m.calls.forEach((c, i) => this.pending.push({ role: 'tool', tool_call_id: c.id, content: problems[i] ? `error: ${problems[i].error}` : 'error: not run, because another call in the same message was invalid; send the calls again' }));
+    m.calls.forEach((c, i) =>
+      this.pending.push({
+        role: 'tool',
+        tool_call_id: c.id,
+        content: problems[i] ? `error: ${problems[i].error}` : 'error: not run, because another call in the same message was invalid; send the calls again',
+      }),
+    );
     this.retry++;
     return true;
   }
@@ -330,7 +346,8 @@ export class Episode {
     const pre = preInference(this.world.harness, this.turn);
     if (this.steps === 0) pre.push(...(yield* this.commandHooks('pre_inference', { prompt: this.turn.user })));
     for (const f of pre) {
-      if (f.hook.action === 'reject' && this.rules.rejectHook === 'reject') throw new EpisodeRejected('teacher_hook_rejected', `hook ${f.hook.id} rejected the turn: ${f.reason}`);
+      if (f.hook.action === 'reject' && this.rules.rejectHook === 'reject')
+        throw new EpisodeRejected('teacher_hook_rejected', `hook ${f.hook.id} rejected the turn: ${f.reason}`);
       if (!this.forceReply) {
         emit(this.feedbackMessage(f));
         this.turns[this.turnIndex]!.otherFeedback++;
@@ -371,7 +388,8 @@ export class Episode {
     }
     const hit = this.world.answer(c);
     if (!hit) {
-      if (this.rules.unmatchedCall === 'reject') throw new EpisodeRejected('teacher_divergent_call', `divergent call: ${c.name}(${clip(c.argumentsText)}) matches no recorded call`);
+      if (this.rules.unmatchedCall === 'reject')
+        throw new EpisodeRejected('teacher_divergent_call', `divergent call: ${c.name}(${clip(c.argumentsText)}) matches no recorded call`);
       record('no_record');
       return tool(`Error: ${c.name} returned nothing for these arguments.`);
     }

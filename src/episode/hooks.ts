@@ -143,7 +143,9 @@ export function stopHooks(h: Harness, reply: string, turn: TurnState): HookFailu
       if (c.type === 'max_chars' && chars > c.value) why = `reply is ${chars} chars, limit ${c.value}`;
       else if (c.type === 'forbid') why = forbidden(c, c.target === 'user' ? turn.user : reply);
       else if (c.type === 'require_tool') {
-        const applies = (!c.intents || (turn.intent !== undefined && c.intents.includes(turn.intent))) && (c.whenReplyMatches === undefined || new RegExp(c.whenReplyMatches, 'u').test(reply));
+        const applies =
+          (!c.intents || (turn.intent !== undefined && c.intents.includes(turn.intent))) &&
+          (c.whenReplyMatches === undefined || new RegExp(c.whenReplyMatches, 'u').test(reply));
         if (applies && !c.tools.some((t) => turn.called.includes(t))) why = `reply needs one of ${c.tools.join(', ')} first`;
       }
       if (why) {

@@ -60,7 +60,8 @@ export function readPolicyMessage(v: unknown, field: string, badJson: 'error' | 
   if (m.role !== 'assistant') throw new BadMessageError(`${field}.role`, `expected "assistant", got ${JSON.stringify(m.role ?? null)}`);
   const content = textContent(m.content, `${field}.content`);
   const reasoning = m.reasoning_content ?? m.reasoning;
-  if (reasoning !== undefined && reasoning !== null && typeof reasoning !== 'string') throw new BadMessageError(`${field}.reasoning_content`, 'expected a string');
+  if (reasoning !== undefined && reasoning !== null && typeof reasoning !== 'string')
+    throw new BadMessageError(`${field}.reasoning_content`, 'expected a string');
   const calls: PolicyCall[] = [];
   if (m.tool_calls !== undefined && m.tool_calls !== null) {
     if (!Array.isArray(m.tool_calls)) throw new BadMessageError(`${field}.tool_calls`, 'expected an array');

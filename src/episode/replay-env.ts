@@ -41,7 +41,13 @@ export class ReplayEnvironment {
 
   execute(c: ToolCall): { kind: 'ok'; content: string } | { kind: 'divergent' } {
     // Map the call back into the source state with the same machinery that rewrites trajectories.
-    const mapped = this.mapBack ? this.mapBack(c) : (rewriteTrajectory({ id: 'call', messages: [{ role: 'assistant', content: '', tool_calls: [c] }] }, this.inverse, this.to, this.from).messages[0] as { tool_calls: ToolCall[] }).tool_calls[0]!;
+    const mapped = this.mapBack
+      ? this.mapBack(c)
+      : (
+          rewriteTrajectory({ id: 'call', messages: [{ role: 'assistant', content: '', tool_calls: [c] }] }, this.inverse, this.to, this.from).messages[0] as {
+            tool_calls: ToolCall[];
+          }
+        ).tool_calls[0]!;
     if (mapped === null) {
       this.madeCalls.push(keyOf(c));
       return { kind: 'divergent' };

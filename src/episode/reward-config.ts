@@ -8,11 +8,25 @@ const penalty = z.number().min(0).max(10);
 
 /** The reward file (YAML or JSON): every key optional, defaults from DEFAULT_REWARD_CONFIG. */
 export const rewardConfigSchema = z.strictObject({
-  weights: z.strictObject({ skill_selection: weight.optional(), tool_rationality: weight.optional(), hook_compliance: weight.optional(), reply_quality: weight.optional() }).optional(),
-  tool: z.strictObject({ name_only_credit: z.number().min(0).max(1).optional(), invalid_penalty: penalty.optional(), repeat_penalty: penalty.optional() }).optional(),
+  weights: z
+    .strictObject({
+      skill_selection: weight.optional(),
+      tool_rationality: weight.optional(),
+      hook_compliance: weight.optional(),
+      reply_quality: weight.optional(),
+    })
+    .optional(),
+  tool: z
+    .strictObject({ name_only_credit: z.number().min(0).max(1).optional(), invalid_penalty: penalty.optional(), repeat_penalty: penalty.optional() })
+    .optional(),
   hook: z.strictObject({ feedback_penalty: penalty.optional(), forced_penalty: penalty.optional(), blocked_penalty: penalty.optional() }).optional(),
   reasoning: z
-    .strictObject({ weight: weight.optional(), free_tokens: z.number().int().min(0).optional(), saturate_tokens: z.number().int().min(1).optional(), aggregate: z.enum(['mean', 'sum']).optional() })
+    .strictObject({
+      weight: weight.optional(),
+      free_tokens: z.number().int().min(0).optional(),
+      saturate_tokens: z.number().int().min(1).optional(),
+      aggregate: z.enum(['mean', 'sum']).optional(),
+    })
     .optional(),
   tokenizer: z.enum(['qwen3', 'estimate']).optional(),
 });

@@ -70,7 +70,19 @@ export interface RewardResult {
   weights: RewardConfig['weights'] & { reasoning: number };
   detail: {
     skills: { selected: string[]; expected: string[]; precision: number; recall: number };
-    tools: { made: number; expected: number; matched: number; name_only: number; invalid: number; repeats: number; not_run: number; stale_names: string[]; precision: number; recall: number; f1: number };
+    tools: {
+      made: number;
+      expected: number;
+      matched: number;
+      name_only: number;
+      invalid: number;
+      repeats: number;
+      not_run: number;
+      stale_names: string[];
+      precision: number;
+      recall: number;
+      f1: number;
+    };
     hooks: { turns: number; finished: number; feedback_rounds: number; forced: number; forced_violations: number; exhausted: number; blocked: number };
     reply: { source: string; per_turn: number[] };
     reasoning: { tokenizer: TokenizerName; per_message: { turn: number; kind: string; tokens: number; q: number }[] };
@@ -138,7 +150,16 @@ export async function scoreEpisode(ep: Episode, cfg: RewardConfig, counter: Toke
 
   // Skill selection.
   const loader = row.skillLoader;
-  const selected = [...new Set(loader ? ep.calls.filter((c) => c.name === loader.tool && c.outcome !== 'not_run').map((c) => skillOf(c, loader.argument)).filter((s): s is string => s !== undefined) : [])];
+  const selected = [
+    ...new Set(
+      loader
+        ? ep.calls
+            .filter((c) => c.name === loader.tool && c.outcome !== 'not_run')
+            .map((c) => skillOf(c, loader.argument))
+            .filter((s): s is string => s !== undefined)
+        : [],
+    ),
+  ];
   const expectedSkills = [...new Set(row.truth.expectedSkills)];
   const hitSkills = selected.filter((s) => expectedSkills.includes(s)).length;
   const skillP = selected.length ? hitSkills / selected.length : expectedSkills.length ? 0 : 1;
@@ -224,7 +245,13 @@ export async function scoreEpisode(ep: Episode, cfg: RewardConfig, counter: Toke
   const sum = (f: (t: Episode['turns'][number]) => number) => ep.turns.reduce((a, t) => a + f(t), 0);
   return {
     reward: round(total),
-    components: { skill_selection: round(skill), tool_rationality: round(tool), hook_compliance: round(hook), reply_quality: round(reply), reasoning_penalty: round(penalty) },
+    components: {
+      skill_selection: round(skill),
+      tool_rationality: round(tool),
+      hook_compliance: round(hook),
+      reply_quality: round(reply),
+      reasoning_penalty: round(penalty),
+    },
     weights: { ...w, reasoning: cfg.reasoning.weight },
     detail: {
       skills: { selected, expected: expectedSkills, precision: round(skillP), recall: round(skillR) },

@@ -181,7 +181,13 @@ export function parseRow(value: unknown, position: number): EpisodeRow {
       turns,
     },
     renamedTools: renamedTools(extra.transforms),
-    hookTools: tools.map((t) => ({ name: t.function.name, description: t.function.description, parameters: t.function.parameters, sourceName: t.function.name, sourceFormat: 'openai' })),
+    hookTools: tools.map((t) => ({
+      name: t.function.name,
+      description: t.function.description,
+      parameters: t.function.parameters,
+      sourceName: t.function.name,
+      sourceFormat: 'openai',
+    })),
   };
 }
 

@@ -94,7 +94,12 @@ function toolCallOf(c: PolicyCall): ToolCall {
  * The end of an accepted attempt: the trajectory must have valid calls, no leaked old name and
  * calls consistent with the reference, then pass the `accept` check if there is one.
  */
-export async function settleAttempt(setup: EpisodeSetup, env: ReplayEnvironment, trajectory: Trajectory, opts: EpisodeOptions): Promise<{ kind: TeacherRejectKind; reason: string } | undefined> {
+export async function settleAttempt(
+  setup: EpisodeSetup,
+  env: ReplayEnvironment,
+  trajectory: Trajectory,
+  opts: EpisodeOptions,
+): Promise<{ kind: TeacherRejectKind; reason: string } | undefined> {
   const { source, from, to, plan } = setup;
   const invalid = checkCalls(trajectory, to);
   if (invalid.length) return { kind: 'teacher_invalid_call', reason: `invalid call: ${invalid[0]}` };
@@ -116,7 +121,9 @@ function callProblem(setup: EpisodeSetup, pc: PolicyCall): CallProblem | undefin
   if (!tool) {
     const error = `tool "${name}" does not exist; available tools: ${to.tools.map((x) => x.name).join(', ')}`;
     const old = from.tools.some((x) => x.name === name) && name in plan.tools;
-    return old ? { kind: 'teacher_old_name', error, detail: `leak: the teacher called the old tool name "${name}" (now "${plan.tools[name]}")` } : { kind: 'teacher_unknown_tool', error, detail: `the teacher called an unknown tool "${name}"` };
+    return old
+      ? { kind: 'teacher_old_name', error, detail: `leak: the teacher called the old tool name "${name}" (now "${plan.tools[name]}")` }
+      : { kind: 'teacher_unknown_tool', error, detail: `the teacher called an unknown tool "${name}"` };
   }
   let args: unknown;
   try {
@@ -128,18 +135,27 @@ function callProblem(setup: EpisodeSetup, pc: PolicyCall): CallProblem | undefin
   const oldParam = oldParameterIn(setup, name, args);
   if (oldParam) {
     const params = Object.keys((tool.parameters as { properties?: Record<string, unknown> }).properties ?? {});
-    return { kind: 'teacher_old_name', error: `tool "${name}" has no argument "${oldParam}"; its arguments: ${params.join(', ')}`, detail: `leak: the teacher used the old parameter name "${oldParam}" of ${name}` };
+    return {
+      kind: 'teacher_old_name',
+      error: `tool "${name}" has no argument "${oldParam}"; its arguments: ${params.join(', ')}`,
+      detail: `leak: the teacher used the old parameter name "${oldParam}" of ${name}`,
+    };
   }
   const loader = to.skillLoader;
   if (loader && name === loader.tool) {
     // A skill loaded by its pre-rename id would find the source's recorded call: say it is gone.
     const skill = getPath(args, loader.argument);
     if (typeof skill === 'string' && skill in plan.skills && !to.skills.some((x) => x.id === skill)) {
-      return { kind: 'teacher_old_name', error: `skill "${skill}" does not exist; available skills: ${to.skills.map((x) => x.id).join(', ')}`, detail: `leak: the teacher loaded the old skill name "${skill}" (now "${plan.skills[skill]}")` };
+      return {
+        kind: 'teacher_old_name',
+        error: `skill "${skill}" does not exist; available skills: ${to.skills.map((x) => x.id).join(', ')}`,
+        detail: `leak: the teacher loaded the old skill name "${skill}" (now "${plan.skills[skill]}")`,
+      };
     }
   }
   const errors = schemaErrors(tool.parameters, args).map(argumentError);
-  if (errors.length) return { kind: 'teacher_invalid_call', error: `${errors.join('; ')} (tool "${name}")`, detail: `invalid call of ${name}: ${errors.join('; ')}` };
+  if (errors.length)
+    return { kind: 'teacher_invalid_call', error: `${errors.join('; ')} (tool "${name}")`, detail: `invalid call of ${name}: ${errors.join('; ')}` };
   return undefined;
 }
 

@@ -38,13 +38,15 @@ export function tokenCounter(name: TokenizerName, warn: (line: string) => void =
   if (name === 'estimate') return Promise.resolve(estimateCounter);
   // The exporters' counter (src/tokenize): exact Qwen3 counts, as the general tokenizer's
   // encode gives them, ~20× faster (a reward counts every model message's reasoning).
-  qwen3 ??= import('../tokenize/tokenizer.js').then((m) => m.loadTokenCounter('qwen3')).then(
-    (tok) => ({ name: 'qwen3' as const, count: (text: string) => (text === '' ? 0 : tok.countText(text)) }),
-    (e: unknown) => {
-      warn(`tokenizer qwen3 could not be loaded (${(e as Error).message}); reasoning tokens are estimated`);
-      return estimateCounter;
-    },
-  );
+  qwen3 ??= import('../tokenize/tokenizer.js')
+    .then((m) => m.loadTokenCounter('qwen3'))
+    .then(
+      (tok) => ({ name: 'qwen3' as const, count: (text: string) => (text === '' ? 0 : tok.countText(text)) }),
+      (e: unknown) => {
+        warn(`tokenizer qwen3 could not be loaded (${(e as Error).message}); reasoning tokens are estimated`);
+        return estimateCounter;
+      },
+    );
   return qwen3;
 }
 
@@ -68,5 +70,11 @@ export function splitReasoning(content: string, reasoningField?: unknown): { rea
     parts.push(inner);
     return '';
   });
-  return { reasoning: parts.map((p) => p.trim()).filter((p) => p !== '').join('\n'), text: text.trim() };
+  return {
+    reasoning: parts
+      .map((p) => p.trim())
+      .filter((p) => p !== '')
+      .join('\n'),
+    text: text.trim(),
+  };
 }

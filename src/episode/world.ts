@@ -89,7 +89,12 @@ export function rowRuntime(row: EpisodeRow): RowRuntime {
     if (list) list.push(r.result);
     else replay.set(key, [r.result]);
   }
-  rt = { harness: harnessOfRow(row), toolNames: new Set(row.tools.map((t) => t.function.name)), replay, expectedKeys: row.truth.expectedCalls.map((e) => callKey(e.name, canonicalJson(e.arguments))) };
+  rt = {
+    harness: harnessOfRow(row),
+    toolNames: new Set(row.tools.map((t) => t.function.name)),
+    replay,
+    expectedKeys: row.truth.expectedCalls.map((e) => callKey(e.name, canonicalJson(e.arguments))),
+  };
   runtimes.set(row, rt);
   return rt;
 }

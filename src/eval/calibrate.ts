@@ -104,9 +104,20 @@ export function cohenKappa(a: readonly number[], b: readonly number[], levels: r
  * (exact level), within one level, Cohen's kappa and the confusion table. A judge level from `mean`
  * aggregation is rounded to the nearest level first.
  */
-export async function calibrate(labels: readonly Label[], judge: RubricJudge, rubric: Rubric, concurrency: number): Promise<{ labels: number; criteria: CriterionAgreement[]; verdicts: { where: string; id: string; judge: Record<string, number>; human: Record<string, number> }[] }> {
+export async function calibrate(
+  labels: readonly Label[],
+  judge: RubricJudge,
+  rubric: Rubric,
+  concurrency: number,
+): Promise<{
+  labels: number;
+  criteria: CriterionAgreement[];
+  verdicts: { where: string; id: string; judge: Record<string, number>; human: Record<string, number> }[];
+}> {
   const limit = pLimit(Math.max(1, concurrency));
-  const verdicts = await Promise.all(labels.map((l) => limit(async () => ({ where: l.where, id: l.id, judge: (await judge.judge(l.case)).criteria, human: l.levels }))));
+  const verdicts = await Promise.all(
+    labels.map((l) => limit(async () => ({ where: l.where, id: l.id, judge: (await judge.judge(l.case)).criteria, human: l.levels }))),
+  );
   await judge.settle();
   const criteria: CriterionAgreement[] = [];
   for (const c of rubric.criteria) {

@@ -67,14 +67,21 @@ export function compareReport(
     const m = (f: (r: (typeof scored)[number]) => number) => (scored.length ? r4(scored.reduce((s, r) => s + f(r), 0) / scored.length) : null);
     return { mean: m((r) => r.reward), components: Object.fromEntries(COMPONENTS.map((c) => [c, m((r) => r.components[c])])) };
   };
-  const regressed = per.filter((p) => p.outcome === 'loss' || (p.outcome === 'missing' && p.a !== null)).sort((x, y) => (x.diff ?? -Infinity) - (y.diff ?? -Infinity) || (x.id < y.id ? -1 : 1));
+  const regressed = per
+    .filter((p) => p.outcome === 'loss' || (p.outcome === 'missing' && p.a !== null))
+    .sort((x, y) => (x.diff ?? -Infinity) - (y.diff ?? -Infinity) || (x.id < y.id ? -1 : 1));
   return {
     model: { base_url: o.model.baseUrl, model: o.model.model },
     harness: { a: a.rows.harness, b: b.rows.harness },
     records: ids.length,
     a: condition(a.outcomes),
     b: condition(b.outcomes),
-    diff: bootstrap(paired.map((p) => p.diff!), o.samples, o.seed, 'b-minus-a'),
+    diff: bootstrap(
+      paired.map((p) => p.diff!),
+      o.samples,
+      o.seed,
+      'b-minus-a',
+    ),
     wins: per.filter((p) => p.outcome === 'win').length,
     losses: per.filter((p) => p.outcome === 'loss').length,
     ties: per.filter((p) => p.outcome === 'tie').length,
@@ -101,13 +108,27 @@ export function compareText(r: CompareReport): string {
 export function compareHtml(r: CompareReport): string {
   const body = [
     '<h2>Side by side</h2>',
-    table(['score', 'A', 'B'], [['reward', num(r.a.mean), num(r.b.mean)], ...COMPONENTS.map((c) => [c, num(r.a.components[c] ?? null), num(r.b.components[c] ?? null)])]),
-    barChart('records', [{ label: 'wins', value: r.wins }, { label: 'losses', value: r.losses }, { label: 'ties', value: r.ties }, { label: 'missing', value: r.missing }]),
+    table(
+      ['score', 'A', 'B'],
+      [['reward', num(r.a.mean), num(r.b.mean)], ...COMPONENTS.map((c) => [c, num(r.a.components[c] ?? null), num(r.b.components[c] ?? null)])],
+    ),
+    barChart('records', [
+      { label: 'wins', value: r.wins },
+      { label: 'losses', value: r.losses },
+      { label: 'ties', value: r.ties },
+      { label: 'missing', value: r.missing },
+    ]),
     `<p>B − A: ${esc(`${num(r.diff.mean)} [${num(r.diff.lo)}, ${num(r.diff.hi)}]`)} over ${r.diff.n} paired records.</p>`,
     `<h2>Regressed under B (${r.regressed.length})</h2>`,
-    table(['id', 'A', 'B', 'B − A', 'why (B)'], r.regressed.map((p) => [p.id, num(p.a), num(p.b), num(p.diff), p.why_b])),
+    table(
+      ['id', 'A', 'B', 'B − A', 'why (B)'],
+      r.regressed.map((p) => [p.id, num(p.a), num(p.b), num(p.diff), p.why_b]),
+    ),
     '<h2>Every record</h2>',
-    table(['id', 'A', 'B', 'B − A', 'outcome'], r.per_record.map((p) => [p.id, num(p.a), num(p.b), num(p.diff), p.outcome])),
+    table(
+      ['id', 'A', 'B', 'B − A', 'outcome'],
+      r.per_record.map((p) => [p.id, num(p.a), num(p.b), num(p.diff), p.outcome]),
+    ),
   ].join('\n');
   return page(`hsa eval: harness ${r.harness.a} vs ${r.harness.b}`, `${r.model.model} at ${r.model.base_url}; ${r.records} dev records`, body);
 }

@@ -41,7 +41,11 @@ export interface RunModelOptions {
  * answer received is stored, so a rerun resumes from the cache); a request refused for one row
  * only marks that row.
  */
-export async function runModel(rows: readonly EvalRow[], model: ModelSettings, o: RunModelOptions): Promise<{ outcomes: EpisodeOutcome[]; counters: TeacherCounters }> {
+export async function runModel(
+  rows: readonly EvalRow[],
+  model: ModelSettings,
+  o: RunModelOptions,
+): Promise<{ outcomes: EpisodeOutcome[]; counters: TeacherCounters }> {
   const counters = newCounters();
   const controller = new AbortController();
   const client = new OpenAiTeacher(model, new TeacherCache(o.cacheDir), { requireCache: o.requireCache ?? false, signal: controller.signal, counters });
@@ -68,7 +72,10 @@ export async function runModel(rows: readonly EvalRow[], model: ModelSettings, o
   if (stop) {
     const done = outcomes.filter((x) => x.result).length;
     const why = stop instanceof TeacherUnavailableError || stop instanceof TeacherFatalError ? stop.message : `${stop.name}: ${stop.message}`;
-    throw new ModelRunError(`model ${model.model} at ${model.baseUrl}: ${why} (${done} of ${rows.length} episodes finished; their answers are in the cache ${o.cacheDir}, so a rerun resumes)`, stop);
+    throw new ModelRunError(
+      `model ${model.model} at ${model.baseUrl}: ${why} (${done} of ${rows.length} episodes finished; their answers are in the cache ${o.cacheDir}, so a rerun resumes)`,
+      stop,
+    );
   }
   return { outcomes, counters };
 }

@@ -48,8 +48,23 @@ const avg = (xs: number[]) => (xs.length ? r4(xs.reduce((a, b) => a + b, 0) / xs
 
 function scores(list: RewardResult[], o: ReportOptions, label: string): ConditionScores {
   const components = {} as Record<Component, Estimate>;
-  for (const c of COMPONENTS) components[c] = bootstrap(list.map((r) => r.components[c]), o.samples, o.seed, `${label}/${c}`);
-  return { n: list.length, reward: bootstrap(list.map((r) => r.reward), o.samples, o.seed, `${label}/reward`), components };
+  for (const c of COMPONENTS)
+    components[c] = bootstrap(
+      list.map((r) => r.components[c]),
+      o.samples,
+      o.seed,
+      `${label}/${c}`,
+    );
+  return {
+    n: list.length,
+    reward: bootstrap(
+      list.map((r) => r.reward),
+      o.samples,
+      o.seed,
+      `${label}/reward`,
+    ),
+    components,
+  };
 }
 
 interface Pair {
@@ -66,7 +81,12 @@ function gapRow(key: string, pairs: Pair[], o: ReportOptions, label: string): Ga
     n: pairs.length,
     source: avg(pairs.map((p) => p.src.reward)),
     variants: avg(pairs.map((p) => p.v.reward)),
-    gap: bootstrap(pairs.map((p) => p.src.reward - p.v.reward), o.samples, o.seed, label),
+    gap: bootstrap(
+      pairs.map((p) => p.src.reward - p.v.reward),
+      o.samples,
+      o.seed,
+      label,
+    ),
     components,
   };
 }
@@ -105,20 +125,40 @@ export function buildReport(outcomes: readonly EpisodeOutcome[], o: ReportOption
     .map((x) => ({ id: x.row.row.id, source_id: x.row.sourceId, reward: x.result ? x.result.reward : null, why: x.error ?? failureWhy(x.result!) }));
   return {
     model: { base_url: o.model.baseUrl, model: o.model.model },
-    set: { files: o.files, rows: outcomes.length, sources: srcRows.length, variants: varRows.length, scored: outcomes.filter((x) => x.result).length, errors: outcomes.filter((x) => x.error).length },
+    set: {
+      files: o.files,
+      rows: outcomes.length,
+      sources: srcRows.length,
+      variants: varRows.length,
+      scored: outcomes.filter((x) => x.result).length,
+      errors: outcomes.filter((x) => x.error).length,
+    },
     bootstrap: { samples: o.samples, seed: o.seed, level: 0.95 },
     reply,
-    source: scores(srcRows.flatMap((x) => (x.result ? [x.result] : [])), o, 'source'),
-    variants: scores(varRows.flatMap((x) => (x.result ? [x.result] : [])), o, 'variants'),
+    source: scores(
+      srcRows.flatMap((x) => (x.result ? [x.result] : [])),
+      o,
+      'source',
+    ),
+    variants: scores(
+      varRows.flatMap((x) => (x.result ? [x.result] : [])),
+      o,
+      'variants',
+    ),
     gap: {
       overall: gapRow('all variants', pairs, o, 'gap'),
       families: grouped(pairs, (p) => p.outcome.row.transforms.map((t) => t.family), o, 'family'),
       // Variants changed by one family alone: the gap that family causes by itself (a set built
       // with one family's transforms, `--transforms tools.*`, has only these).
-      family_only: grouped(pairs, (p) => {
-        const fams = [...new Set(p.outcome.row.transforms.map((t) => t.family))];
-        return fams.length === 1 ? fams : [];
-      }, o, 'family-only'),
+      family_only: grouped(
+        pairs,
+        (p) => {
+          const fams = [...new Set(p.outcome.row.transforms.map((t) => t.family))];
+          return fams.length === 1 ? fams : [];
+        },
+        o,
+        'family-only',
+      ),
       transforms: grouped(pairs, (p) => p.outcome.row.transforms.map((t) => t.id), o, 'transform'),
       skills: grouped(pairs, skillKeys, o, 'skill'),
       intents: grouped(pairs, (p) => [sourceOf.get(p.outcome.row.sourceId)!.row.row.intent ?? '(no intent)'], o, 'intent'),
@@ -131,8 +171,14 @@ export function buildReport(outcomes: readonly EpisodeOutcome[], o: ReportOption
 export function failureWhy(r: RewardResult): string {
   const parts: string[] = [];
   const t = r.detail.tools;
-  if (r.components.tool_rationality < 1) parts.push(`tools ${r.components.tool_rationality} (${t.matched}/${t.expected} expected calls matched, ${t.invalid} invalid${t.stale_names.length ? `, old names ${t.stale_names.join(', ')}` : ''})`);
-  if (r.components.skill_selection < 1) parts.push(`skills ${r.components.skill_selection} (selected ${r.detail.skills.selected.join(', ') || 'none'}, expected ${r.detail.skills.expected.join(', ') || 'none'})`);
+  if (r.components.tool_rationality < 1)
+    parts.push(
+      `tools ${r.components.tool_rationality} (${t.matched}/${t.expected} expected calls matched, ${t.invalid} invalid${t.stale_names.length ? `, old names ${t.stale_names.join(', ')}` : ''})`,
+    );
+  if (r.components.skill_selection < 1)
+    parts.push(
+      `skills ${r.components.skill_selection} (selected ${r.detail.skills.selected.join(', ') || 'none'}, expected ${r.detail.skills.expected.join(', ') || 'none'})`,
+    );
   if (r.components.hook_compliance < 1) parts.push(`hooks ${r.components.hook_compliance}`);
   if (r.components.reply_quality < 1) parts.push(`reply ${r.components.reply_quality}`);
   if (r.detail.truncated) parts.push(`cut off (${r.detail.truncated})`);
@@ -145,7 +191,12 @@ const num = (x: number | null) => (x === null ? '-' : x.toFixed(4));
 function gapLines(title: string, rows: GapRow[]): string[] {
   if (rows.length === 0) return [];
   const w = Math.max(10, ...rows.map((r) => r.key.length));
-  return [`${title}:`, `  ${'group'.padEnd(w)}  ${'n'.padStart(5)}  ${'source'.padStart(7)}  ${'variant'.padStart(7)}  gap [95% CI]`, ...rows.map((r) => `  ${r.key.padEnd(w)}  ${String(r.n).padStart(5)}  ${num(r.source).padStart(7)}  ${num(r.variants).padStart(7)}  ${fmt(r.gap)}`), ''];
+  return [
+    `${title}:`,
+    `  ${'group'.padEnd(w)}  ${'n'.padStart(5)}  ${'source'.padStart(7)}  ${'variant'.padStart(7)}  gap [95% CI]`,
+    ...rows.map((r) => `  ${r.key.padEnd(w)}  ${String(r.n).padStart(5)}  ${num(r.source).padStart(7)}  ${num(r.variants).padStart(7)}  ${fmt(r.gap)}`),
+    '',
+  ];
 }
 
 /** The report as text (what `hsa eval` prints without --json). */
@@ -175,7 +226,15 @@ export function reportText(r: EvalReport): string {
 function gapTable(rows: GapRow[]): string {
   return table(
     ['group', 'n', 'source', 'variants', 'gap', '95% CI', ...COMPONENTS.map((c) => `Δ ${c}`)],
-    rows.map((g) => [g.key, g.n, num(g.source), num(g.variants), num(g.gap.mean), g.gap.lo === null ? '-' : `[${g.gap.lo.toFixed(4)}, ${g.gap.hi!.toFixed(4)}]`, ...COMPONENTS.map((c) => num(g.components[c]))]),
+    rows.map((g) => [
+      g.key,
+      g.n,
+      num(g.source),
+      num(g.variants),
+      num(g.gap.mean),
+      g.gap.lo === null ? '-' : `[${g.gap.lo.toFixed(4)}, ${g.gap.hi!.toFixed(4)}]`,
+      ...COMPONENTS.map((c) => num(g.components[c])),
+    ]),
   );
 }
 
@@ -189,8 +248,18 @@ export function reportHtml(r: EvalReport): string {
     );
   const body = [
     '<h2>Scores</h2>',
-    table(['score', 'source harness', 'variants'], [['reward', fmt(r.source.reward), fmt(r.variants.reward)], ...COMPONENTS.map((c) => [c, fmt(r.source.components[c]), fmt(r.variants.components[c])])]),
-    barChart('mean reward', [{ label: 'source harness', value: r.source.reward.mean ?? 0 }, { label: 'variants', value: r.variants.reward.mean ?? 0 }], { max: 1 }),
+    table(
+      ['score', 'source harness', 'variants'],
+      [['reward', fmt(r.source.reward), fmt(r.variants.reward)], ...COMPONENTS.map((c) => [c, fmt(r.source.components[c]), fmt(r.variants.components[c])])],
+    ),
+    barChart(
+      'mean reward',
+      [
+        { label: 'source harness', value: r.source.reward.mean ?? 0 },
+        { label: 'variants', value: r.variants.reward.mean ?? 0 },
+      ],
+      { max: 1 },
+    ),
     `<h2>Robustness gap</h2><p>Source reward minus variant reward, paired by source record: ${esc(fmt(r.gap.overall.gap))} over ${r.gap.overall.n} variants. Bars show gaps above zero; the tables hold every value.</p>`,
     '<div class="grid">',
     `<div class="card"><h3>Per transform family</h3>${gapChart('gap per family', r.gap.families)}${gapTable(r.gap.families)}</div>`,
@@ -200,7 +269,14 @@ export function reportHtml(r: EvalReport): string {
     `<div class="card"><h3>Per intent</h3>${gapTable(r.gap.intents)}</div>`,
     '</div>',
     `<h2>Failures (${r.failures.length})</h2><p>Open one with <code>hsa show OUT --id ID</code>.</p>`,
-    table(['id', 'source', 'reward', 'why'], r.failures.map((f) => [f.id, f.source_id, f.reward === null ? 'error' : f.reward.toFixed(4), f.why])),
+    table(
+      ['id', 'source', 'reward', 'why'],
+      r.failures.map((f) => [f.id, f.source_id, f.reward === null ? 'error' : f.reward.toFixed(4), f.why]),
+    ),
   ].join('\n');
-  return page(`hsa eval: ${r.model.model}`, `${r.set.rows} rows (${r.set.sources} source, ${r.set.variants} variants) from ${r.set.files.join(', ')}; reply quality: ${r.reply}; ${r.bootstrap.samples} bootstrap resamples, seed ${r.bootstrap.seed}`, body);
+  return page(
+    `hsa eval: ${r.model.model}`,
+    `${r.set.rows} rows (${r.set.sources} source, ${r.set.variants} variants) from ${r.set.files.join(', ')}; reply quality: ${r.reply}; ${r.bootstrap.samples} bootstrap resamples, seed ${r.bootstrap.seed}`,
+    body,
+  );
 }

@@ -63,8 +63,10 @@ export function parquetMessages(messages: unknown): ParquetMessage[] | Skip {
   for (const [i, raw] of messages.entries()) {
     const m = raw as SourceMessage;
     const extra = Object.keys(m).filter((k) => !MESSAGE_KEYS.has(k));
-    if (extra.length) return { kind: 'message field not representable', detail: `messages[${i}]: field ${extra.map((k) => `"${k}"`).join(', ')} has no column` };
-    if (m.content !== undefined && m.content !== null && typeof m.content !== 'string') return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
+    if (extra.length)
+      return { kind: 'message field not representable', detail: `messages[${i}]: field ${extra.map((k) => `"${k}"`).join(', ')} has no column` };
+    if (m.content !== undefined && m.content !== null && typeof m.content !== 'string')
+      return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
     out.push({
       role: m.role,
       content: (m.content as string | undefined) ?? null,
@@ -72,7 +74,11 @@ export function parquetMessages(messages: unknown): ParquetMessage[] | Skip {
       tool_call_id: m.tool_call_id ?? null,
       reasoning_content: m.reasoning_content ?? null,
       tool_calls: m.tool_calls
-        ? m.tool_calls.map((c) => ({ id: c.id ?? null, type: c.type ?? null, function: { name: c.function.name, arguments: argumentsText(c.function.arguments) } }))
+        ? m.tool_calls.map((c) => ({
+            id: c.id ?? null,
+            type: c.type ?? null,
+            function: { name: c.function.name, arguments: argumentsText(c.function.arguments) },
+          }))
         : null,
     });
   }

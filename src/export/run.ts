@@ -64,7 +64,9 @@ export function formatIds(): string[] {
  * Check everything that can be checked before a byte is written: the format, the stage, the
  * source folder and its manifest, the out folder.
  */
-export async function planExport(opts: ExportOptions): Promise<{ format: (typeof formats)[FormatId]; stage: Stage; manifestText: string; files: { file: string; records: number; sha256: string }[] }> {
+export async function planExport(
+  opts: ExportOptions,
+): Promise<{ format: (typeof formats)[FormatId]; stage: Stage; manifestText: string; files: { file: string; records: number; sha256: string }[] }> {
   if (!Object.hasOwn(formats, opts.to)) throw new UsageError(`--to: unknown format "${opts.to}" (formats: ${formatIds().join(', ')})`);
   const format = formats[opts.to as FormatId];
   const stage = (opts.stage ?? format.stages[0]) as Stage;
@@ -75,7 +77,9 @@ export async function planExport(opts: ExportOptions): Promise<{ format: (typeof
     manifestText = await readFile(manifestFile, 'utf8');
   } catch {
     const st = await stat(opts.source).catch(() => null);
-    throw new UnreadableInputError(st ? `${opts.source}: not an hsa output folder (no manifest.json; run hsa augment, and let it finish)` : `${opts.source}: no such folder`);
+    throw new UnreadableInputError(
+      st ? `${opts.source}: not an hsa output folder (no manifest.json; run hsa augment, and let it finish)` : `${opts.source}: no such folder`,
+    );
   }
   let manifest: { stages?: Record<string, { files?: { file: string; records: number; sha256: string }[] }> };
   try {
@@ -83,12 +87,19 @@ export async function planExport(opts: ExportOptions): Promise<{ format: (typeof
   } catch (e) {
     throw new UnreadableInputError(`${manifestFile}: not valid JSON (${(e as Error).message})`);
   }
-  if (!manifest || typeof manifest !== 'object' || !manifest.stages || typeof manifest.stages !== 'object') throw new UnreadableInputError(`${manifestFile}: stages: missing — not an hsa output manifest`);
+  if (!manifest || typeof manifest !== 'object' || !manifest.stages || typeof manifest.stages !== 'object')
+    throw new UnreadableInputError(`${manifestFile}: stages: missing — not an hsa output manifest`);
   const files = manifest.stages[stage]?.files;
-  if (!Array.isArray(files)) throw new UsageError(`${manifestFile}: stages.${stage}: this run wrote no ${stage} stage (its stages: ${Object.keys(manifest.stages).filter((s) => s !== 'rejects').join(', ')})`);
+  if (!Array.isArray(files))
+    throw new UsageError(
+      `${manifestFile}: stages.${stage}: this run wrote no ${stage} stage (its stages: ${Object.keys(manifest.stages)
+        .filter((s) => s !== 'rejects')
+        .join(', ')})`,
+    );
   const outAbs = path.resolve(opts.out);
   const srcAbs = path.resolve(opts.source);
-  if (outAbs === srcAbs || outAbs.startsWith(srcAbs + path.sep) || srcAbs.startsWith(outAbs + path.sep)) throw new UsageError(`--out ${opts.out}: must be outside the source folder ${opts.source}`);
+  if (outAbs === srcAbs || outAbs.startsWith(srcAbs + path.sep) || srcAbs.startsWith(outAbs + path.sep))
+    throw new UsageError(`--out ${opts.out}: must be outside the source folder ${opts.source}`);
   const outStat = await stat(opts.out).catch(() => null);
   if (outStat && !outStat.isDirectory()) throw new UsageError(`--out ${opts.out}: exists and is not a folder`);
   const entries = await readdir(opts.out).catch(() => null);
@@ -165,7 +176,8 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
       const h = await hashFile(full).catch(() => {
         throw new UnreadableInputError(`${full}: cannot read (listed in ${opts.source}/manifest.json)`);
       });
-      if (h.sha256 !== f.sha256) throw new HsaError('HSA_BAD_RECORD', `${full}: sha256 differs from the one in manifest.json (the folder changed after hsa augment wrote it)`, 1);
+      if (h.sha256 !== f.sha256)
+        throw new HsaError('HSA_BAD_RECORD', `${full}: sha256 differs from the one in manifest.json (the folder changed after hsa augment wrote it)`, 1);
       for await (const { line, text } of f.file.endsWith('.gz') ? readGzipLines(full) : readJsonlLines(full)) {
         read++;
         const at = { file: f.file, line };
@@ -189,7 +201,11 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
             const own = session.countTokens?.(record, opts.counter);
             tokens = own !== undefined ? own : opts.counter.count((format.countedMessages?.(record) ?? record.messages) as unknown[], tools, stage === 'opd');
           } catch (e) {
-            throw new HsaError('HSA_BAD_RECORD', `${full}:${line}: record ${String(record.id)} does not render through the chat template (${(e as Error).message})`, 1);
+            throw new HsaError(
+              'HSA_BAD_RECORD',
+              `${full}:${line}: record ${String(record.id)} does not render through the chat template (${(e as Error).message})`,
+              1,
+            );
           }
           if (tokens !== null && opts.maxTokens !== undefined && tokens > opts.maxTokens) {
             tooLong++;
@@ -208,7 +224,8 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
     }
     const notes = await session.finish();
     written.push(await rejects.close());
-    for (const s of open) if (!written.some((w) => w.file === s.file)) throw new HsaError('HSA_INTERNAL', `${format.id}: ${s.file} was opened and never closed`, 70);
+    for (const s of open)
+      if (!written.some((w) => w.file === s.file)) throw new HsaError('HSA_INTERNAL', `${format.id}: ${s.file} was opened and never closed`, 70);
     const summaryTokens = tally?.summary() ?? null;
     const writtenRecords = read - skipped - tooLong;
     const manifest = sortKeys({
@@ -227,7 +244,10 @@ export async function runExport(opts: ExportOptions): Promise<ExportSummary> {
       files: written.filter((w) => w.file !== REJECTS).sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0)),
       rejects: written.find((w) => w.file === REJECTS),
       counts: { read, written: writtenRecords, skipped, too_long: tooLong },
-      balance: { read: `${read} = ${writtenRecords} written + ${skipped} skipped + ${tooLong} over the token budget`, holds: read === files.reduce((n, f) => n + f.records, 0) },
+      balance: {
+        read: `${read} = ${writtenRecords} written + ${skipped} skipped + ${tooLong} over the token budget`,
+        holds: read === files.reduce((n, f) => n + f.records, 0),
+      },
       skips,
       dropped_fields: dropped,
       warnings,

@@ -63,7 +63,7 @@ export class JsonlSink {
     this.pending = 0;
     this.hash.update(buf);
     this.bytes += buf.length;
-    for (let off = 0; off < buf.length; ) off += writeSync(this.fd, buf, off);
+    for (let off = 0; off < buf.length;) off += writeSync(this.fd, buf, off);
   }
 
   async close(): Promise<ExportedFile> {

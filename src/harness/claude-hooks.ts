@@ -79,7 +79,9 @@ export function claudeHooksBlock(value: unknown): { events: Record<string, unkno
   const eventLike = (k: string) => isEventName(k) || /^[A-Z][A-Za-z]+$/.test(k);
   if (isObject(value.hooks)) {
     const keys = Object.keys(value.hooks);
-    return keys.length === 0 || keys.some(eventLike) ? { events: value.hooks, base: ['hooks'], others: Object.keys(value).filter((k) => k !== 'hooks') } : undefined;
+    return keys.length === 0 || keys.some(eventLike)
+      ? { events: value.hooks, base: ['hooks'], others: Object.keys(value).filter((k) => k !== 'hooks') }
+      : undefined;
   }
   const keys = Object.keys(value);
   if (keys.length > 0 && keys.every(eventLike) && keys.some(isEventName)) return { events: value, base: [], others: [] };
@@ -119,7 +121,8 @@ export function readClaudeHooks(events: Record<string, unknown>, base: (string |
         error(gp, `expected a matcher group {matcher: …, hooks: [{type: command, command: …}]}, not ${kindOf(group)}`);
         return;
       }
-      for (const k of Object.keys(group)) if (k !== 'matcher' && k !== 'hooks') warn([...gp, k], `${event}: "${k}" is not a key of a Claude Code matcher group (matcher, hooks); not read`);
+      for (const k of Object.keys(group))
+        if (k !== 'matcher' && k !== 'hooks') warn([...gp, k], `${event}: "${k}" is not a key of a Claude Code matcher group (matcher, hooks); not read`);
       const m = group.matcher;
       let matcher: string[] | undefined;
       if (m !== undefined && typeof m !== 'string') {
@@ -135,10 +138,17 @@ export function readClaudeHooks(events: Record<string, unknown>, base: (string |
             return;
           }
           if (r.names.length === 0) {
-            warn([...gp, 'matcher'], `${event}: matcher "${m}" matches no tool of this harness (${r.how}), so its ${group.hooks.length} hook${group.hooks.length === 1 ? '' : 's'} would never run; not read`);
+            warn(
+              [...gp, 'matcher'],
+              `${event}: matcher "${m}" matches no tool of this harness (${r.how}), so its ${group.hooks.length} hook${group.hooks.length === 1 ? '' : 's'} would never run; not read`,
+            );
             return;
           }
-          if (r.missing.length > 0) warn([...gp, 'matcher'], `${event}: matcher "${m}" names ${r.missing.map((x) => `"${x}"`).join(', ')}, not a tool of this harness; the hook applies to ${r.names.join(', ')}`);
+          if (r.missing.length > 0)
+            warn(
+              [...gp, 'matcher'],
+              `${event}: matcher "${m}" names ${r.missing.map((x) => `"${x}"`).join(', ')}, not a tool of this harness; the hook applies to ${r.names.join(', ')}`,
+            );
           matcher = r.names;
         }
       }
@@ -166,12 +176,20 @@ export function readClaudeHooks(events: Record<string, unknown>, base: (string |
           return;
         }
         if (hook.async === true) {
-          warn([...hp, 'async'], `${event}: an async command hook is not read: it runs in the background and never blocks, so it cannot change what the model sees`);
+          warn(
+            [...hp, 'async'],
+            `${event}: an async command hook is not read: it runs in the background and never blocks, so it cannot change what the model sees`,
+          );
           return;
         }
         for (const k of Object.keys(hook)) {
           if (COMMAND_KEYS.has(k) || k === 'async') continue;
-          warn([...hp, k], DISPLAY_KEYS.has(k) ? `${event}: "${k}" changes only how Claude Code shows or schedules the hook; not read` : `${event}: "${k}" is not a key of a Claude Code command hook; not read`);
+          warn(
+            [...hp, k],
+            DISPLAY_KEYS.has(k)
+              ? `${event}: "${k}" changes only how Claude Code shows or schedules the hook; not read`
+              : `${event}: "${k}" is not a key of a Claude Code command hook; not read`,
+          );
         }
         // Claude Code hooks have no id: the event, group and hook numbers (1-based) name it.
         const input: HookInput = { id: `${event}-${g + 1}-${h + 1}`, event, command: hook.command };
@@ -215,7 +233,7 @@ function kindOf(v: unknown): string {
 
 /** What a `hooks:` block can be, for errors about one of another shape. */
 export const HOOKS_SHAPES =
-  'a list of hsa hooks (`- id: …, event: stop, checks: […]`) or a Claude Code hooks mapping (`PreToolUse: [{matcher: Write|Edit, hooks: [{type: command, command: …}]}]`, as in settings.json or a plugin\'s hooks.json)';
+  "a list of hsa hooks (`- id: …, event: stop, checks: […]`) or a Claude Code hooks mapping (`PreToolUse: [{matcher: Write|Edit, hooks: [{type: command, command: …}]}]`, as in settings.json or a plugin's hooks.json)";
 
 /** `kindOf`, for the loader's messages. */
 export const describeKind = kindOf;

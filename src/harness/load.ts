@@ -210,7 +210,14 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     if (block) {
       const others = block.others.filter((k) => !(k === 'description' && !settings));
       if (others.length > 0) {
-        warn(file, others[0]!, settings ? `Claude Code settings other than hooks are not read: ${others.join(', ')}` : `not a key of a Claude Code hooks file (hooks, description); not read: ${others.join(', ')}`, doc.lineOf([others[0]!]));
+        warn(
+          file,
+          others[0]!,
+          settings
+            ? `Claude Code settings other than hooks are not read: ${others.join(', ')}`
+            : `not a key of a Claude Code hooks file (hooks, description); not read: ${others.join(', ')}`,
+          doc.lineOf([others[0]!]),
+        );
       }
       claudeBlocks.push({ events: block.events, file, doc, base: block.base });
       return;
@@ -220,11 +227,18 @@ export async function loadHarness(input: string): Promise<LoadResult> {
       return;
     }
     const has = isPlainObject(top) && 'hooks' in top;
-    err(file, 'hooks', `expected ${has ? '`hooks:` to hold ' : 'a mapping with `hooks:`, holding '}${HOOKS_SHAPES}; found ${describeKind(has ? (top as { hooks: unknown }).hooks : top)}`, has ? doc.lineOf(['hooks']) ?? 1 : 1);
+    err(
+      file,
+      'hooks',
+      `expected ${has ? '`hooks:` to hold ' : 'a mapping with `hooks:`, holding '}${HOOKS_SHAPES}; found ${describeKind(has ? (top as { hooks: unknown }).hooks : top)}`,
+      has ? (doc.lineOf(['hooks']) ?? 1) : 1,
+    );
   };
   const DEFAULT_HOOK_FILES = ['hooks.yaml', 'hooks.yml', 'hooks.json', 'hooks/hooks.json', '.claude/settings.json'];
   const named = typeof cfg.hooks === 'string' ? cfg.hooks : undefined;
-  const present = folderForm ? (await Promise.all(DEFAULT_HOOK_FILES.map(async (f) => ((await isFile(path.join(root, f))) ? f : null)))).filter((f): f is string => f !== null) : [];
+  const present = folderForm
+    ? (await Promise.all(DEFAULT_HOOK_FILES.map(async (f) => ((await isFile(path.join(root, f))) ? f : null)))).filter((f): f is string => f !== null)
+    : [];
   let hookFiles: string[];
   if (named !== undefined) {
     if (!(await isFile(path.join(root, named)))) err(harnessFile, 'hooks', `file ${display(named)} does not exist`, mainDoc.lineOf(['hooks']));
@@ -232,7 +246,12 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   } else hookFiles = cfg.hooks === undefined ? present : [];
   for (const f of present) {
     if (hookFiles.includes(f) || path.normalize(f) === path.normalize(named ?? '')) continue;
-    warn(harnessFile, 'hooks', `${f} in the harness folder is not read: \`hooks:\` ${named !== undefined ? `names ${named}` : 'holds the hooks inline'}; name ${f} there instead, or move its hooks into the one read`, mainDoc.lineOf(['hooks']));
+    warn(
+      harnessFile,
+      'hooks',
+      `${f} in the harness folder is not read: \`hooks:\` ${named !== undefined ? `names ${named}` : 'holds the hooks inline'}; name ${f} there instead, or move its hooks into the one read`,
+      mainDoc.lineOf(['hooks']),
+    );
   }
   for (const rel of hookFiles) {
     const abs = path.join(root, rel);
@@ -252,7 +271,13 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   else if (isPlainObject(cfg.hooks)) {
     const block = claudeHooksBlock(cfg.hooks);
     if (block) claudeBlocks.push({ events: block.events, file: harnessFile, doc: mainDoc, base: ['hooks', ...block.base] });
-    else err(harnessFile, 'hooks', `expected a file name, ${HOOKS_SHAPES}; found a mapping of ${Object.keys(cfg.hooks).slice(0, 3).join(', ') || 'nothing'}`, mainDoc.lineOf(['hooks']));
+    else
+      err(
+        harnessFile,
+        'hooks',
+        `expected a file name, ${HOOKS_SHAPES}; found a mapping of ${Object.keys(cfg.hooks).slice(0, 3).join(', ') || 'nothing'}`,
+        mainDoc.lineOf(['hooks']),
+      );
   }
   const addHook = (raw: unknown, file: string, doc: LocatedDoc, p: (string | number)[], idPath: (string | number)[]) => {
     const r = hookSchema.safeParse(raw, { reportInput: true });
@@ -291,9 +316,16 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   const userTexts: { id: string; text: string }[] = [];
   (cfg.prompt?.user_sections ?? []).forEach((id, i) => {
     const line = mainDoc.lineOf(['prompt', 'user_sections', i]);
-    if (cfg.prompt?.order?.includes(id)) err(harnessFile, `prompt.user_sections.${i}`, `section "${id}" is in prompt.order too: a section is in the system prompt or in the first user turn, not both`, line);
+    if (cfg.prompt?.order?.includes(id))
+      err(
+        harnessFile,
+        `prompt.user_sections.${i}`,
+        `section "${id}" is in prompt.order too: a section is in the system prompt or in the first user turn, not both`,
+        line,
+      );
     else if (userTexts.some((u) => u.id === id)) err(harnessFile, `prompt.user_sections.${i}`, `section "${id}" is listed twice`, line);
-    else if (!sectionTexts.has(id) || sectionTexts.get(id) === '') err(harnessFile, `prompt.user_sections.${i}`, `no section "${id}" (no ${promptDir ?? 'prompt'}/${id}.md with text, and no inline section)`, line);
+    else if (!sectionTexts.has(id) || sectionTexts.get(id) === '')
+      err(harnessFile, `prompt.user_sections.${i}`, `no section "${id}" (no ${promptDir ?? 'prompt'}/${id}.md with text, and no inline section)`, line);
     else {
       userTexts.push({ id, text: sectionTexts.get(id)! });
       sectionTexts.delete(id);
@@ -306,7 +338,8 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     declared.forEach((id, i) => {
       const line = mainDoc.lineOf(['prompt', 'order', i]);
       if (seen.has(id)) err(harnessFile, `prompt.order.${i}`, `section "${id}" is listed twice`, line);
-      else if (id !== catalogId && !sectionTexts.has(id)) err(harnessFile, `prompt.order.${i}`, `no section "${id}" (no ${promptDir ?? 'prompt'}/${id}.md and no inline section)`, line);
+      else if (id !== catalogId && !sectionTexts.has(id))
+        err(harnessFile, `prompt.order.${i}`, `no section "${id}" (no ${promptDir ?? 'prompt'}/${id}.md and no inline section)`, line);
       else order.push(id);
       seen.add(id);
     });
@@ -321,9 +354,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   }
   if (!order.includes(catalogId) && skills.length > 0) order.push(catalogId);
   const sections: Section[] = order.map((id) =>
-    id === catalogId
-      ? { id, kind: 'catalog', text: '', placement: 'system' }
-      : { id, kind: 'text', text: sectionTexts.get(id) ?? '', placement: 'system' },
+    id === catalogId ? { id, kind: 'catalog', text: '', placement: 'system' } : { id, kind: 'text', text: sectionTexts.get(id) ?? '', placement: 'system' },
   );
 
   const variables: Harness['variables'] = {};
@@ -360,13 +391,7 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   return { harness, problems, files };
 }
 
-function pushZod(
-  problems: Problem[],
-  file: string,
-  doc: LocatedDoc,
-  issues: readonly z.core.$ZodIssue[],
-  prefix: (string | number)[],
-): void {
+function pushZod(problems: Problem[], file: string, doc: LocatedDoc, issues: readonly z.core.$ZodIssue[], prefix: (string | number)[]): void {
   for (const issue of issues) {
     const d = describeIssue(issue);
     const full = [...prefix, ...d.path];
@@ -376,4 +401,3 @@ function pushZod(
     problems.push({ file, ...(line !== undefined ? { line } : {}), path: full.join('.'), message: d.message, severity: 'error' });
   }
 }
-

@@ -233,7 +233,11 @@ function marker(m: PromptStyle['listMarker'], ordered: boolean, n: number): stri
 
 function caseTitle(t: string, c: PromptStyle['titleCase']): string {
   if (c === 'as-is') return t;
-  if (IDENTIFIER_WORD.test(t)) return t.split(/(\s+)/).map((w) => (IDENTIFIER_WORD.test(w) ? w : caseTitle(w, c))).join('');
+  if (IDENTIFIER_WORD.test(t))
+    return t
+      .split(/(\s+)/)
+      .map((w) => (IDENTIFIER_WORD.test(w) ? w : caseTitle(w, c)))
+      .join('');
   if (c === 'upper') return t.toUpperCase();
   if (c === 'lower') return t.toLowerCase();
   if (c === 'title') return t.replace(/(^|[\s\-/(])([a-z])/g, (_, pre: string, x: string) => pre + x.toUpperCase());

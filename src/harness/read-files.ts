@@ -11,7 +11,7 @@ export async function readText(file: string): Promise<string> {
     return await readFile(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new UnreadableInputError(`${file}: cannot read (${code === 'ENOENT' ? 'no such file' : code ?? 'error'})`);
+    throw new UnreadableInputError(`${file}: cannot read (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`);
   }
 }
 

@@ -85,17 +85,15 @@ export const harnessFileSchema = z.strictObject({
         .optional(),
     })
     .optional(),
-  variables: z
-    .record(
-      z.string(),
-      z.strictObject({ description: z.string().optional(), default: z.unknown().optional() }).nullable(),
-    )
-    .optional(),
+  variables: z.record(z.string(), z.strictObject({ description: z.string().optional(), default: z.unknown().optional() }).nullable()).optional(),
   skills: z
     .strictObject({
       dir: z.string().optional(),
       naming: z.enum(['agent-skills', 'snake', 'kebab', 'identifier']).optional(),
-      loader: z.strictObject({ tool: z.string().min(1), argument: z.string().min(1) }).nullable().optional(),
+      loader: z
+        .strictObject({ tool: z.string().min(1), argument: z.string().min(1) })
+        .nullable()
+        .optional(),
       items: z.array(inlineSkill).optional(),
       unordered_lists: z.array(z.string().min(1)).optional(),
     })
@@ -108,9 +106,13 @@ export const harnessFileSchema = z.strictObject({
     .optional(),
   // A file name, hsa's list, or a Claude Code events mapping (read in load.ts / claude-hooks.ts).
   hooks: z
-    .custom<string | unknown[] | Record<string, unknown>>((v) => (typeof v === 'string' && v.length > 0) || Array.isArray(v) || (v !== null && typeof v === 'object'), {
-      message: 'expected a hooks file name, a list of hsa hooks (- id: …, event: stop, checks: […]) or a Claude Code hooks mapping (PreToolUse: [{matcher: Write|Edit, hooks: [{type: command, command: …}]}])',
-    })
+    .custom<string | unknown[] | Record<string, unknown>>(
+      (v) => (typeof v === 'string' && v.length > 0) || Array.isArray(v) || (v !== null && typeof v === 'object'),
+      {
+        message:
+          'expected a hooks file name, a list of hsa hooks (- id: …, event: stop, checks: […]) or a Claude Code hooks mapping (PreToolUse: [{matcher: Write|Edit, hooks: [{type: command, command: …}]}])',
+      },
+    )
     .optional(),
   hook_messages: z.strictObject({ name_prefix: z.string().min(1) }).optional(),
 });

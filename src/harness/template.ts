@@ -6,10 +6,7 @@ import { TextKeyedCache } from '../util/bounded-cache.js';
  * `{{#each path}}...{{/each}}` blocks, where `{{this}}` is the item and other paths are looked
  * up on the item first, then on the root context. Anything else between braces is literal text.
  */
-type Node =
-  | { kind: 'text'; text: string }
-  | { kind: 'slot'; path: string }
-  | { kind: 'each'; path: string; body: Node[] };
+type Node = { kind: 'text'; text: string } | { kind: 'slot'; path: string } | { kind: 'each'; path: string; body: Node[] };
 
 const TAG = /\{\{\s*(#each\s+[A-Za-z_][\w.]*|\/each|this(?:\.[\w.]+)?|[A-Za-z_][\w.]*)\s*\}\}/g;
 

@@ -54,7 +54,14 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
       f = parsed.data.function;
     }
     if (!OPENAI_TOOL_NAME.test(f.name) && !NAMESPACED_NAME.test(f.name) && !WRITTEN_NAME.test(f.name)) {
-      return { issues: [{ path: ['function', 'name'], message: `"${f.name}" is not a usable tool name (^[a-zA-Z0-9_-]{1,64}$ as OpenAI accepts, or letters, digits and the characters space _ - . : / ( ) ' & , + as published sets write names, no space at either end)` }] };
+      return {
+        issues: [
+          {
+            path: ['function', 'name'],
+            message: `"${f.name}" is not a usable tool name (^[a-zA-Z0-9_-]{1,64}$ as OpenAI accepts, or letters, digits and the characters space _ - . : / ( ) ' & , + as published sets write names, no space at either end)`,
+          },
+        ],
+      };
     }
     // Published function-calling sets name tools with dots (`math.factorial`), as MCP does, or with
     // spaces (`Get Weather`, API-Bank/ToolACE style): the tool gets the same OpenAI-safe name an MCP
@@ -179,12 +186,42 @@ const WRITTEN_NAME = /^(?=.*[A-Za-z0-9])[\w\-.:/()'&,+](?:[\w \-.:/()'&,+]*[\w\-
  * is handled by enumType (its values decide the type).
  */
 const TYPE_ALIASES: Readonly<Record<string, string | null>> = {
-  dict: 'object', hashmap: 'object', hashtable: 'object', map: 'object', record: 'object', json: 'object',
-  float: 'number', double: 'number', float32: 'number', float64: 'number',
-  int: 'integer', long: 'integer', short: 'integer', byte: 'integer', bigint: 'integer', int8: 'integer', int16: 'integer', int32: 'integer', int64: 'integer', uint: 'integer', uint32: 'integer', uint64: 'integer',
+  dict: 'object',
+  hashmap: 'object',
+  hashtable: 'object',
+  map: 'object',
+  record: 'object',
+  json: 'object',
+  float: 'number',
+  double: 'number',
+  float32: 'number',
+  float64: 'number',
+  int: 'integer',
+  long: 'integer',
+  short: 'integer',
+  byte: 'integer',
+  bigint: 'integer',
+  int8: 'integer',
+  int16: 'integer',
+  int32: 'integer',
+  int64: 'integer',
+  uint: 'integer',
+  uint32: 'integer',
+  uint64: 'integer',
   bool: 'boolean',
-  str: 'string', char: 'string', text: 'string', date: 'string', time: 'string', datetime: 'string', geopoint: 'string',
-  tuple: 'array', list: 'array', arraylist: 'array', queue: 'array', stack: 'array', set: 'array',
+  str: 'string',
+  char: 'string',
+  text: 'string',
+  date: 'string',
+  time: 'string',
+  datetime: 'string',
+  geopoint: 'string',
+  tuple: 'array',
+  list: 'array',
+  arraylist: 'array',
+  queue: 'array',
+  stack: 'array',
+  set: 'array',
   any: null,
 };
 /** RapidAPI's type names with a note of the text's form: `DATE (YYYY-MM-DD)`. */
@@ -244,7 +281,9 @@ const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'b
  * table on it (most absent) cost more than walking them.
  */
 const SUB_KINDS: ReadonlyMap<string, 'one' | 'list' | 'one-or-list' | 'map'> = new Map([
-  ...['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems'].map((k) => [k, 'one'] as const),
+  ...['additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems'].map(
+    (k) => [k, 'one'] as const,
+  ),
   ...['anyOf', 'oneOf', 'allOf', 'prefixItems'].map((k) => [k, 'list'] as const),
   ['items', 'one-or-list'] as const,
   ...['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'].map((k) => [k, 'map'] as const),
@@ -322,15 +361,88 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** JSON Schema's keywords (2020-12, 2019-09, draft-07) and OpenAPI's: a key of a schema that is none of them is a vendor keyword or a slip. */
 const SCHEMA_KEYWORDS = new Set([
-  '$schema', '$id', '$ref', '$defs', '$anchor', '$dynamicRef', '$dynamicAnchor', '$vocabulary', '$comment', '$recursiveRef', '$recursiveAnchor', 'definitions',
-  'type', 'enum', 'const', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern',
-  'maxItems', 'minItems', 'uniqueItems', 'maxContains', 'minContains', 'maxProperties', 'minProperties', 'required', 'dependentRequired',
-  'dependencies', 'properties', 'patternProperties', 'additionalProperties', 'propertyNames', 'unevaluatedProperties', 'items', 'prefixItems',
-  'additionalItems', 'contains', 'unevaluatedItems', 'allOf', 'anyOf', 'oneOf', 'not', 'if', 'then', 'else', 'dependentSchemas',
-  'format', 'contentEncoding', 'contentMediaType', 'contentSchema', 'title', 'description', 'default', 'deprecated', 'readOnly', 'writeOnly', 'examples',
-  'nullable', 'example', 'discriminator', 'xml', 'externalDocs',
+  '$schema',
+  '$id',
+  '$ref',
+  '$defs',
+  '$anchor',
+  '$dynamicRef',
+  '$dynamicAnchor',
+  '$vocabulary',
+  '$comment',
+  '$recursiveRef',
+  '$recursiveAnchor',
+  'definitions',
+  'type',
+  'enum',
+  'const',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxContains',
+  'minContains',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'dependentRequired',
+  'dependencies',
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'propertyNames',
+  'unevaluatedProperties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'contains',
+  'unevaluatedItems',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentSchemas',
+  'format',
+  'contentEncoding',
+  'contentMediaType',
+  'contentSchema',
+  'title',
+  'description',
+  'default',
+  'deprecated',
+  'readOnly',
+  'writeOnly',
+  'examples',
+  'nullable',
+  'example',
+  'discriminator',
+  'xml',
+  'externalDocs',
 ]);
-const SUB_SCHEMA = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties', 'additionalItems', 'contentSchema'];
+const SUB_SCHEMA = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+  'contentSchema',
+];
 const SUB_SCHEMA_LIST = ['anyOf', 'oneOf', 'allOf', 'prefixItems', 'items'];
 const SUB_SCHEMA_MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
 
@@ -347,8 +459,14 @@ export function suspectSchemaKeys(schema: unknown, at: (string | number)[] = [])
   if (!isObject(schema)) return out;
   for (const [k, v] of Object.entries(schema)) {
     if (SCHEMA_KEYWORDS.has(k) || k.startsWith('x-')) continue;
-    if (v === null) out.push({ path: [...at, k], key: k, message: `"${k}" is no JSON Schema keyword and has no value: in a YAML flow mapping ({ … }) an unquoted comma ends the text before it; quote that text` });
-    else if (/\s/.test(k)) out.push({ path: [...at, k], key: k, message: `"${k}" is no JSON Schema keyword (keywords have no spaces): text cut off from the value before it?` });
+    if (v === null)
+      out.push({
+        path: [...at, k],
+        key: k,
+        message: `"${k}" is no JSON Schema keyword and has no value: in a YAML flow mapping ({ … }) an unquoted comma ends the text before it; quote that text`,
+      });
+    else if (/\s/.test(k))
+      out.push({ path: [...at, k], key: k, message: `"${k}" is no JSON Schema keyword (keywords have no spaces): text cut off from the value before it?` });
   }
   for (const k of SUB_SCHEMA) if (isObject(schema[k])) out.push(...suspectSchemaKeys(schema[k], [...at, k]));
   for (const k of SUB_SCHEMA_LIST) {

@@ -51,14 +51,27 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
     else {
       const props = (loader.parameters as { properties?: Record<string, unknown> }).properties ?? {};
       if (!(h.skillLoader.argument in props)) {
-        at(main, 'skills.loader.argument', `loader tool "${loader.name}" has no parameter "${h.skillLoader.argument}"`, doc?.lineOf(['skills', 'loader', 'argument']));
+        at(
+          main,
+          'skills.loader.argument',
+          `loader tool "${loader.name}" has no parameter "${h.skillLoader.argument}"`,
+          doc?.lineOf(['skills', 'loader', 'argument']),
+        );
       }
     }
   } else if (h.skills.length > 0) {
-    problems.push({ file: main, path: 'skills.loader', message: 'skills exist but no loader is declared; skill loads cannot be recognised in trajectories', severity: 'warning' });
+    problems.push({
+      file: main,
+      path: 'skills.loader',
+      message: 'skills exist but no loader is declared; skill loads cannot be recognised in trajectories',
+      severity: 'warning',
+    });
   }
 
-  for (const [key, list] of [['pinned', h.pinned], ['unordered', h.unordered]] as const) {
+  for (const [key, list] of [
+    ['pinned', h.pinned],
+    ['unordered', h.unordered],
+  ] as const) {
     list.forEach((id, i) => {
       if (!sectionIds.has(id)) at(main, `prompt.${key}.${i}`, `no section "${id}"`, doc?.lineOf(['prompt', key, i]));
     });
@@ -70,7 +83,13 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
     const base = o ? o.path.join('.') : `hooks.${hook.id}`;
     const line = (rest: (string | number)[]) => o?.doc?.lineOf([...(o?.path ?? []), ...rest]) ?? o?.line;
     (hook.matcher ?? []).forEach((t, i) => {
-      if (!toolNames.has(t)) at(file, `${base}.matcher${hook.matcher!.length > 1 ? `.${i}` : ''}`, `hook "${hook.id}" names tool "${t}", which does not exist`, line(['matcher', i]));
+      if (!toolNames.has(t))
+        at(
+          file,
+          `${base}.matcher${hook.matcher!.length > 1 ? `.${i}` : ''}`,
+          `hook "${hook.id}" names tool "${t}", which does not exist`,
+          line(['matcher', i]),
+        );
     });
     if (hook.matcher && (hook.event === 'stop' || hook.event === 'pre_inference')) {
       at(file, `${base}.matcher`, `a matcher only applies to pre_tool_use and post_tool_use hooks (this one is ${hook.event})`, line(['matcher']));
@@ -80,7 +99,13 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
       const cl = line(['checks', i]);
       if (c.type === 'require_tool') {
         c.tools.forEach((t, j) => {
-          if (!toolNames.has(t)) at(file, `${cp}.require_tool.tools.${j}`, `hook "${hook.id}" names tool "${t}", which does not exist`, line(['checks', i, 'require_tool', 'tools', j]));
+          if (!toolNames.has(t))
+            at(
+              file,
+              `${cp}.require_tool.tools.${j}`,
+              `hook "${hook.id}" names tool "${t}", which does not exist`,
+              line(['checks', i, 'require_tool', 'tools', j]),
+            );
         });
         if (c.whenReplyMatches !== undefined) checkRegex(c.whenReplyMatches, ['require_tool', 'when_reply_matches']);
         if (hook.event !== 'stop') at(file, `${cp}.require_tool`, 'require_tool applies to stop hooks only', cl);

@@ -175,7 +175,8 @@ async function continuedConversations(importer: Importer, files: string[]): Prom
       const rec = convertText(importer, text, { file, line, defaultId: `${base}:${line}` });
       if (Array.isArray(rec)) continue;
       // The longest continuation is named (the first of equal length).
-      for (const k of conversationKeys(rec).prefixes) if ((prefixes.get(k)?.length ?? -1) < rec.messages.length) prefixes.set(k, { id: rec.id, length: rec.messages.length });
+      for (const k of conversationKeys(rec).prefixes)
+        if ((prefixes.get(k)?.length ?? -1) < rec.messages.length) prefixes.set(k, { id: rec.id, length: rec.messages.length });
     }
   }
   return new Map([...prefixes].map(([k, v]) => [k, v.id]));
@@ -187,7 +188,9 @@ async function continuedConversations(importer: Importer, files: string[]): Prom
  * id, so the same conversation logged on two lines has the same prefixes.
  */
 function conversationKeys(rec: Trajectory): { full: string; prefixes: string[] } {
-  let h = createHash('sha256').update(canonicalJson(rec.tools ?? null)).digest('base64');
+  let h = createHash('sha256')
+    .update(canonicalJson(rec.tools ?? null))
+    .digest('base64');
   const prefixes: string[] = [];
   const made = `${rec.id}:c`;
   const bare = (id: string) => (id.startsWith(made) && /^\d+$/.test(id.slice(made.length)) ? id.slice(rec.id.length) : id);

@@ -156,14 +156,16 @@ export function openAiToolOf(v: unknown, path: string): OpenAiTool {
     throw new ConvertError(`${path}.type`, `"${v.type}" is a server tool, not a function tool; only function tools can be imported`);
   }
   if (typeof name !== 'string' || name === '') throw new ConvertError(`${fp}.name`, name === undefined ? 'missing' : 'must be a non-empty string');
-  if (f.description !== undefined && f.description !== null && typeof f.description !== 'string') throw new ConvertError(`${fp}.description`, 'must be a string');
+  if (f.description !== undefined && f.description !== null && typeof f.description !== 'string')
+    throw new ConvertError(`${fp}.description`, 'must be a string');
   const params = f.parameters ?? f.input_schema ?? f.inputSchema;
   if (params !== undefined && params !== null && !isObj(params)) throw new ConvertError(`${fp}.parameters`, 'must be a JSON Schema object');
   if (params === undefined && v.type !== undefined && v.type !== 'function' && v.type !== 'custom') {
     throw new ConvertError(`${path}.type`, `"${String(v.type)}" is a server tool with no input schema; only function tools can be imported`);
   }
   // Arguments are always an object: an untyped schema says so (harness tools must be object schemas).
-  const schema = params === undefined || params === null ? { type: 'object', properties: {} } : (params).type === undefined ? { type: 'object', ...(params) } : (params);
+  const schema =
+    params === undefined || params === null ? { type: 'object', properties: {} } : params.type === undefined ? { type: 'object', ...params } : params;
   const fn: OpenAiTool['function'] = { name, description: typeof f.description === 'string' ? f.description : '', parameters: schema };
   return { type: 'function', function: fn };
 }
@@ -178,7 +180,10 @@ export function toolList(v: unknown, path: string): OpenAiTool[] | undefined {
   }
   if (isObj(list) && Array.isArray(list.tools)) list = list.tools;
   if (!Array.isArray(list)) throw new ConvertError(path, 'tools must be a list');
-  return uniqueTools(list.map((t, i) => openAiToolOf(t, `${path}.${i}`)), path);
+  return uniqueTools(
+    list.map((t, i) => openAiToolOf(t, `${path}.${i}`)),
+    path,
+  );
 }
 
 /** The tools as given; throws ConvertError at `<path>.<i>` for a name listed a second time. */

@@ -31,7 +31,13 @@ const MIN_SKILL_CHARS = 200;
  * otherwise the loader stays a plain tool and the report says why.
  */
 export function inferSkills(records: Seen[], tools: OpenAiTool[], system: string | undefined): InferredSkills {
-  const empty = (note?: string): InferredSkills => ({ loader: { tool: '', argument: '' }, naming: 'identifier', items: new Map(), written: [], ...(note ? { note } : {}) });
+  const empty = (note?: string): InferredSkills => ({
+    loader: { tool: '', argument: '' },
+    naming: 'identifier',
+    items: new Map(),
+    written: [],
+    ...(note ? { note } : {}),
+  });
   type Cand = { argument: string | null; ok: boolean; results: Map<string, Map<string, number>>; chars: number; n: number };
   const cands = new Map<string, Cand>();
   for (const { rec } of records) {
@@ -67,7 +73,9 @@ export function inferSkills(records: Seen[], tools: OpenAiTool[], system: string
   if (fits.length === 0) return empty();
   fits.sort(([a, x], [b, y]) => Number(/skill/i.test(b)) - Number(/skill/i.test(a)) || y.results.size - x.results.size || cmp(a, b));
   // The first candidate whose skills the prompt lists as a catalog; else the report names the first.
-  const found = fits.map(([tool, cand]) => ({ tool, cand, ids: [...cand.results.keys()].sort(cmp) })).find((f) => system !== undefined && findCatalog(system, f.ids) !== undefined);
+  const found = fits
+    .map(([tool, cand]) => ({ tool, cand, ids: [...cand.results.keys()].sort(cmp) }))
+    .find((f) => system !== undefined && findCatalog(system, f.ids) !== undefined);
   const { tool, cand, ids } = found ?? { tool: fits[0]![0], cand: fits[0]![1], ids: [...fits[0]![1].results.keys()].sort(cmp) };
   const loader = { tool, argument: cand.argument! };
   if (!tools.some((t) => t.function.name === tool)) return empty(`loader-like tool "${tool}" is not in the tools`);
@@ -79,8 +87,11 @@ export function inferSkills(records: Seen[], tools: OpenAiTool[], system: string
     );
   }
   const listed = catalog.entries.map(([id]) => id);
-  const naming = (['agent-skills', 'snake', 'kebab', 'identifier'] as const).find((n) => listed.every((id) => id.length <= SKILL_NAME_MAX && SKILL_NAME_PATTERNS[n].test(id)));
-  if (!naming) return empty(`${seen}, but not every id is a skill name (letters, digits, - and _, at most ${SKILL_NAME_MAX} characters): not written as skills`);
+  const naming = (['agent-skills', 'snake', 'kebab', 'identifier'] as const).find((n) =>
+    listed.every((id) => id.length <= SKILL_NAME_MAX && SKILL_NAME_PATTERNS[n].test(id)),
+  );
+  if (!naming)
+    return empty(`${seen}, but not every id is a skill name (letters, digits, - and _, at most ${SKILL_NAME_MAX} characters): not written as skills`);
   const items = new Map<string, { description: string; body: string }>();
   for (const [id, description] of catalog.entries) {
     const counts = cand.results.get(id);

@@ -47,9 +47,20 @@ export function inferTools(records: Seen[], note: (p: Omit<Problem, 'severity'>)
     const pick = vs.reduce((a, b) => (b.records.length > a.records.length ? b : a));
     if (vs.length > 1) {
       conflicts.push(name);
-      const where = vs.map((v) => `${v === pick ? 'kept' : 'other'}: ${v.records.length} record${v.records.length === 1 ? '' : 's'} (${v.records.slice(0, 3).map((r) => `${r.file}:${r.line}`).join(', ')}${v.records.length > 3 ? ', …' : ''})`);
+      const where = vs.map(
+        (v) =>
+          `${v === pick ? 'kept' : 'other'}: ${v.records.length} record${v.records.length === 1 ? '' : 's'} (${v.records
+            .slice(0, 3)
+            .map((r) => `${r.file}:${r.line}`)
+            .join(', ')}${v.records.length > 3 ? ', …' : ''})`,
+      );
       const first = vs.find((v) => v !== pick)!.records[0]!;
-      note({ file: first.file, line: first.line, path: `tools.${name}`, message: `tool "${name}" is listed with ${vs.length} different definitions; the most common is written — ${where.join('; ')}` });
+      note({
+        file: first.file,
+        line: first.line,
+        path: `tools.${name}`,
+        message: `tool "${name}" is listed with ${vs.length} different definitions; the most common is written — ${where.join('; ')}`,
+      });
     }
     return withObjectType(pick.tool, note, pick.records[0]!);
   });
@@ -71,7 +82,12 @@ export function inferTools(records: Seen[], note: (p: Omit<Problem, 'severity'>)
   for (const [name, { args, at }] of calls) {
     inferred.push(name);
     list.push({ type: 'function', function: { name, description: '', parameters: schemaFromCalls(args) } });
-    note({ file: at.file, line: at.line, path: `tools.${name}`, message: `tool "${name}" is called but no record lists it: written with a schema inferred from ${args.length} call${args.length === 1 ? '' : 's'} (check it)` });
+    note({
+      file: at.file,
+      line: at.line,
+      path: `tools.${name}`,
+      message: `tool "${name}" is called but no record lists it: written with a schema inferred from ${args.length} call${args.length === 1 ? '' : 's'} (check it)`,
+    });
   }
   return { list, conflicts, inferred };
 }

@@ -75,7 +75,10 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
       else unreadable++;
     }
   }
-  if (records.length === 0) throw new UsageError(`--trajectories: no trajectory record in ${files.join(', ')}${unreadable ? ` (${unreadable} unreadable lines: run hsa validate to see why)` : ''}`);
+  if (records.length === 0)
+    throw new UsageError(
+      `--trajectories: no trajectory record in ${files.join(', ')}${unreadable ? ` (${unreadable} unreadable lines: run hsa validate to see why)` : ''}`,
+    );
 
   // The system prompt: the most common first system message (ties: the first seen).
   const prompts = new Map<string, { n: number; first: number }>();
@@ -134,7 +137,10 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
     await writeFile(abs, text);
     written.push(rel);
   };
-  await put('harness.yaml', `# Inferred by hsa init from ${files.length} file${files.length === 1 ? '' : 's'} (${records.length} records). Edit freely.\n${stringify(yamlDoc, { lineWidth: 0 })}`);
+  await put(
+    'harness.yaml',
+    `# Inferred by hsa init from ${files.length} file${files.length === 1 ? '' : 's'} (${records.length} records). Edit freely.\n${stringify(yamlDoc, { lineWidth: 0 })}`,
+  );
   if (tools.list.length > 0) await put('tools/tools.json', `${JSON.stringify(tools.list, null, 2)}\n`);
   for (const id of skills.written) {
     const sk = skills.items.get(id)!;
@@ -179,7 +185,14 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   } else {
     const h = loaded.harness;
     if (!attempt.renders) {
-      note({ file: path.join(opts.out, 'harness.yaml'), path: 'prompt', message: 'the harness does not render the most common system message byte for byte (see the notes above); its records need --system-prompt locate' }, 'error');
+      note(
+        {
+          file: path.join(opts.out, 'harness.yaml'),
+          path: 'prompt',
+          message: 'the harness does not render the most common system message byte for byte (see the notes above); its records need --system-prompt locate',
+        },
+        'error',
+      );
     }
     for (const { rec, at } of records) {
       const s = systemText(rec);
@@ -203,7 +216,11 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
     }
   }
   if (other > 0) {
-    note({ file: files[0]!, path: 'messages.0.content', message: `${other} record${other === 1 ? ' has' : 's have'} another system message (${prompts.size - 1} distinct): they need --system-prompt locate, or a harness of their own` });
+    note({
+      file: files[0]!,
+      path: 'messages.0.content',
+      message: `${other} record${other === 1 ? ' has' : 's have'} another system message (${prompts.size - 1} distinct): they need --system-prompt locate, or a harness of their own`,
+    });
   }
   if (toolsDifferAt) {
     note({
@@ -226,7 +243,12 @@ export async function initHarness(opts: InitOptions): Promise<InitReport> {
   }
   if (hookAt) {
     const ids = [...hookIds].sort(cmp);
-    note({ file: hookAt.file, line: hookAt.line, path: 'hooks', message: `records carry feedback of hook${ids.length === 1 ? '' : 's'} ${ids.join(', ')} (messages named "hook:<id>"); hsa init writes no hooks: add them to hooks.yaml` });
+    note({
+      file: hookAt.file,
+      line: hookAt.line,
+      path: 'hooks',
+      message: `records carry feedback of hook${ids.length === 1 ? '' : 's'} ${ids.join(', ')} (messages named "hook:<id>"); hsa init writes no hooks: add them to hooks.yaml`,
+    });
   }
   if (skills.note) note({ file: files[0]!, path: 'skills', message: skills.note });
   return {
@@ -261,16 +283,23 @@ async function prepareOut(out: string, force: boolean): Promise<void> {
 }
 
 function harnessName(out: string): string {
-  const base = path.basename(path.resolve(out)).toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '');
+  const base = path
+    .basename(path.resolve(out))
+    .toLowerCase()
+    .replace(/[^a-z0-9_-]+/g, '-')
+    .replace(/^-+|-+$/g, '');
   return base === '' ? 'inferred' : base;
 }
 
 /** Why the renderer may not give the message back byte for byte (said only when it does not). */
 function checkRenderable(system: string, note: (p: Omit<Problem, 'severity'>, s?: Problem['severity']) => void, at: Loc): void {
   const where = { file: at.file, line: at.line, path: 'messages.0.content' };
-  if (system !== system.trim()) note({ ...where, message: 'the most common system message starts or ends with blank space, which rendered sections (trimmed) may not reproduce' }, 'error');
-  if (system.includes('\r\n')) note({ ...where, message: 'the most common system message has CRLF line ends; prompt files are read with \\n line ends' }, 'error');
-  if (hasSlotsSafe(system)) note({ ...where, message: 'the most common system message has {{…}} text, which a prompt section reads as a template slot' }, 'error');
+  if (system !== system.trim())
+    note({ ...where, message: 'the most common system message starts or ends with blank space, which rendered sections (trimmed) may not reproduce' }, 'error');
+  if (system.includes('\r\n'))
+    note({ ...where, message: 'the most common system message has CRLF line ends; prompt files are read with \\n line ends' }, 'error');
+  if (hasSlotsSafe(system))
+    note({ ...where, message: 'the most common system message has {{…}} text, which a prompt section reads as a template slot' }, 'error');
 }
 
 function hasSlotsSafe(text: string): boolean {
@@ -280,4 +309,3 @@ function hasSlotsSafe(text: string): boolean {
     return true;
   }
 }
-

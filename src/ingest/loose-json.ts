@@ -112,7 +112,14 @@ class LooseParser {
     if (c === '{') return this.dict();
     if (c === '[' || c === '(') return this.list(c === '[' ? ']' : ')');
     if (c === "'" || c === '"') return this.string(c);
-    for (const [word, v] of [['True', true], ['False', false], ['None', null], ['true', true], ['false', false], ['null', null]] as const) {
+    for (const [word, v] of [
+      ['True', true],
+      ['False', false],
+      ['None', null],
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
       if (this.s.startsWith(word, this.i) && !/\w/.test(this.s[this.i + word.length] ?? '')) {
         this.i += word.length;
         return v;

@@ -33,7 +33,9 @@ async function firstChar(file: string): Promise<string | undefined> {
   try {
     fh = await open(file, 'r');
   } catch (e) {
-    throw new UnreadableInputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UnreadableInputError(
+      `${file}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((e as NodeJS.ErrnoException).code ?? 'error')})`,
+    );
   }
   try {
     const buf = Buffer.alloc(4096);

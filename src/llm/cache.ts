@@ -26,7 +26,12 @@ export class TeacherCache {
     for (const k of Object.keys(body).sort()) {
       const v = body[k];
       if (v === undefined) continue;
-      const text = k === 'messages' && Array.isArray(v) ? `[${v.map(cachedCanonical).join(',')}]` : k === 'tools' && Array.isArray(v) ? cachedCanonical(v) : canonicalJson(v);
+      const text =
+        k === 'messages' && Array.isArray(v)
+          ? `[${v.map(cachedCanonical).join(',')}]`
+          : k === 'tools' && Array.isArray(v)
+            ? cachedCanonical(v)
+            : canonicalJson(v);
       parts.push(`${JSON.stringify(k)}:${text}`);
     }
     return sha256(`{"body":{${parts.join(',')}},"endpoint":${JSON.stringify(endpoint.replace(/\/+$/, ''))},"sample":${sample}}`);

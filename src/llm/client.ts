@@ -1,4 +1,14 @@
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError, AuthenticationError, InternalServerError, NotFoundError, PermissionDeniedError, RateLimitError } from 'openai';
+import OpenAI, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+  AuthenticationError,
+  InternalServerError,
+  NotFoundError,
+  PermissionDeniedError,
+  RateLimitError,
+} from 'openai';
 import seedrandom from 'seedrandom';
 import { TeacherCache } from './cache.js';
 import { CacheMissError, TeacherFatalError, TeacherRequestError, TeacherUnavailableError, type TeacherCounters } from './errors.js';
@@ -88,9 +98,17 @@ export class EndpointClient {
     // endpoint without a key would answer 401 to every request: say so before the run starts
     // (runs that only read the cache need no key).
     if (!apiKey && !opts.requireCache && !isLoopback(cfg.baseUrl)) {
-      throw new TeacherFatalError(`${opts.keySetting ?? 'teacher.api_key_env'}: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}, or name another variable with ${opts.keyFlag ?? '--teacher-key-env'})`);
+      throw new TeacherFatalError(
+        `${opts.keySetting ?? 'teacher.api_key_env'}: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}, or name another variable with ${opts.keyFlag ?? '--teacher-key-env'})`,
+      );
     }
-    this.client = new OpenAI({ baseURL: cfg.baseUrl, apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key', maxRetries: 0, timeout: cfg.timeoutMs, fetch: endpointFetch() });
+    this.client = new OpenAI({
+      baseURL: cfg.baseUrl,
+      apiKey: apiKey && apiKey !== '' ? apiKey : 'no-key',
+      maxRetries: 0,
+      timeout: cfg.timeoutMs,
+      fetch: endpointFetch(),
+    });
     this.limiter = new RateLimiter(cfg.rpm, cfg.tpm);
   }
 
@@ -162,7 +180,9 @@ export class EndpointClient {
       const onAbort = () => controller.abort(this.opts.signal?.reason);
       this.opts.signal?.addEventListener('abort', onAbort, { once: true });
       try {
-        const response = await this.client.chat.completions.create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal: controller.signal, timeout: this.cfg.timeoutMs }).finally(() => this.opts.signal?.removeEventListener('abort', onAbort));
+        const response = await this.client.chat.completions
+          .create(body as unknown as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming, { signal: controller.signal, timeout: this.cfg.timeoutMs })
+          .finally(() => this.opts.signal?.removeEventListener('abort', onAbort));
         c.inFlight--;
         c.done++;
         const reply = readCompletion(response, false);
@@ -173,18 +193,26 @@ export class EndpointClient {
       } catch (e) {
         c.inFlight--;
         if (e instanceof APIUserAbortError || this.opts.signal?.aborted) throw e;
-        const retryable = e instanceof RateLimitError || e instanceof InternalServerError || e instanceof APIConnectionTimeoutError || e instanceof APIConnectionError || (e instanceof APIError && (e.status ?? 0) >= 500);
+        const retryable =
+          e instanceof RateLimitError ||
+          e instanceof InternalServerError ||
+          e instanceof APIConnectionTimeoutError ||
+          e instanceof APIConnectionError ||
+          (e instanceof APIError && (e.status ?? 0) >= 500);
         if (!retryable) {
           c.failures++;
           // Every request would get the same answer: the run stops, and resumes once fixed.
           const fatal = fatalError(e, this.cfg, this.who);
           if (fatal) throw (this.fatal ??= fatal);
-          if (e instanceof APIError) throw new TeacherRequestError(`${this.who} refused the request: ${e.status ?? ''} ${e.constructor.name}: ${firstLine(e.message)}`);
+          if (e instanceof APIError)
+            throw new TeacherRequestError(`${this.who} refused the request: ${e.status ?? ''} ${e.constructor.name}: ${firstLine(e.message)}`);
           throw new TeacherRequestError(`${this.who} answer unusable: ${firstLine((e as Error).message)}`, 'unusable');
         }
         if (attempt >= this.cfg.maxRetries) {
           c.failures++;
-          throw new TeacherUnavailableError(`${this.who} unavailable after ${attempt + 1} attempts: ${e.constructor.name}${e instanceof APIError && e.status ? ` ${e.status}` : ''}`);
+          throw new TeacherUnavailableError(
+            `${this.who} unavailable after ${attempt + 1} attempts: ${e.constructor.name}${e instanceof APIError && e.status ? ` ${e.status}` : ''}`,
+          );
         }
         c.retries++;
         const retryAfter = e instanceof APIError ? retryAfterMs(e.headers) : undefined;
@@ -218,7 +246,10 @@ function isWellFormed(response: unknown): boolean {
 /** A Chat Completions response → its first choice (tool-call arguments kept as sent). */
 export function readCompletion(response: unknown, cached: boolean): Completion {
   const r = response as {
-    choices?: { message?: { content?: string | null; tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[] }; finish_reason?: string }[];
+    choices?: {
+      message?: { content?: string | null; tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[] };
+      finish_reason?: string;
+    }[];
     usage?: { prompt_tokens?: number; completion_tokens?: number };
   };
   const choice = r.choices?.[0];
@@ -226,7 +257,10 @@ export function readCompletion(response: unknown, cached: boolean): Completion {
   const toolCalls: CompletionToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
     id: c.id,
     type: 'function',
-    function: { name: c.function?.name ?? '', arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function?.arguments ?? {}) },
+    function: {
+      name: c.function?.name ?? '',
+      arguments: typeof c.function?.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function?.arguments ?? {}),
+    },
   }));
   return {
     content: choice.message.content ?? null,
@@ -240,9 +274,12 @@ export function readCompletion(response: unknown, cached: boolean): Completion {
 
 /** The run-ending error for an answer that refuses every request alike: 401, 403, 404. */
 function fatalError(e: unknown, cfg: EndpointSettings, who: string): TeacherFatalError | undefined {
-  if (e instanceof AuthenticationError) return new TeacherFatalError(`${who} refused our credentials (401) at ${cfg.baseUrl}: check the key in ${cfg.apiKeyEnv}: ${firstLine(e.message)}`);
-  if (e instanceof PermissionDeniedError) return new TeacherFatalError(`${who} denied permission (403) at ${cfg.baseUrl} for model ${cfg.model}: ${firstLine(e.message)}`);
-  if (e instanceof NotFoundError) return new TeacherFatalError(`${who} answered 404 at ${cfg.baseUrl}: no model "${cfg.model}" there, or the base_url is wrong: ${firstLine(e.message)}`);
+  if (e instanceof AuthenticationError)
+    return new TeacherFatalError(`${who} refused our credentials (401) at ${cfg.baseUrl}: check the key in ${cfg.apiKeyEnv}: ${firstLine(e.message)}`);
+  if (e instanceof PermissionDeniedError)
+    return new TeacherFatalError(`${who} denied permission (403) at ${cfg.baseUrl} for model ${cfg.model}: ${firstLine(e.message)}`);
+  if (e instanceof NotFoundError)
+    return new TeacherFatalError(`${who} answered 404 at ${cfg.baseUrl}: no model "${cfg.model}" there, or the base_url is wrong: ${firstLine(e.message)}`);
   return undefined;
 }
 

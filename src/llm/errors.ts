@@ -60,4 +60,3 @@ export class CacheMissError extends HsaError {
     this.name = 'CacheMissError';
   }
 }
-

@@ -62,7 +62,8 @@ function request(url: URL, init: RequestInit, body: Buffer | undefined, agent: h
       // A kept-alive socket the server closed meanwhile fails before any answer: the request never
       // reached it, so it is sent once more on a new connection (as Node's docs advise).
       const code = (e as NodeJS.ErrnoException).code;
-      if (mayRetry && !answered && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE')) return void request(url, init, body, agent, false).then(resolve, reject);
+      if (mayRetry && !answered && req.reusedSocket && (code === 'ECONNRESET' || code === 'EPIPE'))
+        return void request(url, init, body, agent, false).then(resolve, reject);
       reject(e);
     }
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -8,8 +8,14 @@ export const judgeConfigSchema = z.strictObject({
   ...endpointFields,
   rubric: z.string().min(1).describe('Rubric file (YAML or JSON; docs/eval.md), relative to the config file. No default: required.'),
   votes: z.number().int().min(1).max(15).optional().describe('Votes per reply (each a sample: seed + vote index). Default: 1.'),
-  aggregate: z.enum(['majority', 'mean']).optional().describe('How votes combine per criterion: majority (ties to the lower median) or mean. Default: majority.'),
-  evidence: z.enum(['tool_results', 'none']).optional().describe("What the judge is shown beside the reply: the turn's tool results, or none. Default: tool_results."),
+  aggregate: z
+    .enum(['majority', 'mean'])
+    .optional()
+    .describe('How votes combine per criterion: majority (ties to the lower median) or mean. Default: majority.'),
+  evidence: z
+    .enum(['tool_results', 'none'])
+    .optional()
+    .describe("What the judge is shown beside the reply: the turn's tool results, or none. Default: tool_results."),
 });
 
 /** `teacher.judge` of hsa.yaml: a judge section plus the score an accepted teacher trajectory needs. */
@@ -32,7 +38,14 @@ export const rubricSchema = z.strictObject({
   name: z.string().min(1),
   instructions: z.string().optional(),
   criteria: z
-    .array(z.strictObject({ id: z.string().regex(/^[a-z][a-z0-9_]*$/, 'ids are lower-case identifiers'), description: z.string().min(1), weight: z.number().positive().optional(), scale: scaleSchema }))
+    .array(
+      z.strictObject({
+        id: z.string().regex(/^[a-z][a-z0-9_]*$/, 'ids are lower-case identifiers'),
+        description: z.string().min(1),
+        weight: z.number().positive().optional(),
+        scale: scaleSchema,
+      }),
+    )
     .min(1),
 });
 

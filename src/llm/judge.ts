@@ -67,7 +67,10 @@ function systemPrompt(r: Rubric): string {
 
 function userPrompt(c: JudgeCase, withEvidence: boolean): string {
   const parts = [`Viewer message:\n${c.user}`];
-  if (withEvidence) parts.push(`Evidence (tool results the reply must be grounded in):\n${c.evidence.length ? c.evidence.map((e, i) => `[${i + 1}] ${e}`).join('\n') : '(none)'}`);
+  if (withEvidence)
+    parts.push(
+      `Evidence (tool results the reply must be grounded in):\n${c.evidence.length ? c.evidence.map((e, i) => `[${i + 1}] ${e}`).join('\n') : '(none)'}`,
+    );
   parts.push(`Reference reply:\n${c.reference}`, `Reply to grade:\n${c.reply}`);
   return parts.join('\n\n');
 }
@@ -87,7 +90,8 @@ function readVote(content: string | null, r: Rubric): { scores: Record<string, n
   const scores: Record<string, number> = {};
   for (const c of r.criteria) {
     const s = o.scores?.[c.id];
-    if (typeof s !== 'number' || !Number.isInteger(s) || s < c.scale.min || s > c.scale.max) return `scores.${c.id}: expected an integer ${c.scale.min}..${c.scale.max}`;
+    if (typeof s !== 'number' || !Number.isInteger(s) || s < c.scale.min || s > c.scale.max)
+      return `scores.${c.id}: expected an integer ${c.scale.min}..${c.scale.max}`;
     scores[c.id] = s;
   }
   return { scores, reason: typeof o.reason === 'string' ? o.reason : '' };
@@ -131,7 +135,9 @@ export class RubricJudge {
       { role: 'user' as const, content: userPrompt(c, s.evidence === 'tool_results') },
     ];
     const votes = await Promise.all(
-      Array.from({ length: s.votes }, (_, k) => this.client.complete(requestBody(s.endpoint, { model: s.endpoint.model, messages }, k), k).then((r) => readVote(r.content, s.rubric))),
+      Array.from({ length: s.votes }, (_, k) =>
+        this.client.complete(requestBody(s.endpoint, { model: s.endpoint.model, messages }, k), k).then((r) => readVote(r.content, s.rubric)),
+      ),
     );
     const good = votes.filter((v): v is Exclude<typeof v, string> => typeof v !== 'string');
     if (good.length === 0) throw new JudgeAnswerError(`judge ${s.endpoint.model}: no usable vote (${[...new Set(votes as string[])].join('; ')})`);
@@ -211,11 +217,20 @@ export function replyJudge(judge: RubricJudge, rowOf: (id: string) => EvidenceRo
 }
 
 /** The turns of a conversation: each viewer message, the final reply to it and the tool results in between. */
-function turnsOf(messages: readonly { role: string; name?: string; content?: unknown; tool_calls?: unknown }[], hookPrefix: string): { user: string; reply: string; evidence: string[] }[] {
+function turnsOf(
+  messages: readonly { role: string; name?: string; content?: unknown; tool_calls?: unknown }[],
+  hookPrefix: string,
+): { user: string; reply: string; evidence: string[] }[] {
   const out: { user: string; reply: string; evidence: string[] }[] = [];
-  const text = (c: unknown) => (typeof c === 'string' ? c : Array.isArray(c) ? c.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('') : '');
+  const text = (c: unknown) =>
+    typeof c === 'string'
+      ? c
+      : Array.isArray(c)
+        ? c.map((p) => (p && typeof p === 'object' && typeof (p as { text?: unknown }).text === 'string' ? (p as { text: string }).text : '')).join('')
+        : '';
   for (const m of messages) {
-    if (m.role === 'user' && !(typeof m.name === 'string' && m.name.startsWith(hookPrefix)) && m.name !== 'harness:preamble') out.push({ user: text(m.content), reply: '', evidence: [] });
+    if (m.role === 'user' && !(typeof m.name === 'string' && m.name.startsWith(hookPrefix)) && m.name !== 'harness:preamble')
+      out.push({ user: text(m.content), reply: '', evidence: [] });
     const t = out[out.length - 1];
     if (!t) continue;
     if (m.role === 'tool') t.evidence.push(text(m.content));
@@ -237,11 +252,22 @@ export function teacherAcceptance(judge: RubricJudge, minScore: number, hookPref
     const reference = turnsOf(source.messages as M[], hookPrefix(source));
     if (turns.length === 0) return null;
     try {
-      const verdicts = await Promise.all(turns.map((t, i) => judge.judge({ user: t.user, reply: t.reply, reference: reference[i]?.reply ?? '', evidence: judge.settings.evidence === 'tool_results' ? t.evidence : [] })));
+      const verdicts = await Promise.all(
+        turns.map((t, i) =>
+          judge.judge({
+            user: t.user,
+            reply: t.reply,
+            reference: reference[i]?.reply ?? '',
+            evidence: judge.settings.evidence === 'tool_results' ? t.evidence : [],
+          }),
+        ),
+      );
       await judge.settle();
       const mean = verdicts.reduce((a, v) => a + v.score, 0) / verdicts.length;
       if (mean >= minScore) return null;
-      const why = verdicts.map((v, i) => `turn ${i}: ${v.score.toFixed(3)} ${canonicalJson(v.criteria)}${v.reasons.length ? ` (${v.reasons.join(' | ')})` : ''}`).join('; ');
+      const why = verdicts
+        .map((v, i) => `turn ${i}: ${v.score.toFixed(3)} ${canonicalJson(v.criteria)}${v.reasons.length ? ` (${v.reasons.join(' | ')})` : ''}`)
+        .join('; ');
       return `judge ${judge.settings.endpoint.model}: score ${mean.toFixed(3)} < min_score ${minScore}: ${why}`;
     } catch (e) {
       if (e instanceof TeacherRequestError) return `judge ${judge.settings.endpoint.model}: ${e.message}`;

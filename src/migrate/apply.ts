@@ -68,18 +68,27 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
   if (layout?.kind === 'slots') {
     const sep = a.promptStyle?.separator ?? a.separator;
     const inner = layout.outer.slice(1, -1);
-    if (inner.some((t) => t !== sep)) return reject('prompt_layout', 'text of the record between located sections of A has no place in B (only text before the first and after the last section is kept)');
+    if (inner.some((t) => t !== sep))
+      return reject(
+        'prompt_layout',
+        'text of the record between located sections of A has no place in B (only text before the first and after the last section is kept)',
+      );
     const ids = renderedSections(b, source.context ?? {}).map((s) => s.id);
     const bSep = b.promptStyle?.separator ?? b.separator;
     const first = { ...source.messages[0]! };
-    setPromptLayout(first, { kind: 'slots', ids, outer: [layout.outer[0] ?? '', ...ids.slice(1).map(() => bSep), layout.outer[layout.outer.length - 1] ?? ''] });
+    setPromptLayout(first, {
+      kind: 'slots',
+      ids,
+      outer: [layout.outer[0] ?? '', ...ids.slice(1).map(() => bSep), layout.outer[layout.outer.length - 1] ?? ''],
+    });
     input = { ...source, messages: [first, ...source.messages.slice(1)] };
     located = true;
     // The record's own text around the prompt is kept as written: it must not name what A renamed.
     const finder = leakFinder(cp.leakPlan, a, b).text;
     for (const own of [layout.outer[0] ?? '', layout.outer[layout.outer.length - 1] ?? '']) {
       const old = [...finder.mentions(own, 'record')][0];
-      if (old !== undefined) return reject('check_leak', `messages.0: the record's own text around the prompt mentions old name "${old}"`, leakEntry(cp, `old name "${old}"`, a));
+      if (old !== undefined)
+        return reject('check_leak', `messages.0: the record's own text around the prompt mentions old name "${old}"`, leakEntry(cp, `old name "${old}"`, a));
     }
   }
 
@@ -98,7 +107,11 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
   if (trip) return reject('check_round_trip', trip, callEntry(cp, migrated, trip));
   // What `hsa validate --harness B` says of the record — calls valid under B's schemas among it (on
   // a copy: the check may normalise it).
-  const underB = checkTrajectory({ ...migrated, messages: [...migrated.messages] }, b, { file: opts.file, line: opts.line, systemPrompt: located ? 'locate' : 'match' });
+  const underB = checkTrajectory({ ...migrated, messages: [...migrated.messages] }, b, {
+    file: opts.file,
+    line: opts.line,
+    systemPrompt: located ? 'locate' : 'match',
+  });
   const badB = underB.find((p) => p.severity === 'error');
   if (badB) return reject('check_invalid_call', `under B: ${badB.path}: ${badB.message}`, callEntry(cp, migrated, badB.path));
   return { ok: true, record: migrated };
@@ -149,7 +162,8 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix)) {
       const id = m.name.slice(prefix.length);
       const h = cp.hooks.get(id);
-      if (h && h.to === null) return { kind: 'removed_hook', reason: `hook feedback of "${id}", a hook B does not have`, ...opt(entryName(cp, 'hooks', h.index, id)) };
+      if (h && h.to === null)
+        return { kind: 'removed_hook', reason: `hook feedback of "${id}", a hook B does not have`, ...opt(entryName(cp, 'hooks', h.index, id)) };
     }
     if (m.role !== 'assistant' || !m.tool_calls) continue;
     for (const call of m.tool_calls) {
@@ -162,7 +176,12 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
       if (a.skillLoader && name === a.skillLoader.tool) {
         const skill = getPath(args, a.skillLoader.argument);
         const s = typeof skill === 'string' ? cp.skills.get(skill) : undefined;
-        if (s && s.to === null) return { kind: 'removed_skill', reason: `loads skill "${String(skill)}", which B does not have`, ...opt(entryName(cp, 'skills', s.index, String(skill))) };
+        if (s && s.to === null)
+          return {
+            kind: 'removed_skill',
+            reason: `loads skill "${String(skill)}", which B does not have`,
+            ...opt(entryName(cp, 'skills', s.index, String(skill))),
+          };
       }
       let mapping: CompiledMapping;
       let inner = args as Record<string, unknown>;
@@ -170,21 +189,29 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
         const split = cp.splits.get(name)!;
         const v = inner[split.by];
         const c = typeof v === 'string' ? split.cases.get(v) : undefined;
-        if (!c) return { kind: 'no_value', reason: `calls "${name}" with ${split.by} = ${JSON.stringify(v)}, a case the split has no tool of B for`, ...opt(where) };
+        if (!c)
+          return { kind: 'no_value', reason: `calls "${name}" with ${split.by} = ${JSON.stringify(v)}, a case the split has no tool of B for`, ...opt(where) };
         mapping = c;
         inner = Object.fromEntries(Object.entries(inner).filter(([k]) => k !== split.by));
       } else mapping = found.mapping!;
       const m2 = mapping.mapping;
-      if (m2.needs.length) return { kind: 'no_value', reason: `"${mapping.to}" of B requires ${m2.needs.map((n) => `"${n}"`).join(', ')}, which "${name}" calls have no value for and the plan does not fill`, ...opt(where) };
+      if (m2.needs.length)
+        return {
+          kind: 'no_value',
+          reason: `"${mapping.to}" of B requires ${m2.needs.map((n) => `"${n}"`).join(', ')}, which "${name}" calls have no value for and the plan does not fill`,
+          ...opt(where),
+        };
       if (m2.shape && 'unwrap' in m2.shape) {
         const w = inner[m2.shape.unwrap];
         if (w === null || typeof w !== 'object' || Array.isArray(w)) continue;
         inner = w as Record<string, unknown>;
       }
       for (const [path, value] of leaves(inner, '')) {
-        if (m2.params[path] === null) return { kind: 'no_value', reason: `calls "${name}" with parameter "${path}", which has no counterpart in "${mapping.to}"`, ...opt(where) };
+        if (m2.params[path] === null)
+          return { kind: 'no_value', reason: `calls "${name}" with parameter "${path}", which has no counterpart in "${mapping.to}"`, ...opt(where) };
         const vm = m2.values[path];
-        if (vm && typeof value === 'string' && vm[value] === null) return { kind: 'no_value', reason: `calls "${name}" with ${path} = "${value}", a value "${mapping.to}" has no counterpart for`, ...opt(where) };
+        if (vm && typeof value === 'string' && vm[value] === null)
+          return { kind: 'no_value', reason: `calls "${name}" with ${path} = "${value}", a value "${mapping.to}" has no counterpart for`, ...opt(where) };
       }
     }
   }
@@ -211,7 +238,8 @@ function carryCalls(rec: Trajectory, source: Trajectory, cp: CompiledPlan): Traj
   if (cp.edited.size === 0) return rec;
   // The A tool each call was made with (the engine has renamed it; merged tools share a B name).
   const origin = new Map<string, string>();
-  for (const m of source.messages) if (m.role === 'assistant') for (const c of m.tool_calls ?? []) if (cp.edited.has(c.function.name)) origin.set(c.id, c.function.name);
+  for (const m of source.messages)
+    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) if (cp.edited.has(c.function.name)) origin.set(c.id, c.function.name);
   if (origin.size === 0) return rec;
   const renamedResults = new Map<string, string>();
   let changed = false;
@@ -266,12 +294,14 @@ function callsRoundTrip(source: Trajectory, migrated: Trajectory, cp: CompiledPl
     const o = out[i]!;
     if ((o.role === 'user' || o.role === 'system') && o.name?.startsWith(bPrefix)) {
       const id = o.name.slice(bPrefix.length);
-      if (s.name !== `${a.hookMessages.namePrefix}${hookBack.get(id) ?? id}`) return `messages.${i}: hook feedback "${o.name}" does not map back to "${s.name ?? ''}"`;
+      if (s.name !== `${a.hookMessages.namePrefix}${hookBack.get(id) ?? id}`)
+        return `messages.${i}: hook feedback "${o.name}" does not map back to "${s.name ?? ''}"`;
       continue;
     }
     if (s.role === 'tool' && o.role === 'tool' && s.name !== o.name) {
       const froms = o.name === undefined ? [] : (cp.byTarget.get(o.name) ?? []).map((c) => c.from);
-      if (!froms.some((f) => f === s.name || (s.name !== undefined && f === mcpSource(a, s.name)))) return `messages.${i}: tool result name "${o.name ?? ''}" does not map back to "${s.name ?? ''}"`;
+      if (!froms.some((f) => f === s.name || (s.name !== undefined && f === mcpSource(a, s.name))))
+        return `messages.${i}: tool result name "${o.name ?? ''}" does not map back to "${s.name ?? ''}"`;
     }
     if (s.role !== 'assistant' || o.role !== 'assistant') continue;
     const sc = s.tool_calls ?? [];
@@ -281,7 +311,12 @@ function callsRoundTrip(source: Trajectory, migrated: Trajectory, cp: CompiledPl
       const back = callBack(oc[k]!, cp, a, b, skillBack);
       const want = sc[k]!;
       const wantArgs = callArgs(want.function);
-      if (back === null || back.id !== want.id || (back.name !== want.function.name && back.name !== mcpSource(a, want.function.name)) || canonicalJson(back.args) !== canonicalJson(wantArgs)) {
+      if (
+        back === null ||
+        back.id !== want.id ||
+        (back.name !== want.function.name && back.name !== mcpSource(a, want.function.name)) ||
+        canonicalJson(back.args) !== canonicalJson(wantArgs)
+      ) {
         return `messages.${i}.tool_calls.${k}: ${oc[k]!.function.name}(${oc[k]!.function.arguments}) maps back to ${back ? `${back.name}(${JSON.stringify(back.args)})` : 'nothing'}, not the source's ${want.function.name}(${want.function.arguments})`;
       }
     }
@@ -299,7 +334,14 @@ function mcpSource(a: Harness, name: string): string | undefined {
  * edits, a split's case value, a skill load's A skill). `dropNeeds`: B's required parameters A has
  * no counterpart for (`needs`, which a teacher supplies) are taken away first.
  */
-export function callBack(call: ToolCall, cp: CompiledPlan, a: Harness, b: Harness, skillBack: Map<string, string>, dropNeeds = false): { id: string; name: string; args: unknown } | null {
+export function callBack(
+  call: ToolCall,
+  cp: CompiledPlan,
+  a: Harness,
+  b: Harness,
+  skillBack: Map<string, string>,
+  dropNeeds = false,
+): { id: string; name: string; args: unknown } | null {
   let args = callArgs(call.function);
   if (args === NOT_JSON) return null;
   const target = mappingFor(cp, call.function.name, args);

@@ -63,7 +63,11 @@ export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): Compil
   const entries = [...plan.tools];
   for (const t of a.tools) {
     if (t.distractor || entries.some((e) => e.from === t.name)) continue;
-    entries.push(bNames.has(t.name) ? { from: t.name, map: { to: t.name, params: {}, values: {}, fill: {}, needs: [] }, score: 1, evidence: ['not in the plan: kept under its own name'] } : { from: t.name, score: 0, evidence: ['not in the plan, and B has no tool of its name'] });
+    entries.push(
+      bNames.has(t.name)
+        ? { from: t.name, map: { to: t.name, params: {}, values: {}, fill: {}, needs: [] }, score: 1, evidence: ['not in the plan: kept under its own name'] }
+        : { from: t.name, score: 0, evidence: ['not in the plan, and B has no tool of its name'] },
+    );
   }
   entries.forEach((entry, index) => {
     byFrom.set(entry.from, { entry, index });
@@ -115,8 +119,20 @@ export function compilePlan(plan: MigrationPlan, a: Harness, b: Harness): Compil
   // is caught like any other name of A alone.
   const anyB = b.tools.find((t) => !t.distractor)?.name;
   if (anyB !== undefined) for (const [name, e] of byFrom) if (!e.entry.map && !e.entry.split && !bNames.has(name)) leak.tools[name] = anyB;
-  const skills = named(plan.skills, a.skills.map((s) => s.id), new Set(b.skills.map((s) => s.id)), rewrite.skills, leak.skills);
-  const hooks = named(plan.hooks, a.hooks.map((k) => k.id), new Set(b.hooks.map((k) => k.id)), rewrite.hooks, leak.hooks);
+  const skills = named(
+    plan.skills,
+    a.skills.map((s) => s.id),
+    new Set(b.skills.map((s) => s.id)),
+    rewrite.skills,
+    leak.skills,
+  );
+  const hooks = named(
+    plan.hooks,
+    a.hooks.map((k) => k.id),
+    new Set(b.hooks.map((k) => k.id)),
+    rewrite.hooks,
+    leak.hooks,
+  );
   const back = (m: Map<string, { to: string | null }>) => {
     const out = new Map<string, string>();
     for (const [from, e] of m) if (e.to !== null) out.set(e.to, from);

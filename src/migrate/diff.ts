@@ -31,8 +31,23 @@ export function buildDiff(plan: MigrationPlan, a: Harness, b: Harness): DiffView
   const bTool = new Map(b.tools.map((t) => [t.name, t]));
   const tools: DiffRow[] = plan.tools.map((e) => {
     if (e.split) {
-      const notes = Object.entries(e.split.cases).map(([v, c]) => (c ? `${e.split!.by} = "${v}" → ${c.to}${mappingNotes(c).map((n) => `; ${n}`).join('')}` : `${e.split!.by} = "${v}": no tool in B`));
-      return { kind: 'split', from: e.from, to: Object.values(e.split.cases).filter((c) => c !== null).map((c) => c.to).join(', '), score: e.score, notes };
+      const notes = Object.entries(e.split.cases).map(([v, c]) =>
+        c
+          ? `${e.split!.by} = "${v}" → ${c.to}${mappingNotes(c)
+              .map((n) => `; ${n}`)
+              .join('')}`
+          : `${e.split!.by} = "${v}": no tool in B`,
+      );
+      return {
+        kind: 'split',
+        from: e.from,
+        to: Object.values(e.split.cases)
+          .filter((c) => c !== null)
+          .map((c) => c.to)
+          .join(', '),
+        score: e.score,
+        notes,
+      };
     }
     if (!e.map) return { kind: 'removed', from: e.from, to: null, notes: [] };
     const notes = mappingNotes(e.map);
@@ -53,7 +68,14 @@ export function buildDiff(plan: MigrationPlan, a: Harness, b: Harness): DiffView
     const sb = bSkill.get(e.to);
     const edited = sa && sb && sa.body !== sb.body;
     const notes = [...(edited ? ['body edited'] : []), ...(sa && sb && sa.description !== sb.description ? ['description reworded'] : [])];
-    return { kind: e.to !== e.from ? 'renamed' : edited ? 'edited' : notes.length ? 'changed' : 'same', from: e.from, to: e.to, score: e.score, notes, ...(edited ? { text: wordDiff(sa.body, sb.body) } : {}) };
+    return {
+      kind: e.to !== e.from ? 'renamed' : edited ? 'edited' : notes.length ? 'changed' : 'same',
+      from: e.from,
+      to: e.to,
+      score: e.score,
+      notes,
+      ...(edited ? { text: wordDiff(sa.body, sb.body) } : {}),
+    };
   });
   for (const s of plan.added.skills) skills.push({ kind: 'added', from: null, to: s, notes: [bSkill.get(s)?.description ?? ''] });
 
@@ -64,8 +86,19 @@ export function buildDiff(plan: MigrationPlan, a: Harness, b: Harness): DiffView
     const ha = aHook.get(e.from);
     const hb = bHook.get(e.to);
     const reworded = ha && hb && ha.feedback !== hb.feedback;
-    const notes = [...(reworded ? ['feedback reworded'] : []), ...(ha && hb && JSON.stringify(ha.checks) !== JSON.stringify(hb.checks) ? ['checks changed'] : []), ...(ha && hb && ha.channel !== hb.channel ? [`channel ${ha.channel} → ${hb.channel}`] : [])];
-    return { kind: e.to !== e.from ? 'renamed' : notes.length ? 'changed' : 'same', from: e.from, to: e.to, score: e.score, notes, ...(reworded ? { text: wordDiff(ha.feedback, hb.feedback) } : {}) };
+    const notes = [
+      ...(reworded ? ['feedback reworded'] : []),
+      ...(ha && hb && JSON.stringify(ha.checks) !== JSON.stringify(hb.checks) ? ['checks changed'] : []),
+      ...(ha && hb && ha.channel !== hb.channel ? [`channel ${ha.channel} → ${hb.channel}`] : []),
+    ];
+    return {
+      kind: e.to !== e.from ? 'renamed' : notes.length ? 'changed' : 'same',
+      from: e.from,
+      to: e.to,
+      score: e.score,
+      notes,
+      ...(reworded ? { text: wordDiff(ha.feedback, hb.feedback) } : {}),
+    };
   });
   for (const k of plan.added.hooks) hooks.push({ kind: 'added', from: null, to: k, notes: [] });
 
@@ -90,7 +123,8 @@ function mappingNotes(m: CallMapping): string[] {
     if (pb === null) notes.push(`parameter ${pa} removed`);
     else if (pa !== pb) notes.push(`parameter ${pa} → ${pb}`);
   }
-  for (const [p, vm] of Object.entries(m.values)) for (const [x, y] of Object.entries(vm)) notes.push(y === null ? `value ${p} = "${x}" removed` : `value ${p} "${x}" → "${y}"`);
+  for (const [p, vm] of Object.entries(m.values))
+    for (const [x, y] of Object.entries(vm)) notes.push(y === null ? `value ${p} = "${x}" removed` : `value ${p} "${x}" → "${y}"`);
   for (const n of m.needs) notes.push(`new required parameter ${n}`);
   for (const [p, v] of Object.entries(m.fill)) notes.push(`parameter ${p} filled with ${JSON.stringify(v)}`);
   return notes;
@@ -135,13 +169,24 @@ export function diffHtml(v: DiffView): string {
       parts.push('<p>none</p>');
       continue;
     }
-    parts.push(`<table><thead><tr><th>change</th><th>A</th><th>B</th><th>score</th><th>notes</th></tr></thead><tbody>${rows
-      .map((r) => `<tr><td><span class="tag">${esc(r.kind)}</span></td><td class="mono">${esc(r.from ?? '')}</td><td class="mono">${esc(r.to ?? '')}</td><td class="n">${r.score ?? ''}</td><td>${r.notes.map(esc).join('<br>')}</td></tr>`)
-      .join('\n')}</tbody></table>`);
+    parts.push(
+      `<table><thead><tr><th>change</th><th>A</th><th>B</th><th>score</th><th>notes</th></tr></thead><tbody>${rows
+        .map(
+          (r) =>
+            `<tr><td><span class="tag">${esc(r.kind)}</span></td><td class="mono">${esc(r.from ?? '')}</td><td class="mono">${esc(r.to ?? '')}</td><td class="n">${r.score ?? ''}</td><td>${r.notes.map(esc).join('<br>')}</td></tr>`,
+        )
+        .join('\n')}</tbody></table>`,
+    );
     for (const r of rows) {
       if (!r.text) continue;
-      parts.push(`<h3>${esc(r.from ?? '')}${r.from && r.to && r.from !== r.to ? ' → ' : ''}${esc(r.to && r.to !== r.from ? r.to : '')}</h3><div class="side"><div><pre>${segHtml(r.text.left, 'left')}</pre></div><div><pre>${segHtml(r.text.right, 'right')}</pre></div></div>`);
+      parts.push(
+        `<h3>${esc(r.from ?? '')}${r.from && r.to && r.from !== r.to ? ' → ' : ''}${esc(r.to && r.to !== r.from ? r.to : '')}</h3><div class="side"><div><pre>${segHtml(r.text.left, 'left')}</pre></div><div><pre>${segHtml(r.text.right, 'right')}</pre></div></div>`,
+      );
     }
   }
-  return page(`hsa migrate diff ${v.from.harness} ${v.from.version} → ${v.to.version}`, `${v.from.harness} ${v.from.version} (A) against ${v.to.harness} ${v.to.version} (B)`, parts.join('\n'));
+  return page(
+    `hsa migrate diff ${v.from.harness} ${v.from.version} → ${v.to.version}`,
+    `${v.from.harness} ${v.from.version} (A) against ${v.to.harness} ${v.to.version} (B)`,
+    parts.join('\n'),
+  );
 }

@@ -15,8 +15,15 @@ export const MATCH_THRESHOLD = 0.35;
  * then by names.
  */
 export function inferPlan(a: Harness, b: Harness): MigrationPlan {
-  const tools = matchTools(a.tools.filter((t) => !t.distractor), b.tools.filter((t) => !t.distractor));
-  const skills = matchNamed(a.skills.filter((s) => !s.distractor), b.skills.filter((s) => !s.distractor), skillScore);
+  const tools = matchTools(
+    a.tools.filter((t) => !t.distractor),
+    b.tools.filter((t) => !t.distractor),
+  );
+  const skills = matchNamed(
+    a.skills.filter((s) => !s.distractor),
+    b.skills.filter((s) => !s.distractor),
+    skillScore,
+  );
   const hooks = matchNamed(a.hooks, b.hooks, hookScore);
   const sections = matchSections(a, b);
   return {
@@ -58,7 +65,10 @@ function matchTools(as: readonly Tool[], bs: readonly Tool[]): { entries: ToolEn
   const aNames = new Set(as.map((t) => t.name));
   for (const b of bs) {
     if (taken.has(b.name) || aNames.has(b.name)) continue;
-    const merged = findMerge(b, as.filter((t) => !done.has(t.name) && !byName.has(t.name)));
+    const merged = findMerge(
+      b,
+      as.filter((t) => !done.has(t.name) && !byName.has(t.name)),
+    );
     if (!merged) continue;
     for (const e of merged) done.set(e.from, e);
     taken.add(b.name);
@@ -89,7 +99,9 @@ function removedEvidence(a: Tool, bs: readonly Tool[], taken: ReadonlySet<string
     const s = scoreTools(a, b).score;
     if (!best || s > best.score) best = { name: b.name, score: s };
   }
-  return best ? `removed: no tool of B scores ${MATCH_THRESHOLD} (closest free one: ${best.name}, ${round2(best.score)})` : 'removed: no tool of B is left to match';
+  return best
+    ? `removed: no tool of B scores ${MATCH_THRESHOLD} (closest free one: ${best.name}, ${round2(best.score)})`
+    : 'removed: no tool of B is left to match';
 }
 
 /** Name, description and parameters of two tools, with the best shape edit between their schemas. */
@@ -117,7 +129,11 @@ function findSplit(a: Tool, bs: readonly Tool[]): ToolEntry | null {
     const used = new Set<string>();
     let found = 0;
     let total = 0;
-    const rest: JsonSchema = { ...a.parameters, properties: Object.fromEntries(Object.entries(pa).filter(([k]) => k !== by)), required: requiredOf(a.parameters).filter((k) => k !== by) };
+    const rest: JsonSchema = {
+      ...a.parameters,
+      properties: Object.fromEntries(Object.entries(pa).filter(([k]) => k !== by)),
+      required: requiredOf(a.parameters).filter((k) => k !== by),
+    };
     for (const v of values) {
       const words = nameWords(v);
       let best: { b: Tool; desc: number } | null = null;
@@ -139,9 +155,18 @@ function findSplit(a: Tool, bs: readonly Tool[]): ToolEntry | null {
       const p = mapObject(rest, best.b.parameters);
       total += 0.5 * best.desc + 0.5 * p.score;
       cases[v] = { to: best.b.name, params: p.params, values: p.values, fill: {}, needs: p.needs };
-      evidence.push(`${by} = "${v}" → ${best.b.name} (its name holds "${v}", description ${round2(best.desc)}, parameters ${round2(p.score)})`, ...p.evidence.map((e) => `${best.b.name}: ${e}`));
+      evidence.push(
+        `${by} = "${v}" → ${best.b.name} (its name holds "${v}", description ${round2(best.desc)}, parameters ${round2(p.score)})`,
+        ...p.evidence.map((e) => `${best.b.name}: ${e}`),
+      );
     }
-    if (found >= 2) return { from: a.name, split: { by, cases }, score: round2(total / found), evidence: [`split by "${by}": its values name ${found} tools of B`, ...evidence] };
+    if (found >= 2)
+      return {
+        from: a.name,
+        split: { by, cases },
+        score: round2(total / found),
+        evidence: [`split by "${by}": its values name ${found} tools of B`, ...evidence],
+      };
   }
   return null;
 }
@@ -158,7 +183,11 @@ function findMerge(b: Tool, free: readonly Tool[]): ToolEntry[] | null {
     if (!requiredOf(b.parameters).includes(by)) continue;
     const values = optionValues(pb[by]!);
     if (!values || values.length < 2) continue;
-    const rest: JsonSchema = { ...b.parameters, properties: Object.fromEntries(Object.entries(pb).filter(([k]) => k !== by)), required: requiredOf(b.parameters).filter((k) => k !== by) };
+    const rest: JsonSchema = {
+      ...b.parameters,
+      properties: Object.fromEntries(Object.entries(pb).filter(([k]) => k !== by)),
+      required: requiredOf(b.parameters).filter((k) => k !== by),
+    };
     const context = `${b.description} ${String(pb[by]!.description ?? '')}`;
     const pairs: { a: Tool; v: string; score: number; name: number; p: ParamResult; desc: number }[] = [];
     for (const v of values) {
@@ -188,7 +217,10 @@ function findMerge(b: Tool, free: readonly Tool[]): ToolEntry[] | null {
         from: x.a.name,
         map: { to: b.name, params: x.p.params, values: x.p.values, fill: { [by]: x.v }, needs: x.p.needs },
         score: round2(x.score),
-        evidence: [`merged into ${b.name} with ${by} = "${x.v}" (name ${round2(x.name)}, parameters ${round2(x.p.score)}, description ${round2(x.desc)})`, ...x.p.evidence],
+        evidence: [
+          `merged into ${b.name} with ${by} = "${x.v}" (name ${round2(x.name)}, parameters ${round2(x.p.score)}, description ${round2(x.desc)})`,
+          ...x.p.evidence,
+        ],
       });
     }
     if (out.length >= 1) return out;
@@ -204,26 +236,37 @@ function skillScore(a: Skill, b: Skill): { score: number; evidence: string[] } {
   const desc = textSimilarity(a.description, b.description);
   const body = textSimilarity(a.body, b.body);
   const edited = a.body === b.body ? 'body unchanged' : 'body edited';
-  return { score: round2(0.3 * name + 0.3 * desc + 0.4 * body), evidence: [`name ${round2(name)}, description ${round2(desc)}, body ${round2(body)} (${edited})`] };
+  return {
+    score: round2(0.3 * name + 0.3 * desc + 0.4 * body),
+    evidence: [`name ${round2(name)}, description ${round2(desc)}, body ${round2(body)} (${edited})`],
+  };
 }
 
 function hookScore(a: Hook, b: Hook): { score: number; evidence: string[] } {
   if (a.event !== b.event) return { score: 0, evidence: [] };
   const name = nameSimilarity(a.id, b.id);
   const text = textSimilarity(`${a.description ?? ''} ${a.feedback}`, `${b.description ?? ''} ${b.feedback}`);
-  const checks = JSON.stringify(a.checks) === JSON.stringify(b.checks) ? 1 : dice(new Set(a.checks.map((c) => c.type)), new Set(b.checks.map((c) => c.type))) * 0.5;
+  const checks =
+    JSON.stringify(a.checks) === JSON.stringify(b.checks) ? 1 : dice(new Set(a.checks.map((c) => c.type)), new Set(b.checks.map((c) => c.type))) * 0.5;
   return {
     score: round2(0.3 * name + 0.3 * text + 0.4 * checks),
-    evidence: [`event ${a.event}, name ${round2(name)}, description and feedback ${round2(text)}, checks ${checks === 1 ? 'the same' : round2(checks)}${a.feedback === b.feedback ? '' : ' (feedback reworded)'}`],
+    evidence: [
+      `event ${a.event}, name ${round2(name)}, description and feedback ${round2(text)}, checks ${checks === 1 ? 'the same' : round2(checks)}${a.feedback === b.feedback ? '' : ' (feedback reworded)'}`,
+    ],
   };
 }
 
-function matchNamed<T extends { id: string }>(as: readonly T[], bs: readonly T[], score: (a: T, b: T) => { score: number; evidence: string[] }): { entries: NamedEntry[]; added: string[] } {
+function matchNamed<T extends { id: string }>(
+  as: readonly T[],
+  bs: readonly T[],
+  score: (a: T, b: T) => { score: number; evidence: string[] },
+): { entries: NamedEntry[]; added: string[] } {
   const pairs: { a: T; b: T; s: { score: number; evidence: string[] } }[] = [];
-  for (const a of as) for (const b of bs) {
-    const s = score(a, b);
-    if (s.score >= MATCH_THRESHOLD) pairs.push({ a, b, s });
-  }
+  for (const a of as)
+    for (const b of bs) {
+      const s = score(a, b);
+      if (s.score >= MATCH_THRESHOLD) pairs.push({ a, b, s });
+    }
   pairs.sort((x, y) => y.s.score - x.s.score || cmp(x.a.id, y.a.id) || cmp(x.b.id, y.b.id));
   const done = new Map<string, NamedEntry>();
   const taken = new Set<string>();
@@ -247,7 +290,13 @@ function paragraphs(h: Harness, s: Section): { text: string; words: Set<string> 
   const text = s.kind === 'catalog' ? catalogText(h) : s.text;
   return text
     .split(/\n\s*\n|\n(?=\s*(?:[-*+•]|\d+[.)])\s)/)
-    .map((p) => p.split('\n').filter((l) => !/^\s*#{1,6}\s/.test(l)).join('\n').trim())
+    .map((p) =>
+      p
+        .split('\n')
+        .filter((l) => !/^\s*#{1,6}\s/.test(l))
+        .join('\n')
+        .trim(),
+    )
     .flatMap((p) => p.split(/(?<=[.!?])\s+(?=[A-Z`"'(])/))
     .map((p) => p.trim())
     .filter((p) => p !== '')
@@ -266,7 +315,9 @@ function matchSections(a: Harness, b: Harness): { entries: SectionEntry[]; added
     if (s.kind === 'catalog') {
       const c = b.sections.find((x) => x.kind === 'catalog');
       if (c) hit.add(c.id);
-      return c ? { from: s.id, to: [c.id], score: 1, evidence: ['the generated skill catalog'] } : { from: s.id, to: [], score: 0, evidence: ['removed: B has no skill catalog'] };
+      return c
+        ? { from: s.id, to: [c.id], score: 1, evidence: ['the generated skill catalog'] }
+        : { from: s.id, to: [], score: 0, evidence: ['removed: B has no skill catalog'] };
     }
     const ps = paragraphs(a, s);
     const targets = new Set<string>();

@@ -26,11 +26,19 @@ export function bestParams(sa: JsonSchema, sb: JsonSchema): ParamResult {
   const wb = wrapperKey(sb);
   if (wa !== null && wb === null) {
     const r = mapObject(props(sa)[wa]!, sb);
-    options.push({ ...r, shape: { unwrap: wa }, evidence: [`shape: A's parameters sit under "${wa}", B's at the top (unwrap, exact inverse wrap)`, ...r.evidence] });
+    options.push({
+      ...r,
+      shape: { unwrap: wa },
+      evidence: [`shape: A's parameters sit under "${wa}", B's at the top (unwrap, exact inverse wrap)`, ...r.evidence],
+    });
   }
   if (wb !== null && wa === null) {
     const r = mapObject(sa, props(sb)[wb]!);
-    options.push({ ...r, shape: { wrap: wb }, evidence: [`shape: B's parameters sit under "${wb}", A's at the top (wrap, exact inverse unwrap)`, ...r.evidence] });
+    options.push({
+      ...r,
+      shape: { wrap: wb },
+      evidence: [`shape: B's parameters sit under "${wb}", A's at the top (wrap, exact inverse unwrap)`, ...r.evidence],
+    });
   }
   // A shape edit must do clearly better than none (ties keep the plain mapping).
   let best = options[0]!;
@@ -76,7 +84,7 @@ function compatibleTypes(ta: string, tb: string): boolean {
 
 /** A schema's string `enum`, or null. */
 export function enumOf(s: JsonSchema): string[] | null {
-  return Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string') ? (s.enum) : null;
+  return Array.isArray(s.enum) && s.enum.every((v) => typeof v === 'string') ? s.enum : null;
 }
 
 /** Match two object schemas' properties (recursively into objects both sides have). */
@@ -162,10 +170,11 @@ function matchValues(ea: readonly string[], eb: readonly string[]): { map: Recor
   const leftB = eb.filter((v) => !ea.includes(v));
   const leftA = ea.filter((v) => !eb.includes(v));
   const pairs: { x: string; y: string; s: number }[] = [];
-  for (const x of leftA) for (const y of leftB) {
-    const s = nameSimilarity(x, y);
-    if (s >= 0.5) pairs.push({ x, y, s });
-  }
+  for (const x of leftA)
+    for (const y of leftB) {
+      const s = nameSimilarity(x, y);
+      if (s >= 0.5) pairs.push({ x, y, s });
+    }
   pairs.sort((p, q) => q.s - p.s || cmp(p.x, q.x) || cmp(p.y, q.y));
   const used = new Set<string>();
   for (const p of pairs) {
@@ -195,9 +204,11 @@ function matchValues(ea: readonly string[], eb: readonly string[]): { map: Recor
 export function optionValues(s: JsonSchema): string[] | null {
   const e = enumOf(s);
   if (e) return e;
-  if (Array.isArray(s.oneOf) && s.oneOf.every((x) => x && typeof x === 'object' && typeof (x as { const?: unknown }).const === 'string')) return (s.oneOf as { const: string }[]).map((x) => x.const);
+  if (Array.isArray(s.oneOf) && s.oneOf.every((x) => x && typeof x === 'object' && typeof (x as { const?: unknown }).const === 'string'))
+    return (s.oneOf as { const: string }[]).map((x) => x.const);
   if (s.type !== 'string' || typeof s.description !== 'string') return null;
   const out: string[] = [];
-  for (const m of s.description.matchAll(/^[ \t]*(?:[-*•]|\d+[.)])[ \t]*(['"`]?)([A-Za-z_][A-Za-z0-9_-]*)\1[ \t]*[-:–—]/gm)) if (!out.includes(m[2]!)) out.push(m[2]!);
+  for (const m of s.description.matchAll(/^[ \t]*(?:[-*•]|\d+[.)])[ \t]*(['"`]?)([A-Za-z_][A-Za-z0-9_-]*)\1[ \t]*[-:–—]/gm))
+    if (!out.includes(m[2]!)) out.push(m[2]!);
   return out.length >= 2 ? out : null;
 }

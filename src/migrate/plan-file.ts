@@ -41,7 +41,8 @@ export function planToYaml(plan: MigrationPlan): string {
     out.evidence = t.evidence;
     return out;
   });
-  const named = (es: MigrationPlan['skills']) => es.map((e) => ({ from: e.from, to: e.to, score: e.score, ...(e.records !== undefined ? { records: e.records } : {}), evidence: e.evidence }));
+  const named = (es: MigrationPlan['skills']) =>
+    es.map((e) => ({ from: e.from, to: e.to, score: e.score, ...(e.records !== undefined ? { records: e.records } : {}), evidence: e.evidence }));
   const doc: Record<string, unknown> = {
     format: plan.format,
     from: plan.from,
@@ -101,7 +102,12 @@ function planSchemaOf(strict: boolean) {
     skills: z.array(namedSchema).default([]),
     hooks: z.array(namedSchema).default([]),
     sections: z.array(obj({ from: z.string(), to: z.array(z.string()), score: z.number().optional(), evidence: z.array(z.string()).optional() })).default([]),
-    added: obj({ tools: z.array(z.string()).default([]), skills: z.array(z.string()).default([]), hooks: z.array(z.string()).default([]), sections: z.array(z.string()).default([]) }).optional(),
+    added: obj({
+      tools: z.array(z.string()).default([]),
+      skills: z.array(z.string()).default([]),
+      hooks: z.array(z.string()).default([]),
+      sections: z.array(z.string()).default([]),
+    }).optional(),
     proposals: z.array(obj({ kind: z.enum(['tool', 'skill', 'hook']), from: z.string(), to: z.string(), reason: z.string(), model: z.string() })).default([]),
   });
 }
@@ -124,7 +130,8 @@ export async function readPlanFile(file: string, a: Harness, b: Harness): Promis
 
 export function parsePlan(file: string, text: string, a: Harness, b: Harness): MigrationPlan {
   const doc = parseLocated(file, text);
-  if (isParseFailure(doc)) throw new BadPlanError([{ file, ...(doc.line !== undefined ? { line: doc.line } : {}), path: '', message: doc.message, severity: 'error' }]);
+  if (isParseFailure(doc))
+    throw new BadPlanError([{ file, ...(doc.line !== undefined ? { line: doc.line } : {}), path: '', message: doc.message, severity: 'error' }]);
   const problems: Problem[] = [];
   const strict = planSchema.safeParse(doc.value);
   if (!strict.success) {
@@ -140,8 +147,12 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
   if (!lenient.success) throw new BadPlanError(problems);
   const v: PlanFile = lenient.data;
   const err = (path: (string | number)[], message: string) => problems.push(problem(doc, path, message));
-  for (const [key, h] of [['from', a], ['to', b]] as const) {
-    if (v[key].harness !== h.name || v[key].version !== h.version) err([key], `the plan is for ${v[key].harness} ${v[key].version}, the harness given is ${h.name} ${h.version}`);
+  for (const [key, h] of [
+    ['from', a],
+    ['to', b],
+  ] as const) {
+    if (v[key].harness !== h.name || v[key].version !== h.version)
+      err([key], `the plan is for ${v[key].harness} ${v[key].version}, the harness given is ${h.name} ${h.version}`);
   }
   const aTools = new Map(a.tools.map((t) => [t.name, t]));
   const bTools = new Map(b.tools.map((t) => [t.name, t]));
@@ -159,8 +170,10 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
       else targets.set(m.to, [...(targets.get(m.to) ?? []), { from: t.from, fill: m.fill, where: [...where, 'to'] }]);
       const aRoot = aTool ? below(aTool.parameters, m.shape && 'unwrap' in m.shape ? m.shape.unwrap : null) : null;
       const bRoot = bTool ? below(bTool.parameters, m.shape && 'wrap' in m.shape ? m.shape.wrap : null) : null;
-      if (aTool && m.shape && 'unwrap' in m.shape && aRoot === null) err([...where, 'shape', 'unwrap'], `tool "${t.from}" of A has no object parameter "${m.shape.unwrap}" to unwrap`);
-      if (bTool && m.shape && 'wrap' in m.shape && bRoot === null) err([...where, 'shape', 'wrap'], `tool "${m.to}" of B has no object parameter "${m.shape.wrap}" to wrap into`);
+      if (aTool && m.shape && 'unwrap' in m.shape && aRoot === null)
+        err([...where, 'shape', 'unwrap'], `tool "${t.from}" of A has no object parameter "${m.shape.unwrap}" to unwrap`);
+      if (bTool && m.shape && 'wrap' in m.shape && bRoot === null)
+        err([...where, 'shape', 'wrap'], `tool "${m.to}" of B has no object parameter "${m.shape.wrap}" to wrap into`);
       for (const [pa, pb] of Object.entries(m.params)) {
         if (aRoot && !hasPath(aRoot, pa) && pa !== drop) err([...where, 'params', pa], `parameter "${pa}" is not a parameter of "${t.from}" in A`);
         if (bRoot && pb !== null && !hasPath(bRoot, pb)) err([...where, 'params', pa], `parameter "${pb}" is not a parameter of "${m.to}" in B`);
@@ -172,7 +185,8 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
     const entry: ToolEntry = { from: t.from, score: t.score ?? 0, evidence: t.evidence ?? [] };
     if (t.split) {
       if (t.to !== undefined) err([...at, 'to'], 'a split tool has cases, not one "to"');
-      if (aTool && !(t.split.by in (aTool.parameters.properties as object | undefined ?? {}))) err([...at, 'split', 'by'], `"${t.split.by}" is not a parameter of "${t.from}" in A`);
+      if (aTool && !(t.split.by in ((aTool.parameters.properties as object | undefined) ?? {})))
+        err([...at, 'split', 'by'], `"${t.split.by}" is not a parameter of "${t.from}" in A`);
       const cases: Record<string, CallMapping | null> = {};
       for (const [value, c] of Object.entries(t.split.cases)) cases[value] = c ? checkMapping(c, [...at, 'split', 'cases', value], t.split.by) : null;
       entry.split = { by: t.split.by, cases };
@@ -185,8 +199,14 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
   // value: that value tells which A tool a B call maps back to.
   for (const [to, list] of targets) {
     if (list.length < 2) continue;
-    const keys = Object.keys(list[0]!.fill).filter((k) => list.every((e) => k in e.fill) && new Set(list.map((e) => JSON.stringify(e.fill[k]))).size === list.length);
-    if (keys.length === 0) err(list[1]!.where, `tool "${to}" is the target of ${list.map((e) => `"${e.from}"`).join(', ')}: merged tools must each fill one parameter with a value of its own`);
+    const keys = Object.keys(list[0]!.fill).filter(
+      (k) => list.every((e) => k in e.fill) && new Set(list.map((e) => JSON.stringify(e.fill[k]))).size === list.length,
+    );
+    if (keys.length === 0)
+      err(
+        list[1]!.where,
+        `tool "${to}" is the target of ${list.map((e) => `"${e.from}"`).join(', ')}: merged tools must each fill one parameter with a value of its own`,
+      );
   }
   const named = (list: typeof v.skills, key: 'skills' | 'hooks', ids: (h: Harness) => string[]) => {
     const inA = new Set(ids(a));

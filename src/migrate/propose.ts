@@ -29,16 +29,28 @@ interface Question {
 export async function proposeMatches(plan: MigrationPlan, a: Harness, b: Harness, s: ProposeSettings, warn: (line: string) => void): Promise<MigrationPlan> {
   const questions: Question[] = [];
   const tool = (h: Harness, n: string) => h.tools.find((t) => t.name === n);
-  const addedTools = plan.added.tools.map((n) => ({ name: n, text: `${n}: ${tool(b, n)?.description ?? ''} parameters ${JSON.stringify(tool(b, n)?.parameters ?? {})}` }));
+  const addedTools = plan.added.tools.map((n) => ({
+    name: n,
+    text: `${n}: ${tool(b, n)?.description ?? ''} parameters ${JSON.stringify(tool(b, n)?.parameters ?? {})}`,
+  }));
   for (const t of plan.tools) {
     if (t.map || t.split || addedTools.length === 0) continue;
     const at = tool(a, t.from);
-    questions.push({ kind: 'tool', from: t.from, text: `${t.from}: ${at?.description ?? ''} parameters ${JSON.stringify(at?.parameters ?? {})}`, candidates: addedTools });
+    questions.push({
+      kind: 'tool',
+      from: t.from,
+      text: `${t.from}: ${at?.description ?? ''} parameters ${JSON.stringify(at?.parameters ?? {})}`,
+      candidates: addedTools,
+    });
   }
   const addedSkills = plan.added.skills.map((n) => ({ name: n, text: `${n}: ${b.skills.find((x) => x.id === n)?.description ?? ''}` }));
-  for (const e of plan.skills) if (e.to === null && addedSkills.length) questions.push({ kind: 'skill', from: e.from, text: `${e.from}: ${a.skills.find((x) => x.id === e.from)?.description ?? ''}`, candidates: addedSkills });
+  for (const e of plan.skills)
+    if (e.to === null && addedSkills.length)
+      questions.push({ kind: 'skill', from: e.from, text: `${e.from}: ${a.skills.find((x) => x.id === e.from)?.description ?? ''}`, candidates: addedSkills });
   const addedHooks = plan.added.hooks.map((n) => ({ name: n, text: `${n}: ${b.hooks.find((x) => x.id === n)?.feedback ?? ''}` }));
-  for (const e of plan.hooks) if (e.to === null && addedHooks.length) questions.push({ kind: 'hook', from: e.from, text: `${e.from}: ${a.hooks.find((x) => x.id === e.from)?.feedback ?? ''}`, candidates: addedHooks });
+  for (const e of plan.hooks)
+    if (e.to === null && addedHooks.length)
+      questions.push({ kind: 'hook', from: e.from, text: `${e.from}: ${a.hooks.find((x) => x.id === e.from)?.feedback ?? ''}`, candidates: addedHooks });
   if (questions.length === 0) return plan;
 
   const keyEnv = s.apiKeyEnv ?? 'OPENAI_API_KEY';
@@ -52,7 +64,10 @@ export async function proposeMatches(plan: MigrationPlan, a: Harness, b: Harness
       model: s.model,
       temperature: 0,
       messages: [
-        { role: 'system', content: 'You compare two versions of an agent harness. Answer with one JSON object {"match": NAME or null, "reason": TEXT} and nothing else.' },
+        {
+          role: 'system',
+          content: 'You compare two versions of an agent harness. Answer with one JSON object {"match": NAME or null, "reason": TEXT} and nothing else.',
+        },
         {
           role: 'user',
           content: `In version A there is this ${q.kind}:\n${q.text}\n\nVersion B has these ${q.kind}s that A does not have:\n${q.candidates.map((c) => `- ${c.text}`).join('\n')}\n\nIs one of them the same ${q.kind}, renamed or reworded? Give its name as "match", or null.`,

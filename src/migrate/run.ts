@@ -41,7 +41,15 @@ export interface ApplyTeacher {
  * that stopped it. Both files are written under temporary names and renamed when complete.
  * Deterministic: output bytes depend on the inputs, the plan and the two harnesses only.
  */
-export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inputs: readonly string[], out: string, rejects: string, opts: { systemPrompt?: SystemPromptMode; teacher?: ApplyTeacher } = {}): Promise<ApplySummary> {
+export async function applyPlan(
+  plan: MigrationPlan,
+  a: Harness,
+  b: Harness,
+  inputs: readonly string[],
+  out: string,
+  rejects: string,
+  opts: { systemPrompt?: SystemPromptMode; teacher?: ApplyTeacher } = {},
+): Promise<ApplySummary> {
   const cp = compilePlan(plan, a, b);
   const writer = await LineFileWriter.open(out);
   const rejectWriter = await LineFileWriter.open(rejects);
@@ -56,7 +64,15 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
         records++;
         if (!item.ok) {
           reasons.set('input_malformed', (reasons.get('input_malformed') ?? 0) + 1);
-          await rejectWriter.write(JSON.stringify({ file, line: item.line, reason_kind: 'input_malformed', reason: item.problems.map((p) => formatProblem({ ...p, file })).join('; '), text: item.text }));
+          await rejectWriter.write(
+            JSON.stringify({
+              file,
+              line: item.line,
+              reason_kind: 'input_malformed',
+              reason: item.problems.map((p) => formatProblem({ ...p, file })).join('; '),
+              text: item.text,
+            }),
+          );
           continue;
         }
         const r = migrateRecord(item.record, cp, a, b, { file, line: item.line, ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}) });
@@ -69,7 +85,11 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
         let teacherReason: string | undefined;
         if (rerun && rerun.module.TEACHER_RERUN_KINDS.has(r.reject.kind)) {
           rerun.rerun++;
-          const t = await rerun.module.rerunWithTeacher(item.record, cp, a, b, rerun.teacher, `migrate:${file}:${item.line}`, { ...rerun.options, file, line: item.line });
+          const t = await rerun.module.rerunWithTeacher(item.record, cp, a, b, rerun.teacher, `migrate:${file}:${item.line}`, {
+            ...rerun.options,
+            file,
+            line: item.line,
+          });
           if (t.ok) {
             rerun.written++;
             await writer.write(recordLine(t.record as unknown as Record<string, unknown>, SHARED, WRITERS));
@@ -79,7 +99,15 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
         }
         reasons.set(r.reject.kind, (reasons.get(r.reject.kind) ?? 0) + 1);
         // The source as it was read (the checks may have normalised the parsed copy), its text as it stands.
-        const head = JSON.stringify({ id: item.record.id, file, line: item.line, reason_kind: r.reject.kind, reason: r.reject.reason, ...(r.reject.entry ? { plan_entry: r.reject.entry } : {}), ...(teacherReason !== undefined ? { teacher: teacherReason } : {}) });
+        const head = JSON.stringify({
+          id: item.record.id,
+          file,
+          line: item.line,
+          reason_kind: r.reject.kind,
+          reason: r.reject.reason,
+          ...(r.reject.entry ? { plan_entry: r.reject.entry } : {}),
+          ...(teacherReason !== undefined ? { teacher: teacherReason } : {}),
+        });
         await rejectWriter.write(`${head.slice(0, -1)},"record":${item.text}}`);
       }
     }
@@ -92,7 +120,15 @@ export async function applyPlan(plan: MigrationPlan, a: Harness, b: Harness, inp
     throw e;
   }
   const sorted = [...reasons.entries()].sort((x, y) => (x[0] < y[0] ? -1 : 1));
-  return { records, migrated: writer.lines, rejected: rejectWriter.lines, reasons: Object.fromEntries(sorted), out, rejects, ...(rerun ? { teacher: { rerun: rerun.rerun, written: rerun.written } } : {}) };
+  return {
+    records,
+    migrated: writer.lines,
+    rejected: rejectWriter.lines,
+    reasons: Object.fromEntries(sorted),
+    out,
+    rejects,
+    ...(rerun ? { teacher: { rerun: rerun.rerun, written: rerun.written } } : {}),
+  };
 }
 
 /**

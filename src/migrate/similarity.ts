@@ -6,7 +6,9 @@ import { splitWords } from '../words/identifier-words.js';
  */
 
 const STOP = new Set(
-  'the and for with from that this its are was were has have had not but any all can may must will into onto than then them they their there what when where which who whom why how you your our out per via one two use used using each also only more most less such very just about over under after before'.split(' '),
+  'the and for with from that this its are was were has have had not but any all can may must will into onto than then them they their there what when where which who whom why how you your our out per via one two use used using each also only more most less such very just about over under after before'.split(
+    ' ',
+  ),
 );
 
 /** A crude stem: plural and common suffixes off, so `renewal`/`renewed`/`renew` meet. */

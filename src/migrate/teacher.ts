@@ -14,7 +14,14 @@ import type { CompiledPlan } from './compile.js';
  * hook's feedback, or whose prompt has no place in B, stays rejected (the teacher would have
  * nothing to replay it against).
  */
-export const TEACHER_RERUN_KINDS: ReadonlySet<MigrateRejectKind> = new Set(['removed_tool', 'no_value', 'check_invalid_call', 'check_leak', 'check_round_trip', 'check_bytes']);
+export const TEACHER_RERUN_KINDS: ReadonlySet<MigrateRejectKind> = new Set([
+  'removed_tool',
+  'no_value',
+  'check_invalid_call',
+  'check_leak',
+  'check_round_trip',
+  'check_bytes',
+]);
 
 export interface TeacherRerunOptions {
   consistency: Consistency;
@@ -35,7 +42,15 @@ export type TeacherRerun = { ok: true; record: Trajectory } | { ok: false; reaso
  * under B, no old name, calls consistent with the source), then the record's proofs under B: it
  * validates against B as `hsa validate` says, leaks no name of A alone, and keeps the user's words.
  */
-export async function rerunWithTeacher(source: Trajectory, cp: CompiledPlan, a: Harness, b: Harness, teacher: Teacher, variantId: string, opts: TeacherRerunOptions): Promise<TeacherRerun> {
+export async function rerunWithTeacher(
+  source: Trajectory,
+  cp: CompiledPlan,
+  a: Harness,
+  b: Harness,
+  teacher: Teacher,
+  variantId: string,
+  opts: TeacherRerunOptions,
+): Promise<TeacherRerun> {
   const mapCallBack = (call: ToolCall): ToolCall | null => {
     const back = callBack(call, cp, a, b, cp.skillsBack, true);
     return back ? { id: back.id, type: 'function', function: { name: back.name, arguments: JSON.stringify(back.args) } } : null;

@@ -120,4 +120,3 @@ export async function importResults(cacheDir: string, files: readonly string[]):
   }
   return summary;
 }
-

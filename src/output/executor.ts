@@ -51,7 +51,6 @@ export interface PartContext {
   window?: number;
 }
 
-
 /** One part being written: every stage's writer, its counts and reject reasons. */
 class PartJob {
   private readonly writers: Record<Bucket, PartWriter>;
@@ -125,7 +124,16 @@ class PartJob {
     for (const b of buckets) await syncDir(path.join(cfg.out, b));
     // A part counts as done only when the answers it paid for are stored.
     await this.ctx.settle();
-    const marker: PartMarker = { index: this.index, fingerprint, first: this.first, counts: this.counts, reasons: this.reasons, teacher: this.teacher, recovery: this.recovery, files };
+    const marker: PartMarker = {
+      index: this.index,
+      fingerprint,
+      first: this.first,
+      counts: this.counts,
+      reasons: this.reasons,
+      teacher: this.teacher,
+      recovery: this.recovery,
+      files,
+    };
     if (cfg.tokenizer !== null) {
       const t = this.tokens;
       marker.tokens = { sft: t?.sft.histogram() ?? [], opd: t?.opd.histogram() ?? [], too_long: t?.tooLong ?? { sft: 0, opd: 0 } };
@@ -142,7 +150,6 @@ class PartJob {
     for (const b of this.ctx.buckets) await this.writers[b].abort();
   }
 }
-
 
 /** What the executor leaves for the manifest. */
 export interface PartsResult {
@@ -161,7 +168,11 @@ export interface PartsResult {
  * is open while its records arrive and is committed when it holds partSize input records (or the
  * input ends). On a failure the open part leaves nothing behind and finished parts stay.
  */
-export async function runParts(shared: PartContext, files: readonly string[], opts: { signal?: AbortSignal | undefined; shard?: Shard | undefined }): Promise<PartsResult> {
+export async function runParts(
+  shared: PartContext,
+  files: readonly string[],
+  opts: { signal?: AbortSignal | undefined; shard?: Shard | undefined },
+): Promise<PartsResult> {
   const { cfg, fingerprint, buckets, progress, workers } = shared;
   const markers: PartMarker[] = [];
   let index = 0;
@@ -176,11 +187,12 @@ export async function runParts(shared: PartContext, files: readonly string[], op
     if (!job) return;
     if ('skip' in job) {
       const skipped = job.skip;
-      if (skipped) committing = committing.then(() => {
-        markers.push(skipped);
-        progress.partsSkipped++;
-        shared.onProgress?.(progress);
-      });
+      if (skipped)
+        committing = committing.then(() => {
+          markers.push(skipped);
+          progress.partsSkipped++;
+          shared.onProgress?.(progress);
+        });
     } else {
       const done = job;
       await committing;
@@ -233,7 +245,7 @@ export async function runParts(shared: PartContext, files: readonly string[], op
     await workers?.close();
     // Answers already paid for are kept for the rerun.
     await shared.settle().catch(() => undefined);
-    if (job && !('skip' in job)) await (job).abort();
+    if (job && !('skip' in job)) await job.abort();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw e;
   }

@@ -8,24 +8,56 @@ import { outputSize, syncDir, type PartFile } from './part-writer.js';
 import { emptyCounts, emptyTeacherTotals, type Bucket, type PartCounts, type TeacherTotals } from './shared.js';
 
 /** The config a manifest restates besides the descriptor (all of it in the descriptor too, for `hsa merge`). */
-export type ManifestConfig = Pick<RunConfig, 'gzip' | 'arguments' | 'toolsFormat' | 'stages' | 'maxTokens'> & { teacher: Pick<RunConfig['teacher'], 'mode'>; tokenizer: TokenizerInfo | null };
+export type ManifestConfig = Pick<RunConfig, 'gzip' | 'arguments' | 'toolsFormat' | 'stages' | 'maxTokens'> & {
+  teacher: Pick<RunConfig['teacher'], 'mode'>;
+  tokenizer: TokenizerInfo | null;
+};
 
 /** What the manifest restates of a run's config. */
 export function manifestConfig(cfg: RunConfig, tokenizer: TokenizerInfo | null): ManifestConfig {
-  return { gzip: cfg.gzip, arguments: cfg.arguments, toolsFormat: cfg.toolsFormat, stages: cfg.stages, maxTokens: cfg.maxTokens, teacher: { mode: cfg.teacher.mode }, tokenizer };
+  return {
+    gzip: cfg.gzip,
+    arguments: cfg.arguments,
+    toolsFormat: cfg.toolsFormat,
+    stages: cfg.stages,
+    maxTokens: cfg.maxTokens,
+    teacher: { mode: cfg.teacher.mode },
+    tokenizer,
+  };
 }
 
 /** What the manifest restates, read back from a run's descriptor (`hsa merge` has no config, only the folder). */
 export function describedManifestConfig(descriptor: Record<string, unknown>, tokenizer: TokenizerInfo | null): ManifestConfig {
-  const config = descriptor.config as { stages: RunConfig['stages']; tokens?: { max_tokens: number | null }; gzip: boolean; arguments: RunConfig['arguments']; tools_format: RunConfig['toolsFormat']; teacher: { mode: RunConfig['teacher']['mode'] } };
-  return { gzip: config.gzip, arguments: config.arguments, toolsFormat: config.tools_format, teacher: { mode: config.teacher.mode }, stages: config.stages, maxTokens: config.tokens?.max_tokens ?? null, tokenizer };
+  const config = descriptor.config as {
+    stages: RunConfig['stages'];
+    tokens?: { max_tokens: number | null };
+    gzip: boolean;
+    arguments: RunConfig['arguments'];
+    tools_format: RunConfig['toolsFormat'];
+    teacher: { mode: RunConfig['teacher']['mode'] };
+  };
+  return {
+    gzip: config.gzip,
+    arguments: config.arguments,
+    toolsFormat: config.tools_format,
+    teacher: { mode: config.teacher.mode },
+    stages: config.stages,
+    maxTokens: config.tokens?.max_tokens ?? null,
+    tokenizer,
+  };
 }
 
 /**
  * The manifest of a finished run from its descriptor and part markers (in part order) alone, so
  * `hsa merge` rebuilds the bytes a whole run writes. `records`: input records per trajectory file.
  */
-export function buildManifest(descriptor: Record<string, unknown>, markers: PartMarker[], buckets: Bucket[], cfg: ManifestConfig, records: Record<string, number>): Record<string, unknown> {
+export function buildManifest(
+  descriptor: Record<string, unknown>,
+  markers: PartMarker[],
+  buckets: Bucket[],
+  cfg: ManifestConfig,
+  records: Record<string, number>,
+): Record<string, unknown> {
   const totals = emptyCounts();
   for (const m of markers) for (const k of Object.keys(totals) as (keyof PartCounts)[]) totals[k] += m.counts[k] ?? 0;
   const teacher: TeacherTotals = emptyTeacherTotals();
@@ -51,7 +83,10 @@ export function buildManifest(descriptor: Record<string, unknown>, markers: Part
       inputs: `${totals.input_records} = ${totals.valid_records} valid + ${totals.rejected_records} rejected`,
       variants: `${totals.variants_expected} = ${totals.variants_written} written + ${totals.variants_rejected} rejected`,
       ...(tokens ? { tokens: tokens.balance } : {}),
-      holds: totals.input_records === totals.valid_records + totals.rejected_records && totals.variants_expected === totals.variants_written + totals.variants_rejected && (tokens?.holds ?? true),
+      holds:
+        totals.input_records === totals.valid_records + totals.rejected_records &&
+        totals.variants_expected === totals.variants_written + totals.variants_rejected &&
+        (tokens?.holds ?? true),
     },
     ...(tokens ? { tokens: tokens.section } : {}),
     reject_reasons: markers.reduce<Record<string, number>>((acc, m) => {

@@ -117,7 +117,14 @@ export async function hashFile(file: string): Promise<{ sha256: string; bytes: n
  * a different fingerprint is refused (naming what changed) unless `force`; leftovers of an
  * interrupted run (temporary files, a stale manifest) are removed. Returns whether it resumes.
  */
-export async function prepareOut(out: string, descriptor: Record<string, unknown>, fingerprint: string, force: boolean, buckets: readonly Bucket[], shard?: Shard): Promise<boolean> {
+export async function prepareOut(
+  out: string,
+  descriptor: Record<string, unknown>,
+  fingerprint: string,
+  force: boolean,
+  buckets: readonly Bucket[],
+  shard?: Shard,
+): Promise<boolean> {
   const runFile = path.join(out, META_DIR, 'run.json');
   let previous = await readJson<RunRecord>(runFile);
   let entries: string[] = [];
@@ -128,10 +135,16 @@ export async function prepareOut(out: string, descriptor: Record<string, unknown
   }
   // Shards of one run start on the same folder at once: one may find another's folders before its run.json.
   const ours = new Set<string>([META_DIR, 'manifest.json', ...buckets]);
-  if (shard && force) throw new HsaError('HSA_USAGE', `--force with a sharded run would delete the other shards' parts; empty ${out} before the shards start`, 2);
+  if (shard && force)
+    throw new HsaError('HSA_USAGE', `--force with a sharded run would delete the other shards' parts; empty ${out} before the shards start`, 2);
   // A run that stopped before finishing any part (the first bad record under --on-error fail)
   // leaves nothing to resume: a rerun with other flags starts over without --force.
-  const nothingFinished = !shard && previous !== undefined && previous.fingerprint !== fingerprint && entries.every((e) => ours.has(e) || STAGE_DIRS.has(e)) && !(await holdsFinishedPart(out, entries));
+  const nothingFinished =
+    !shard &&
+    previous !== undefined &&
+    previous.fingerprint !== fingerprint &&
+    entries.every((e) => ours.has(e) || STAGE_DIRS.has(e)) &&
+    !(await holdsFinishedPart(out, entries));
   if (force || nothingFinished) {
     for (const e of entries) await rm(path.join(out, e), { recursive: true, force: true });
     previous = undefined;
@@ -149,20 +162,27 @@ export async function prepareOut(out: string, descriptor: Record<string, unknown
   // removed, so a resumed folder holds the same files as an uninterrupted one. Shards of one run
   // write these at the same time (on other machines too), so a sharded run leaves them.
   if (!shard) {
-    for (const [dir, stem] of [[out, 'manifest.json.'], [path.join(out, META_DIR), 'run.json.']] as const) {
-      for (const f of await readdir(dir).catch(() => [] as string[])) if (f.startsWith(stem) && f.endsWith('.tmp')) await rm(path.join(dir, f), { force: true });
+    for (const [dir, stem] of [
+      [out, 'manifest.json.'],
+      [path.join(out, META_DIR), 'run.json.'],
+    ] as const) {
+      for (const f of await readdir(dir).catch(() => [] as string[]))
+        if (f.startsWith(stem) && f.endsWith('.tmp')) await rm(path.join(dir, f), { force: true });
     }
   }
   for (const dir of buckets) {
     await mkdir(path.join(out, dir), { recursive: true });
-    for (const f of await readdir(path.join(out, dir))) if (f.endsWith('.tmp') && ownsPart(shard, partOfFile(f))) await rm(path.join(out, dir, f), { force: true });
+    for (const f of await readdir(path.join(out, dir)))
+      if (f.endsWith('.tmp') && ownsPart(shard, partOfFile(f))) await rm(path.join(out, dir, f), { force: true });
   }
   if (!previous) {
     await writeAtomic(runFile, `${JSON.stringify({ fingerprint, descriptor }, null, 2)}\n`);
     // Two shards of different runs that started together: the later rename wins, the other stops here.
     const written = JSON.parse(await readFile(runFile, 'utf8')) as RunRecord;
     if (written.fingerprint !== fingerprint) {
-      throw new OutputError(`${out} holds a run with different inputs, config or seed (changed: ${changedKeys(written.descriptor, descriptor).join(', ') || 'hsa version'}); use another --out`);
+      throw new OutputError(
+        `${out} holds a run with different inputs, config or seed (changed: ${changedKeys(written.descriptor, descriptor).join(', ') || 'hsa version'}); use another --out`,
+      );
     }
   }
   return previous !== undefined;
@@ -227,7 +247,12 @@ export async function readMarker(out: string, index: number, fingerprint: string
 }
 
 /** A part's valid marker, or why it has none: not done, done by a run with another fingerprint, or a file missing or changed. */
-export async function checkMarker(out: string, index: number, fingerprint: string, buckets: Bucket[]): Promise<{ marker: PartMarker } | { missing: true } | { foreign: string } | { corrupt: string }> {
+export async function checkMarker(
+  out: string,
+  index: number,
+  fingerprint: string,
+  buckets: Bucket[],
+): Promise<{ marker: PartMarker } | { missing: true } | { foreign: string } | { corrupt: string }> {
   let marker: PartMarker;
   try {
     marker = JSON.parse(await readFile(markerPath(out, index), 'utf8')) as PartMarker;

@@ -82,7 +82,8 @@ export class PartWriter {
   async writeLine(line: OutputLine): Promise<void> {
     this.records++;
     let need = 1;
-    if (typeof line === 'string') need += line.length * 3; // the most UTF-8 bytes a UTF-16 string can take
+    if (typeof line === 'string')
+      need += line.length * 3; // the most UTF-8 bytes a UTF-16 string can take
     else for (const p of line) need += typeof p === 'string' ? p.length * 3 : p.byteLength;
     if (this.pos + need > this.buf.length) {
       await this.flush();

@@ -94,15 +94,37 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   if (parsed.ok) {
     out.id = parsed.record.id;
     const dup = duplicateOf ?? (ctx.seenIds ? noteId(item, ctx.seenIds, parsed.record.id) : undefined);
-    if (dup) problems = [...problems, { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' }];
+    if (dup)
+      problems = [
+        ...problems,
+        { file: item.file, line: item.line, id: parsed.record.id, path: 'id', message: `duplicate id (first at ${dup})`, severity: 'error' },
+      ];
   }
   const errors = problems.filter((p) => p.severity === 'error');
   if (!parsed.ok || errors.length > 0) {
     if (cfg.onError === 'fail') throw new BadRecordError(errors.map(formatProblem).join('\n'));
     count('rejected_records');
-    const kind = errors.some((p) => p.message.startsWith('duplicate id')) ? 'input_duplicate_id' : !parsed.ok ? 'input_malformed' : badTools ? 'input_tool_schema' : 'input_harness_mismatch';
+    const kind = errors.some((p) => p.message.startsWith('duplicate id'))
+      ? 'input_duplicate_id'
+      : !parsed.ok
+        ? 'input_malformed'
+        : badTools
+          ? 'input_tool_schema'
+          : 'input_harness_mismatch';
     out.reasons.push(kind);
-    out.lines.push(['rejects', canonicalJson({ kind: 'input', source_file: item.file, source_line: item.line, id: parsed.ok ? parsed.record.id : null, reason_kind: kind, reason: formatProblem(errors[0]!), problems: errors.map(formatProblem), line: item.text })]);
+    out.lines.push([
+      'rejects',
+      canonicalJson({
+        kind: 'input',
+        source_file: item.file,
+        source_line: item.line,
+        id: parsed.ok ? parsed.record.id : null,
+        reason_kind: kind,
+        reason: formatProblem(errors[0]!),
+        problems: errors.map(formatProblem),
+        line: item.text,
+      }),
+    ]);
     return out;
   }
   const source = parsed.record;
@@ -129,14 +151,31 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
     try {
       n = counter.count(record.messages as unknown[], tools, stage === 'opd');
     } catch (e) {
-      throw new RenderError(`${item.file}:${item.line}`, `record ${String(record.id)} does not render through the chat template of ${counter.info.name} (${(e as Error).message})`);
+      throw new RenderError(
+        `${item.file}:${item.line}`,
+        `record ${String(record.id)} does not render through the chat template of ${counter.info.name} (${(e as Error).message})`,
+      );
     }
     if (cfg.maxTokens !== null && n > cfg.maxTokens) {
       tokens.tooLong[stage]++;
       out.reasons.push(stage === 'sft' ? 'too_long_sft' : 'too_long_opd');
       // Plain JSON, not canonical: the record keeps its key order, which the template's tojson
       // renders (sorted keys would count differently).
-      out.lines.push(['rejects', JSON.stringify({ kind: 'too_long', reason_kind: stage === 'sft' ? 'too_long_sft' : 'too_long_opd', stage, id: record.id, source_file: item.file, source_line: item.line, reason: tooLongReason(n, cfg.maxTokens), tokens: n, max_tokens: cfg.maxTokens, record })]);
+      out.lines.push([
+        'rejects',
+        JSON.stringify({
+          kind: 'too_long',
+          reason_kind: stage === 'sft' ? 'too_long_sft' : 'too_long_opd',
+          stage,
+          id: record.id,
+          source_file: item.file,
+          source_line: item.line,
+          reason: tooLongReason(n, cfg.maxTokens),
+          tokens: n,
+          max_tokens: cfg.maxTokens,
+          record,
+        }),
+      ]);
       return false;
     }
     tokens[stage].push(n);
@@ -151,19 +190,36 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
         count('sft_without_assistant');
         if (cfg.sft.skipWithoutAssistant) {
           out.reasons.push('sft_no_assistant');
-          out.lines.push(['rejects', canonicalJson({ kind: 'sft', id: x.id, source_file: item.file, source_line: item.line, reason_kind: 'sft_no_assistant', reason: 'the record has no assistant turn (sft.skip_without_assistant)' })]);
+          out.lines.push([
+            'rejects',
+            canonicalJson({
+              kind: 'sft',
+              id: x.id,
+              source_file: item.file,
+              source_line: item.line,
+              reason_kind: 'sft_no_assistant',
+              reason: 'the record has no assistant turn (sft.skip_without_assistant)',
+            }),
+          ]);
         } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
       } else if (fits('sft', r, renderTools(x.state))) out.lines.push(['sft', recordLine(r, SHARED, sftWriters)]);
     }
     if (cfg.stages.includes('opd')) {
       for (const r of opdRecords(x, cfg, general)) {
-        if (fits('opd', r, (r.meta as { source?: string }).source === 'general' ? [] : renderTools(x.state))) out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
+        if (fits('opd', r, (r.meta as { source?: string }).source === 'general' ? [] : renderTools(x.state)))
+          out.lines.push(['opd', recordLine(r, SHARED, OPD_WRITERS)]);
       }
     }
     if (cfg.stages.includes('rl')) out.lines.push(['rl', JSON.stringify(rlRecord(x, cfg))]);
     out.outputs++;
   };
-  const provenance = (variant: number | 'src', applied: Provenance['transforms'], stateHash: string, slot: number | null = null, extra: Partial<Provenance> = {}): Provenance => ({
+  const provenance = (
+    variant: number | 'src',
+    applied: Provenance['transforms'],
+    stateHash: string,
+    slot: number | null = null,
+    extra: Partial<Provenance> = {},
+  ): Provenance => ({
     source_id: source.id,
     source_file: item.file,
     source_line: item.line,
@@ -175,7 +231,13 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
   });
   if (cfg.keepSource) {
     count('kept_sources');
-    emit({ id: `${source.id}~src`, record: source, state: harness, provenance: provenance('src', [], hashState(harness)), ordinal: ordinalBase + cfg.variants });
+    emit({
+      id: `${source.id}~src`,
+      record: source,
+      state: harness,
+      provenance: provenance('src', [], hashState(harness)),
+      ordinal: ordinalBase + cfg.variants,
+    });
   }
   const handle = (k: number, v: AugmentedVariant, episode: { result: EpisodeResult } | undefined) => {
     count('variants_expected');
@@ -186,7 +248,10 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
       add('tokens_in', stats.tokensIn);
       add('tokens_out', stats.tokensOut);
       const retries = Object.entries(recovery.callRetries);
-      add('call_retries', retries.reduce((n, [, r]) => n + r, 0));
+      add(
+        'call_retries',
+        retries.reduce((n, [, r]) => n + r, 0),
+      );
       add('episode_reruns', recovery.attempts - 1);
       if (status === 'accepted' && (retries.length > 0 || recovery.attempts > 1)) add('recovered_variants', 1);
       for (const [kind, n] of retries) out.recovery[`call_retry.${kind}`] = (out.recovery[`call_retry.${kind}`] ?? 0) + n;
@@ -201,20 +266,54 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
         out.reasons.push(kind!);
         out.lines.push([
           'rejects',
-          canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: kind, reason, attempts: recovery.failures.map((f) => ({ reason_kind: f.kind, reason: f.reason })), call_retries: recovery.callRetries, transforms: v.variant.applied, trajectory: episode.result.trajectory, teacher_output: episode.result.raw }),
+          canonicalJson({
+            kind: 'variant',
+            id: v.id,
+            source_file: item.file,
+            source_line: item.line,
+            reason_kind: kind,
+            reason,
+            attempts: recovery.failures.map((f) => ({ reason_kind: f.kind, reason: f.reason })),
+            call_retries: recovery.callRetries,
+            transforms: v.variant.applied,
+            trajectory: episode.result.trajectory,
+            teacher_output: episode.result.raw,
+          }),
         ]);
         return;
       }
       count('variants_written');
       count('fallbacks');
-      emit({ id: v.id, record: v.record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, { fallback: 'rewrite', teacher_reason: episode.result.reason, teacher_reason_kind: episode.result.kind }), ordinal: ordinalBase + k });
+      emit({
+        id: v.id,
+        record: v.record,
+        state: v.variant.state,
+        provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, {
+          fallback: 'rewrite',
+          teacher_reason: episode.result.reason,
+          teacher_reason_kind: episode.result.kind,
+        }),
+        ordinal: ordinalBase + k,
+      });
       return;
     }
     if (v.promptText.length > 0) {
       // The record's own prompt text is kept verbatim: a variant that renames what it names would leak the old name.
       count('variants_rejected');
       out.reasons.push('check_record_prompt_text');
-      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: 'check_record_prompt_text', reason: `check failed: ${v.promptText[0]}`, problems: v.promptText, transforms: v.variant.applied })]);
+      out.lines.push([
+        'rejects',
+        canonicalJson({
+          kind: 'variant',
+          id: v.id,
+          source_file: item.file,
+          source_line: item.line,
+          reason_kind: 'check_record_prompt_text',
+          reason: `check failed: ${v.promptText[0]}`,
+          problems: v.promptText,
+          transforms: v.variant.applied,
+        }),
+      ]);
       return;
     }
     if (!episode && v.failures.length > 0) {
@@ -222,14 +321,37 @@ export async function produceRecord(run: ProduceContext, item: InputItem, pos: n
       // One kind per reject (the first failing check), so the kinds add up to the rejects.
       const kind = checkKind(Object.entries(v.checks).find(([, list]) => list.length > 0)?.[0] ?? '');
       out.reasons.push(kind);
-      out.lines.push(['rejects', canonicalJson({ kind: 'variant', id: v.id, source_file: item.file, source_line: item.line, reason_kind: kind, reason: `check failed: ${v.failures[0]}`, problems: v.failures, transforms: v.variant.applied })]);
+      out.lines.push([
+        'rejects',
+        canonicalJson({
+          kind: 'variant',
+          id: v.id,
+          source_file: item.file,
+          source_line: item.line,
+          reason_kind: kind,
+          reason: `check failed: ${v.failures[0]}`,
+          problems: v.failures,
+          transforms: v.variant.applied,
+        }),
+      ]);
       return;
     }
     count('variants_written');
     const record = episode ? episode.result.trajectory : v.record;
     const recovered = episode && (episode.result.recovery.attempts > 1 || Object.keys(episode.result.recovery.callRetries).length > 0);
-    const extra: Partial<Provenance> = episode ? { teacher: cfg.teacher.mode, ...(recovered ? { teacher_recovery: { attempts: episode.result.recovery.attempts, call_retries: episode.result.recovery.callRetries } } : {}) } : {};
-    emit({ id: v.id, record, state: v.variant.state, provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, extra), ordinal: ordinalBase + k });
+    const extra: Partial<Provenance> = episode
+      ? {
+          teacher: cfg.teacher.mode,
+          ...(recovered ? { teacher_recovery: { attempts: episode.result.recovery.attempts, call_retries: episode.result.recovery.callRetries } } : {}),
+        }
+      : {};
+    emit({
+      id: v.id,
+      record,
+      state: v.variant.state,
+      provenance: provenance(k, v.variant.applied, v.variant.stateHash, v.slot, extra),
+      ordinal: ordinalBase + k,
+    });
   };
   if (!ctx.teacher) {
     // Rewrite mode: one variant at a time, written as soon as it is made, so a variant's objects
@@ -336,7 +458,9 @@ function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
     // The judge (and the OpenAI client under it) is loaded on first use: rewrite-mode runs never need it.
     let made: Promise<NonNullable<EpisodeOptions['accept']>> | undefined;
     a = async (trajectory, source) => {
-      made ??= import('../llm/judge.js').then(({ RubricJudge, teacherAcceptance }) => teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore));
+      made ??= import('../llm/judge.js').then(({ RubricJudge, teacherAcceptance }) =>
+        teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore),
+      );
       return (await made)(trajectory, source);
     };
     acceptances.set(cfg, a);

@@ -23,6 +23,7 @@ export async function runTransforms(cfg: RunConfig): Promise<{ transforms: Resol
 /** The transforms of a run without the ones held out of training (`split_holdout`, off when `split: train`). */
 function heldOut<T extends { def: { id: string } }>(transforms: T[], cfg: RunConfig, known: readonly string[]): T[] {
   const unknown = cfg.splitHoldout.filter((id) => !known.includes(id));
-  if (unknown.length) throw new ConfigError(`split_holdout: unknown transform${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (hsa transforms lists them)`);
+  if (unknown.length)
+    throw new ConfigError(`split_holdout: unknown transform${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} (hsa transforms lists them)`);
   return cfg.split === 'train' ? transforms.filter((t) => !cfg.splitHoldout.includes(t.def.id)) : transforms;
 }

@@ -61,7 +61,12 @@ export async function runAugment(cfg: RunConfig, opts: RunOptions): Promise<RunS
 
   const pool = inline ? undefined : statePoolFor(cfg, harness, transforms, words);
   if (cfg.teacher.mode !== 'rewrite' && harness.hooks.some((h) => h.command) && !cfg.allowCommandHooks) {
-    opts.warn?.(`${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks.filter((h) => h.command).map((h) => h.id).join(', ')}`);
+    opts.warn?.(
+      `${cfg.harness}: command hooks are not run (pass --allow-command-hooks to run them): ${harness.hooks
+        .filter((h) => h.command)
+        .map((h) => h.id)
+        .join(', ')}`,
+    );
   }
   const produceCtx: ProduceContext = {
     cfg,
@@ -82,7 +87,10 @@ export async function runAugment(cfg: RunConfig, opts: RunOptions): Promise<RunS
   // produced again here as the reject it is.
   const workers =
     cfg.teacher.mode === 'rewrite' && opts.pool
-      ? opts.pool({ cfg, general: general?.prompts ?? [], harness }, { seenIds, produceHere: (item, pos, partIndex, dup) => produceRecord(here, item, pos, partIndex, dup) })
+      ? opts.pool(
+          { cfg, general: general?.prompts ?? [], harness },
+          { seenIds, produceHere: (item, pos, partIndex, dup) => produceRecord(here, item, pos, partIndex, dup) },
+        )
       : undefined;
   // The pool notes ids itself (in order, whichever thread made the record).
   const here: ProduceContext = { ...produceCtx, seenIds: undefined };
@@ -92,7 +100,9 @@ export async function runAugment(cfg: RunConfig, opts: RunOptions): Promise<RunS
     buckets,
     progress,
     onProgress: opts.onProgress,
-    produce: workers ? (file, r, pos, partIndex) => workers.produce(file, r, pos, partIndex) : (file, r, pos, partIndex) => produceRecord(produceCtx, { file, line: r.line, text: decode(r) }, pos, partIndex),
+    produce: workers
+      ? (file, r, pos, partIndex) => workers.produce(file, r, pos, partIndex)
+      : (file, r, pos, partIndex) => produceRecord(produceCtx, { file, line: r.line, text: decode(r) }, pos, partIndex),
     noteSkipped: (item: InputItem) => {
       if (workers) workers.noteSkipped(() => noteId(item, seenIds));
       else noteId(item, seenIds);
@@ -116,7 +126,14 @@ export async function runAugment(cfg: RunConfig, opts: RunOptions): Promise<RunS
     // A whole run over a sharded folder finishes it: the shards' notes go, as after hsa merge.
     await removeShardRecords(cfg.out);
   }
-  const m = manifest as { totals: PartCounts; stages: RunSummary['stages']; summary: OutputSize; reject_reasons: Record<string, number>; teacher: Record<string, unknown>; tokens?: Record<string, unknown> };
+  const m = manifest as {
+    totals: PartCounts;
+    stages: RunSummary['stages'];
+    summary: OutputSize;
+    reject_reasons: Record<string, number>;
+    teacher: Record<string, unknown>;
+    tokens?: Record<string, unknown>;
+  };
   return {
     out: cfg.out,
     manifest: manifestPath,

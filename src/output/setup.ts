@@ -33,7 +33,12 @@ import type { GeneralPrompt } from './stages.js';
 export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => void, allowInline = false) {
   const { transforms, words } = await runTransforms(cfg);
   if (cfg.harness === INLINE_HARNESS) {
-    if (!allowInline) throw new HsaError('HSA_USAGE', 'this command needs a harness (--harness or `harness:` in the config); inline harnesses work with hsa augment and hsa validate', 2);
+    if (!allowInline)
+      throw new HsaError(
+        'HSA_USAGE',
+        'this command needs a harness (--harness or `harness:` in the config); inline harnesses work with hsa augment and hsa validate',
+        2,
+      );
     const files = await expandInputs(cfg.trajectories, 'trajectories');
     const harness = deriveInlineHarness({ id: '', messages: [] }, { file: '', line: 0 }).harness!;
     return { transforms, words, loaded: { harness, problems: [], files: [] } as LoadResult, harness, files };
@@ -89,7 +94,12 @@ export async function setUpRun(cfg: RunConfig, warn?: (line: string) => void): P
 }
 
 /** The teacher of a run: none in rewrite mode, the replay teacher, or an OpenAI-compatible endpoint. */
-export async function makeTeacher(cfg: RunConfig, signal: AbortSignal | undefined, counters: TeacherCounters, requireCache = cfg.requireCache): Promise<Teacher | undefined> {
+export async function makeTeacher(
+  cfg: RunConfig,
+  signal: AbortSignal | undefined,
+  counters: TeacherCounters,
+  requireCache = cfg.requireCache,
+): Promise<Teacher | undefined> {
   const t = cfg.teacher;
   if (t.mode === 'rewrite') return undefined;
   if (t.mode === 'replay') return new ReplayTeacher();
@@ -103,7 +113,9 @@ function outputAffectingConfig(cfg: RunConfig, counter: TokenCounter | undefined
   return {
     // Present only when counting, so runs without a tokenizer keep their fingerprint. The tokenizer
     // is named by its bytes (a folder spelled another way is the same tokenizer).
-    ...(counter ? { tokens: { tokenizer_sha256: counter.info.tokenizer_sha256, template_sha256: counter.info.template_sha256, max_tokens: cfg.maxTokens } } : {}),
+    ...(counter
+      ? { tokens: { tokenizer_sha256: counter.info.tokenizer_sha256, template_sha256: counter.info.template_sha256, max_tokens: cfg.maxTokens } }
+      : {}),
     harness: cfg.harness,
     trajectories: cfg.trajectories,
     general: cfg.general,
@@ -122,10 +134,23 @@ function outputAffectingConfig(cfg: RunConfig, counter: TokenCounter | undefined
     teacher: {
       mode: cfg.teacher.mode,
       ...(cfg.teacher.mode === 'openai'
-        ? { base_url: cfg.teacher.baseUrl, model: cfg.teacher.model, temperature: cfg.teacher.temperature ?? null, top_p: cfg.teacher.topP ?? null, max_tokens: cfg.teacher.maxTokens ?? null, seed: cfg.teacher.seed ?? null, extra_body: cfg.teacher.extraBody ?? null }
+        ? {
+            base_url: cfg.teacher.baseUrl,
+            model: cfg.teacher.model,
+            temperature: cfg.teacher.temperature ?? null,
+            top_p: cfg.teacher.topP ?? null,
+            max_tokens: cfg.teacher.maxTokens ?? null,
+            seed: cfg.teacher.seed ?? null,
+            extra_body: cfg.teacher.extraBody ?? null,
+          }
         : {}),
       ...(cfg.teacher.mode !== 'rewrite'
-        ? { consistency: cfg.teacher.consistency, max_rounds: cfg.teacher.maxRounds, fallback: cfg.teacher.fallback, recovery: { max_call_retries: cfg.teacher.recovery.maxCallRetries, max_attempts: cfg.teacher.recovery.maxAttempts } }
+        ? {
+            consistency: cfg.teacher.consistency,
+            max_rounds: cfg.teacher.maxRounds,
+            fallback: cfg.teacher.fallback,
+            recovery: { max_call_retries: cfg.teacher.recovery.maxCallRetries, max_attempts: cfg.teacher.recovery.maxAttempts },
+          }
         : {}),
       // The judge decides what is accepted: its identity, rubric and threshold are part of the output's.
       ...(cfg.teacher.judge ? { judge: judgeIdentity(cfg.teacher.judge) } : {}),
@@ -144,7 +169,17 @@ function outputAffectingConfig(cfg: RunConfig, counter: TokenCounter | undefined
 
 function judgeIdentity(j: NonNullable<RunConfig['teacher']['judge']>): Record<string, unknown> {
   const e = j.settings.endpoint;
-  return { base_url: e.baseUrl, model: e.model, temperature: e.temperature ?? null, seed: e.seed ?? null, rubric: j.settings.rubric, votes: j.settings.votes, aggregate: j.settings.aggregate, evidence: j.settings.evidence, min_score: j.minScore };
+  return {
+    base_url: e.baseUrl,
+    model: e.model,
+    temperature: e.temperature ?? null,
+    seed: e.seed ?? null,
+    rubric: j.settings.rubric,
+    votes: j.settings.votes,
+    aggregate: j.settings.aggregate,
+    evidence: j.settings.evidence,
+    min_score: j.minScore,
+  };
 }
 
 function sha(text: string): string {
@@ -164,7 +199,9 @@ async function loadGeneral(file: string): Promise<{ file: string; sha256: string
     }
     const o = v as Partial<GeneralPrompt>;
     if (typeof o.id !== 'string' || !Array.isArray(o.messages) || o.messages.length === 0) {
-      problems.push(`${file}:${line}: ${typeof o.id === 'string' ? `${o.id}: ` : ''}${typeof o.id !== 'string' ? 'id' : 'messages'}: required (a general prompt is {"id","messages":[...],"meta"?})`);
+      problems.push(
+        `${file}:${line}: ${typeof o.id === 'string' ? `${o.id}: ` : ''}${typeof o.id !== 'string' ? 'id' : 'messages'}: required (a general prompt is {"id","messages":[...],"meta"?})`,
+      );
       continue;
     }
     prompts.push({ id: o.id, messages: o.messages, ...(o.meta ? { meta: o.meta } : {}) });
@@ -173,4 +210,3 @@ async function loadGeneral(file: string): Promise<{ file: string; sha256: string
   const { sha256 } = await hashFile(file);
   return { file, sha256, prompts };
 }
-

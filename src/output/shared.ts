@@ -123,7 +123,13 @@ export const REJECT_KINDS = {
 
 export type RejectKind = keyof typeof REJECT_KINDS;
 
-const CHECK_KINDS: Record<string, RejectKind> = { calls: 'check_invalid_call', leaks: 'check_leak', roundTrip: 'check_round_trip', rules: 'check_rules', bodies: 'check_skill_body' };
+const CHECK_KINDS: Record<string, RejectKind> = {
+  calls: 'check_invalid_call',
+  leaks: 'check_leak',
+  roundTrip: 'check_round_trip',
+  rules: 'check_rules',
+  bodies: 'check_skill_body',
+};
 
 /** The reject kind of a failed variant check (a check added later counts as check_other until it has a kind). */
 export function checkKind(check: string): RejectKind {

@@ -78,7 +78,11 @@ function trainerView(messages: readonly Message[], args: RunConfig['arguments'])
   return lastView.out;
 }
 
-let lastView: { messages: readonly Message[] | null; args: RunConfig['arguments'] | null; out: Record<string, unknown>[] } = { messages: null, args: null, out: [] };
+let lastView: { messages: readonly Message[] | null; args: RunConfig['arguments'] | null; out: Record<string, unknown>[] } = {
+  messages: null,
+  args: null,
+  out: [],
+};
 
 /** Parsed arguments, or the text as it is when it is not JSON. */
 function argsValue(fn: { arguments: string }): unknown {

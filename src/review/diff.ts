@@ -140,7 +140,13 @@ function lineId(stage: ReviewBucket, text: string, parsed?: unknown): string | u
   return undefined;
 }
 
-async function indexStage(files: string[], stage: ReviewBucket, ignored: ((p: string) => boolean) | null, progress: ReviewProgress, onProgress?: (p: ReviewProgress) => void): Promise<RecordIndex> {
+async function indexStage(
+  files: string[],
+  stage: ReviewBucket,
+  ignored: ((p: string) => boolean) | null,
+  progress: ReviewProgress,
+  onProgress?: (p: ReviewProgress) => void,
+): Promise<RecordIndex> {
   const idx = new RecordIndex();
   idx.files = files;
   for (let f = 0; f < files.length; f++) {
@@ -159,7 +165,9 @@ async function indexStage(files: string[], stage: ReviewBucket, ignored: ((p: st
         if (id === undefined) throw new Error('no id');
         idx.add(id, f, l.line, l.offset, l.length, createHash('sha256').update(hashed).digest());
       } catch (e) {
-        throw new ReviewInputError(`${file}:${l.line}: not an hsa ${stage} record (${e instanceof SyntaxError ? `not JSON: ${e.message}` : 'no id'}); is this a JSONL part?`);
+        throw new ReviewInputError(
+          `${file}:${l.line}: not an hsa ${stage} record (${e instanceof SyntaxError ? `not JSON: ${e.message}` : 'no id'}); is this a JSONL part?`,
+        );
       }
       progress.records++;
       if (progress.records % 512 === 0) onProgress?.({ ...progress, bytesRead: progress.bytesRead + l.offset });
@@ -191,12 +199,18 @@ export async function runDiff(opts: DiffOptions): Promise<DiffReport> {
     const sa = Object.keys(A.parts) as ReviewBucket[];
     const sb = Object.keys(B.parts) as ReviewBucket[];
     const common = stages.filter((s) => sa.includes(s) && sb.includes(s));
-    if (common.length === 0) throw new ReviewInputError(`${opts.a} holds ${sa.join(', ') || 'no'} records, ${opts.b} holds ${sb.join(', ') || 'no'} records: two different stages cannot be compared`);
+    if (common.length === 0)
+      throw new ReviewInputError(
+        `${opts.a} holds ${sa.join(', ') || 'no'} records, ${opts.b} holds ${sb.join(', ') || 'no'} records: two different stages cannot be compared`,
+      );
     stages = common;
   } else {
     // Both always have rejects; what matters is whether they share a training stage.
     const common = stages.filter((s) => A.parts[s] && B.parts[s] && s !== 'rejects');
-    if (common.length === 0) throw new ReviewInputError(`${opts.a} (stages ${Object.keys(A.parts).join(', ')}) and ${opts.b} (stages ${Object.keys(B.parts).join(', ')}) share no stage: nothing to compare`);
+    if (common.length === 0)
+      throw new ReviewInputError(
+        `${opts.a} (stages ${Object.keys(A.parts).join(', ')}) and ${opts.b} (stages ${Object.keys(B.parts).join(', ')}) share no stage: nothing to compare`,
+      );
   }
   if (opts.stages?.length) stages = stages.filter((s) => opts.stages!.includes(s));
   await checkSameShape(A, B, stages);
@@ -218,19 +232,22 @@ export async function runDiff(opts: DiffOptions): Promise<DiffReport> {
 async function checkSameShape(A: ReviewSource, B: ReviewSource, stages: ReviewBucket[]): Promise<void> {
   if (A.manifest && B.manifest) return;
   for (const s of stages) {
-    const shapes = await Promise.all([A, B].map(async (src) => {
-      for await (const l of readPartLines(src.parts[s]![0]!, newTally())) {
-        try {
-          return stageOfRecord(JSON.parse(l.text));
-        } catch {
-          throw new ReviewInputError(`${src.parts[s]![0]}:${l.line}: not JSONL (the line is not JSON)`);
+    const shapes = await Promise.all(
+      [A, B].map(async (src) => {
+        for await (const l of readPartLines(src.parts[s]![0]!, newTally())) {
+          try {
+            return stageOfRecord(JSON.parse(l.text));
+          } catch {
+            throw new ReviewInputError(`${src.parts[s]![0]}:${l.line}: not JSONL (the line is not JSON)`);
+          }
         }
-      }
-      return undefined;
-    }));
+        return undefined;
+      }),
+    );
     const [x, y] = shapes;
     const kind = (k: ReviewBucket | undefined) => (k === 'opd' ? 'sft' : k);
-    if (x && y && kind(x) !== kind(y)) throw new ReviewInputError(`${A.path} holds ${x} records and ${B.path} holds ${y} records: two different stages cannot be compared`);
+    if (x && y && kind(x) !== kind(y))
+      throw new ReviewInputError(`${A.path} holds ${x} records and ${B.path} holds ${y} records: two different stages cannot be compared`);
   }
 }
 
@@ -281,8 +298,14 @@ async function joinStage(stage: ReviewBucket, a: RecordIndex, b: RecordIndex, li
       return got.get(`${w.file}:${w.line}`)!;
     };
   };
-  const ta = await texts(a, shown.map((p) => p[0]));
-  const tb = await texts(b, shown.map((p) => p[1]));
+  const ta = await texts(
+    a,
+    shown.map((p) => p[0]),
+  );
+  const tb = await texts(
+    b,
+    shown.map((p) => p[1]),
+  );
   const changedRecords: RecordChange[] = shown.map(([x, y]) => {
     const wa = a.where(x);
     const wb = b.where(y);
@@ -327,7 +350,8 @@ export function manifestChanges(a: Manifest, b: Manifest): ManifestChange[] {
   cmpAt('inputs.harness.path', hA.path, hB.path);
   const filesA = byKey(hA.files ?? [], 'file');
   const filesB = byKey(hB.files ?? [], 'file');
-  for (const f of union(filesA, filesB)) cmpAt(`inputs.harness.files[${f}]`, (filesA.get(f) as { sha256?: string } | undefined)?.sha256, (filesB.get(f) as { sha256?: string } | undefined)?.sha256);
+  for (const f of union(filesA, filesB))
+    cmpAt(`inputs.harness.files[${f}]`, (filesA.get(f) as { sha256?: string } | undefined)?.sha256, (filesB.get(f) as { sha256?: string } | undefined)?.sha256);
   cmpAt('inputs.general', a.inputs?.general, b.inputs?.general);
   const tA = byKey(a.transforms ?? [], 'id');
   const tB = byKey(b.transforms ?? [], 'id');
@@ -338,14 +362,16 @@ export function manifestChanges(a: Manifest, b: Manifest): ManifestChange[] {
     else {
       cmpAt(`transforms[${id}].version`, x.version, y.version);
       cmpAt(`transforms[${id}].class`, x.class, y.class);
-      for (const c of diffValues(x.options ?? {}, y.options ?? {})) out.push({ path: `transforms[${id}].options.${c.path}`, old: c.old ?? '(none)', new: c.new ?? '(none)' });
+      for (const c of diffValues(x.options ?? {}, y.options ?? {}))
+        out.push({ path: `transforms[${id}].options.${c.path}`, old: c.old ?? '(none)', new: c.new ?? '(none)' });
     }
   }
   for (const k of [...new Set([...Object.keys(a.totals ?? {}), ...Object.keys(b.totals ?? {})])].sort()) cmpAt(`totals.${k}`, a.totals?.[k], b.totals?.[k]);
   for (const s of [...new Set([...Object.keys(a.stages ?? {}), ...Object.keys(b.stages ?? {})])].sort()) {
     for (const k of ['parts', 'records', 'bytes'] as const) cmpAt(`stages.${s}.${k}`, a.stages?.[s]?.[k], b.stages?.[s]?.[k]);
   }
-  for (const r of [...new Set([...Object.keys(a.reject_reasons ?? {}), ...Object.keys(b.reject_reasons ?? {})])].sort()) cmpAt(`reject_reasons[${r}]`, a.reject_reasons?.[r], b.reject_reasons?.[r]);
+  for (const r of [...new Set([...Object.keys(a.reject_reasons ?? {}), ...Object.keys(b.reject_reasons ?? {})])].sort())
+    cmpAt(`reject_reasons[${r}]`, a.reject_reasons?.[r], b.reject_reasons?.[r]);
   return out;
 }
 

@@ -25,7 +25,9 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !
  */
 export function pathMatcher(globs: readonly string[]): (path: string) => boolean {
   if (globs.length === 0) return () => false;
-  const compiled = globs.map((g) => g.split('.').map((seg) => (seg === '**' ? '**' : new RegExp(`^${seg.replace(/[|\\{}()[\]^$+?.]/g, '\\$&').replace(/\*/g, '.*')}$`))));
+  const compiled = globs.map((g) =>
+    g.split('.').map((seg) => (seg === '**' ? '**' : new RegExp(`^${seg.replace(/[|\\{}()[\]^$+?.]/g, '\\$&').replace(/\*/g, '.*')}$`))),
+  );
   const match = (glob: (RegExp | '**')[], segs: string[], gi = 0, si = 0): boolean => {
     if (gi === glob.length) return si === segs.length;
     const g = glob[gi]!;
@@ -158,7 +160,7 @@ function clip(s: string, n = CLIP): string {
 }
 
 function show(v: unknown): string {
-  return clip(typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(v) ?? 'undefined');
+  return clip(typeof v === 'string' ? JSON.stringify(v) : (JSON.stringify(v) ?? 'undefined'));
 }
 
 /** The span where two texts differ, with some context: `…before[-old-]{+new+}after…`. */
@@ -168,7 +170,9 @@ export function markChange(a: string, b: string, context = 40): string {
   const after = a.slice(s.endA, s.endA + context);
   const old = a.slice(s.start, s.endA);
   const neu = b.slice(s.start, s.endB);
-  return oneLine(`${s.start > context ? '…' : ''}${before}${old ? `[-${clip(old, 200)}-]` : ''}${neu ? `{+${clip(neu, 200)}+}` : ''}${after}${s.endA + context < a.length ? '…' : ''}`);
+  return oneLine(
+    `${s.start > context ? '…' : ''}${before}${old ? `[-${clip(old, 200)}-]` : ''}${neu ? `{+${clip(neu, 200)}+}` : ''}${after}${s.endA + context < a.length ? '…' : ''}`,
+  );
 }
 
 /** Newlines and tabs shown as visible marks, so one change stays on one report line. */

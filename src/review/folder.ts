@@ -74,7 +74,9 @@ export async function openSource(p: string, stageHint?: ReviewBucket): Promise<R
   try {
     st = await stat(p);
   } catch (e) {
-    throw new UnreadableInputError(`${p}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : ((e as NodeJS.ErrnoException).code ?? 'error')})`);
+    throw new UnreadableInputError(
+      `${p}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or folder' : ((e as NodeJS.ErrnoException).code ?? 'error')})`,
+    );
   }
   if (st.isDirectory()) {
     const manifest = await readManifest(p);
@@ -104,7 +106,10 @@ async function stageOfFile(p: string): Promise<ReviewBucket> {
       throw new ReviewInputError(`${p}:${l.line}: not JSONL (the line is not JSON)`);
     }
     const s = stageOfRecord(v);
-    if (!s) throw new ReviewInputError(`${p}:${l.line}: not an hsa output record (neither SFT/OPD {id,messages,tools,meta}, RL {prompt,reward_model,extra_info} nor a reject)`);
+    if (!s)
+      throw new ReviewInputError(
+        `${p}:${l.line}: not an hsa output record (neither SFT/OPD {id,messages,tools,meta}, RL {prompt,reward_model,extra_info} nor a reject)`,
+      );
     return s;
   }
   return 'sft';

@@ -28,7 +28,8 @@ export function page(title: string, subtitle: string, body: string): string {
 
 /** A table from a header row and rows of cells (strings are escaped; numbers right-aligned). */
 export function table(head: string[], rows: (string | number)[][]): string {
-  const cell = (c: string | number, tag: string) => (typeof c === 'number' ? `<${tag} class="n">${c.toLocaleString('en-US')}</${tag}>` : `<${tag}>${esc(c)}</${tag}>`);
+  const cell = (c: string | number, tag: string) =>
+    typeof c === 'number' ? `<${tag} class="n">${c.toLocaleString('en-US')}</${tag}>` : `<${tag}>${esc(c)}</${tag}>`;
   return `<table><thead><tr>${head.map((h) => cell(h, 'th')).join('')}</tr></thead><tbody>${rows.map((r) => `<tr>${r.map((c) => cell(c, 'td')).join('')}</tr>`).join('\n')}</tbody></table>`;
 }
 
@@ -51,7 +52,11 @@ const PALETTE = ['#2f6fdb', '#e07b39', '#3a9d5d', '#b04fc4', '#c9a227', '#d0455b
  * A horizontal bar chart as inline SVG: one labelled bar per item, values at the bar ends.
  * Sized from its data so long labels stay readable.
  */
-export function barChart(title: string, items: readonly { label: string; value: number }[], opts: { width?: number; color?: string; unit?: string; max?: number } = {}): string {
+export function barChart(
+  title: string,
+  items: readonly { label: string; value: number }[],
+  opts: { width?: number; color?: string; unit?: string; max?: number } = {},
+): string {
   const width = opts.width ?? 520;
   const rowH = 22;
   const labelW = Math.min(230, Math.max(60, Math.max(0, ...items.map((i) => i.label.length)) * 7 + 10));
@@ -76,7 +81,11 @@ export function barChart(title: string, items: readonly { label: string; value: 
  * A histogram as inline SVG: vertical bars over value buckets, with the bucket bounds under the
  * axis and the count above each bar.
  */
-export function histogram(title: string, buckets: readonly { from: number; to: number; count: number }[], opts: { width?: number; color?: string; unit?: string } = {}): string {
+export function histogram(
+  title: string,
+  buckets: readonly { from: number; to: number; count: number }[],
+  opts: { width?: number; color?: string; unit?: string } = {},
+): string {
   const width = opts.width ?? 520;
   const height = 232;
   const left = 44;
@@ -87,7 +96,14 @@ export function histogram(title: string, buckets: readonly { from: number; to: n
   const bw = (width - left - 10) / n;
   const max = Math.max(1, ...buckets.map((b) => b.count));
   const color = opts.color ?? PALETTE[2]!;
-  const short = (x: number) => (x >= 1_000_000 ? `${(x / 1_000_000).toFixed(1)}M` : x >= 10_000 ? `${Math.round(x / 1000)}k` : x >= 1000 ? `${(x / 1000).toFixed(1)}k` : String(Math.round(x)));
+  const short = (x: number) =>
+    x >= 1_000_000
+      ? `${(x / 1_000_000).toFixed(1)}M`
+      : x >= 10_000
+        ? `${Math.round(x / 1000)}k`
+        : x >= 1000
+          ? `${(x / 1000).toFixed(1)}k`
+          : String(Math.round(x));
   const bars = buckets
     .map((b, k) => {
       const h = b.count > 0 ? Math.max(2, Math.round((b.count / max) * plotH)) : 0;

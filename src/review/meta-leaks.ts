@@ -53,7 +53,8 @@ export function metaLeaks(rec: Trajectory, tables: RenameTables, hookPrefix = 'h
       // schema does not declare it is the source's data, left as written.
       if (old.params.size > 0) {
         const schema = facts.schemas.get(c.function.name);
-        for (const key of keysLeftUnrenamed(args, schema, (k) => (old.params.has(k) ? tables.params[k] : undefined))) out.push({ path: `${at}.arguments`, message: `old parameter "${key}"` });
+        for (const key of keysLeftUnrenamed(args, schema, (k) => (old.params.has(k) ? tables.params[k] : undefined)))
+          out.push({ path: `${at}.arguments`, message: `old parameter "${key}"` });
       }
       if (old.skills.size > 0) {
         walk(args, (_key, value) => {
@@ -136,7 +137,12 @@ export class LeakScanCache {
     if (!f) {
       const schemas = new Map<string, unknown>();
       for (const t of tools) if (!schemas.has(t.function.name)) schemas.set(t.function.name, t.function.parameters ?? {});
-      f = { tools: new Set(tools.map((t) => t.function.name)), params: new Set(tools.flatMap((t) => schemaPropertyNames(t.function.parameters ?? {}))), schemas, leaks: new Map() };
+      f = {
+        tools: new Set(tools.map((t) => t.function.name)),
+        params: new Set(tools.flatMap((t) => schemaPropertyNames(t.function.parameters ?? {}))),
+        schemas,
+        leaks: new Map(),
+      };
       this.facts.set(tools, f);
     }
     return f;
@@ -156,7 +162,16 @@ export class LeakScanCache {
       for (const set of sets) for (const n of set) all.set(n, '');
       let finder: TextRewriter | undefined;
       const keys = [...all.keys()].filter((k) => k !== '');
-      o = { signature, tools: new Set(sets[0]), params: new Set(sets[1]), skills: new Set(sets[2]), hooks: new Set(sets[3]), keys, keySet: new Set(keys), finder: () => (finder ??= new TextRewriter(all)) };
+      o = {
+        signature,
+        tools: new Set(sets[0]),
+        params: new Set(sets[1]),
+        skills: new Set(sets[2]),
+        hooks: new Set(sets[3]),
+        keys,
+        keySet: new Set(keys),
+        finder: () => (finder ??= new TextRewriter(all)),
+      };
       if (this.olds.size >= OLD_NAME_SETS) this.olds.clear();
       this.olds.set(signature, o);
     }
@@ -170,7 +185,8 @@ export class LeakScanCache {
     const out: RecordProblem[] = [];
     tools.forEach((t, i) => {
       if (old.tools.has(t.function.name)) out.push({ path: `tools.${i}.function.name`, message: `old tool name "${t.function.name}"` });
-      for (const p of schemaPropertyNames(t.function.parameters ?? {})) if (old.params.has(p)) out.push({ path: `tools.${i}.function.parameters`, message: `old parameter "${p}"` });
+      for (const p of schemaPropertyNames(t.function.parameters ?? {}))
+        if (old.params.has(p)) out.push({ path: `tools.${i}.function.parameters`, message: `old parameter "${p}"` });
     });
     const scan = (path: string, text: unknown) => {
       if (typeof text !== 'string') return;

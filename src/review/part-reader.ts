@@ -42,7 +42,9 @@ export async function* readPartLines(file: string, tally: PartTally): AsyncGener
   try {
     await opened;
   } catch (e) {
-    throw new UnreadableInputError(`${file}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((e as NodeJS.ErrnoException).code ?? 'error')})`);
+    throw new UnreadableInputError(
+      `${file}: cannot read (${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : ((e as NodeJS.ErrnoException).code ?? 'error')})`,
+    );
   }
   const gz = file.endsWith('.gz');
   // A plain part is hashed as its chunks are consumed. A .gz part is piped into gunzip, which

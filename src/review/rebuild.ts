@@ -79,8 +79,12 @@ export class StateRebuilder {
     }
     if (problems.length) throw new HsaError('HSA_USAGE', `cannot rebuild the run's harness states:\n${problems.join('\n')}`, 2);
     const teacherMode = (cfg.teacher as { mode?: string } | undefined)?.mode ?? 'rewrite';
-    const transforms = resolveTransforms(registry, Object.fromEntries(listed.map((t) => [t.id, t.options ?? {}])), teacherMode === 'rewrite' ? 'rewrite' : 'teacher');
-    const words = mergeWordLists(builtinWords, (cfg.words ?? undefined));
+    const transforms = resolveTransforms(
+      registry,
+      Object.fromEntries(listed.map((t) => [t.id, t.options ?? {}])),
+      teacherMode === 'rewrite' ? 'rewrite' : 'teacher',
+    );
+    const words = mergeWordLists(builtinWords, cfg.words ?? undefined);
     const seed = String(manifest.seed ?? cfg.seed ?? '0');
     const poolSize = typeof cfg.state_pool === 'number' ? cfg.state_pool : 0;
     return { transforms, words, seed, poolSize };
@@ -123,7 +127,9 @@ export class StateRebuilder {
       throw new HsaError('HSA_BAD_HARNESS', `${harnessPath}: the harness has errors:\n${lines.join('\n')}`, 2);
     }
     const warnings: string[] = [];
-    const runFiles = ((manifest.inputs?.harness as { files?: { file: string; sha256: string }[] } | undefined)?.files ?? []).map((f) => [f.file, f.sha256] as const);
+    const runFiles = ((manifest.inputs?.harness as { files?: { file: string; sha256: string }[] } | undefined)?.files ?? []).map(
+      (f) => [f.file, f.sha256] as const,
+    );
     const now = new Map(loaded.files.map((f) => [f.file, createHash('sha256').update(f.text).digest('hex')]));
     for (const [file, sha] of runFiles) {
       if (!now.has(file)) warnings.push(`${path.join(harnessPath, file)}: the run's harness had this file; this one does not`);
@@ -192,7 +198,14 @@ export class SourceIndex {
     try {
       const buf = Buffer.allocUnsafe(a.length);
       await fh.read(buf, 0, a.length, a.offset);
-      const parsed = parseTrajectoryLine(file, a.line, buf.toString('utf8').replace(/\r$/, '').replace(/^\uFEFF/, ''));
+      const parsed = parseTrajectoryLine(
+        file,
+        a.line,
+        buf
+          .toString('utf8')
+          .replace(/\r$/, '')
+          .replace(/^\uFEFF/, ''),
+      );
       return parsed.ok ? { record: parsed.record, file, line: a.line } : undefined;
     } finally {
       await fh.close();

@@ -160,7 +160,15 @@ export function renameTables(transforms: unknown): RenameTables {
   for (const a of transforms) {
     if (!isObj(a) || typeof a.id !== 'string' || !isObj(a.params) || !isObj(a.params.renamed)) continue;
     const family = a.id.split('.')[0]!;
-    const kind: keyof RenameTables | undefined = a.id.startsWith('tools.param') ? 'params' : family === 'tools' ? 'tools' : family === 'skills' ? 'skills' : family === 'hooks' ? 'hooks' : undefined;
+    const kind: keyof RenameTables | undefined = a.id.startsWith('tools.param')
+      ? 'params'
+      : family === 'tools'
+        ? 'tools'
+        : family === 'skills'
+          ? 'skills'
+          : family === 'hooks'
+            ? 'hooks'
+            : undefined;
     if (!kind) continue;
     for (const [k, n] of Object.entries(a.params.renamed)) if (typeof n === 'string' && k !== n) t[kind][k] = n;
   }

@@ -14,14 +14,25 @@ const C = { del: '\x1b[31;1m', ins: '\x1b[32;1m', dim: '\x1b[2m', bold: '\x1b[1m
 /** Display width of a character: East Asian wide and full-width forms take two columns. */
 function charWidth(ch: string): number {
   const c = ch.codePointAt(0)!;
-  return (c >= 0x1100 && c <= 0x115f) || (c >= 0x2e80 && c <= 0xa4cf) || (c >= 0xac00 && c <= 0xd7a3) || (c >= 0xf900 && c <= 0xfaff) || (c >= 0xfe30 && c <= 0xfe4f) || (c >= 0xff00 && c <= 0xff60) || (c >= 0xffe0 && c <= 0xffe6) || (c >= 0x1f300 && c <= 0x1faff) ? 2 : 1;
+  return (c >= 0x1100 && c <= 0x115f) ||
+    (c >= 0x2e80 && c <= 0xa4cf) ||
+    (c >= 0xac00 && c <= 0xd7a3) ||
+    (c >= 0xf900 && c <= 0xfaff) ||
+    (c >= 0xfe30 && c <= 0xfe4f) ||
+    (c >= 0xff00 && c <= 0xff60) ||
+    (c >= 0xffe0 && c <= 0xffe6) ||
+    (c >= 0x1f300 && c <= 0x1faff)
+    ? 2
+    : 1;
 }
 
 type Piece = { text: string; changed: boolean };
 
 /** Segments wrapped into lines of at most `width` columns; without colour the changed spans carry wdiff marks. */
 function wrap(segs: Segment[], width: number, color: boolean, side: 'left' | 'right'): { pieces: Piece[]; w: number }[] {
-  const marked: Piece[] = color ? segs : segs.map((s) => ({ text: s.changed ? (side === 'left' ? `[-${s.text}-]` : `{+${s.text}+}`) : s.text, changed: false }));
+  const marked: Piece[] = color
+    ? segs
+    : segs.map((s) => ({ text: s.changed ? (side === 'left' ? `[-${s.text}-]` : `{+${s.text}+}`) : s.text, changed: false }));
   const lines: { pieces: Piece[]; w: number }[] = [{ pieces: [], w: 0 }];
   const put = (ch: string, changed: boolean) => {
     let line = lines[lines.length - 1]!;
@@ -91,11 +102,15 @@ export function formatShow(v: ShowView, style: TextStyle): string {
   const L: string[] = [];
   L.push(`${b(`record ${v.id}`)}  (${v.stage}, ${v.file}:${v.line})`);
   const slot = v.state?.slot !== undefined ? `state slot ${String(v.state.slot)}, ` : '';
-  L.push(`source ${v.sourceId ?? '?'} · variant ${String(v.variant)} · ${slot}state ${String(v.state?.hash ?? '?').slice(0, 12)}… · source shown: ${v.source.from}${v.source.file ? ` (${v.source.file}:${v.source.line})` : ''}`);
+  L.push(
+    `source ${v.sourceId ?? '?'} · variant ${String(v.variant)} · ${slot}state ${String(v.state?.hash ?? '?').slice(0, 12)}… · source shown: ${v.source.from}${v.source.file ? ` (${v.source.file}:${v.source.line})` : ''}`,
+  );
   L.push('', b(`transforms (${v.transforms.length})`));
   if (!v.transforms.length) L.push('  none: the record is its source unchanged');
   for (const t of v.transforms) {
-    const params = Object.entries(t.params).map(([k, x]) => `${k}: ${x.length > 120 ? `${x.slice(0, 119)}…` : x}`).join('; ');
+    const params = Object.entries(t.params)
+      .map(([k, x]) => `${k}: ${x.length > 120 ? `${x.slice(0, 119)}…` : x}`)
+      .join('; ');
     L.push(`  ${t.id}@${String(t.version)} ${dim(String(t.class))}${params ? `  ${params}` : ''}`);
     for (const r of t.renames) {
       const w = Math.max(...r.pairs.map(([a]) => a.length));
@@ -127,12 +142,17 @@ export function formatShow(v: ShowView, style: TextStyle): string {
 }
 
 function messageRow(m: MessageRow, style: TextStyle, dim: (s: string) => string): string[] {
-  const idx = m.index.source !== undefined && m.index.variant !== undefined && m.index.source !== m.index.variant ? `#${m.index.source}→#${m.index.variant}` : `#${m.index.variant ?? m.index.source}`;
+  const idx =
+    m.index.source !== undefined && m.index.variant !== undefined && m.index.source !== m.index.variant
+      ? `#${m.index.source}→#${m.index.variant}`
+      : `#${m.index.variant ?? m.index.source}`;
   return [`  ${idx} ${m.role}${m.name ? ` (${m.name})` : ''}  ${dim(m.status)}`, ...sideBySide(m.left, m.right, style, '    ')];
 }
 
 function segHtml(segs: Segment[] | undefined, side: 'left' | 'right'): string {
-  return (segs ?? []).map((s) => (s.changed ? `<${side === 'left' ? 'del' : 'ins'}>${esc(s.text)}</${side === 'left' ? 'del' : 'ins'}>` : esc(s.text))).join('');
+  return (segs ?? [])
+    .map((s) => (s.changed ? `<${side === 'left' ? 'del' : 'ins'}>${esc(s.text)}</${side === 'left' ? 'del' : 'ins'}>` : esc(s.text)))
+    .join('');
 }
 
 /** The same view as one self-contained HTML page. */
@@ -142,22 +162,40 @@ export function showHtml(v: ShowView): string {
   parts.push(
     v.transforms.length
       ? v.transforms
-          .map((t) => `<h3>${esc(t.id)}@${esc(String(t.version))} <span class="tag">${esc(String(t.class))}</span></h3>${t.renames.map((r) => `<table><thead><tr><th>${esc(r.kind)}: old</th><th>new</th></tr></thead><tbody>${r.pairs.map(([a, n]) => `<tr><td class="mono">${esc(a)}</td><td class="mono">${esc(n)}</td></tr>`).join('')}</tbody></table>`).join('')}${Object.keys(t.params).length ? `<pre>${esc(Object.entries(t.params).map(([k, x]) => `${k}: ${x}`).join('\n'))}</pre>` : ''}`)
+          .map(
+            (t) =>
+              `<h3>${esc(t.id)}@${esc(String(t.version))} <span class="tag">${esc(String(t.class))}</span></h3>${t.renames.map((r) => `<table><thead><tr><th>${esc(r.kind)}: old</th><th>new</th></tr></thead><tbody>${r.pairs.map(([a, n]) => `<tr><td class="mono">${esc(a)}</td><td class="mono">${esc(n)}</td></tr>`).join('')}</tbody></table>`).join('')}${
+                Object.keys(t.params).length
+                  ? `<pre>${esc(
+                      Object.entries(t.params)
+                        .map(([k, x]) => `${k}: ${x}`)
+                        .join('\n'),
+                    )}</pre>`
+                  : ''
+              }`,
+          )
           .join('\n')
       : '<p>none: the record is its source unchanged</p>',
   );
   if (v.prompt.length) {
     parts.push('<h2>System prompt by section</h2>');
     for (const s of v.prompt) {
-      parts.push(`<h3>${esc(SECTION_MARK[s.status])} ${esc(s.sourceTitle && s.sourceTitle !== s.title ? `${s.sourceTitle} → ${s.title}` : s.title || '(before the first heading)')} <span class="tag">${esc(s.status)}${s.where === 'preamble' ? ', in the preamble' : ''}</span></h3>`);
-      if (s.status === 'changed' || s.status === 'added' || s.status === 'removed') parts.push(`<div class="side"><div><pre>${segHtml(s.left, 'left')}</pre></div><div><pre>${segHtml(s.right, 'right')}</pre></div></div>`);
+      parts.push(
+        `<h3>${esc(SECTION_MARK[s.status])} ${esc(s.sourceTitle && s.sourceTitle !== s.title ? `${s.sourceTitle} → ${s.title}` : s.title || '(before the first heading)')} <span class="tag">${esc(s.status)}${s.where === 'preamble' ? ', in the preamble' : ''}</span></h3>`,
+      );
+      if (s.status === 'changed' || s.status === 'added' || s.status === 'removed')
+        parts.push(`<div class="side"><div><pre>${segHtml(s.left, 'left')}</pre></div><div><pre>${segHtml(s.right, 'right')}</pre></div></div>`);
     }
   }
   parts.push(`<h2>Conversation</h2><div class="side"><div><b>source</b></div><div><b>variant</b></div></div>`);
   for (const m of v.messages) {
-    parts.push(`<h3>#${m.index.variant ?? m.index.source} ${esc(m.role)}${m.name ? ` (${esc(m.name)})` : ''} <span class="tag">${m.status}</span></h3><div class="side"><div><pre>${segHtml(m.left, 'left')}</pre></div><div><pre>${segHtml(m.right, 'right')}</pre></div></div>`);
+    parts.push(
+      `<h3>#${m.index.variant ?? m.index.source} ${esc(m.role)}${m.name ? ` (${esc(m.name)})` : ''} <span class="tag">${m.status}</span></h3><div class="side"><div><pre>${segHtml(m.left, 'left')}</pre></div><div><pre>${segHtml(m.right, 'right')}</pre></div></div>`,
+    );
   }
   if (v.reference) parts.push(`<h2>Reference</h2><pre>${esc(JSON.stringify(v.reference, null, 2))}</pre>`);
-  parts.push(`<h2>Checks</h2><ul>${v.checks.map((c) => `<li class="${c.ok ? 'ok' : 'bad'}">${c.ok ? '✓' : '✗'} ${esc(c.name)}${c.detail.length ? `<pre>${esc(c.detail.join('\n'))}</pre>` : ''}</li>`).join('')}</ul>`);
+  parts.push(
+    `<h2>Checks</h2><ul>${v.checks.map((c) => `<li class="${c.ok ? 'ok' : 'bad'}">${c.ok ? '✓' : '✗'} ${esc(c.name)}${c.detail.length ? `<pre>${esc(c.detail.join('\n'))}</pre>` : ''}</li>`).join('')}</ul>`,
+  );
   return page(`hsa show ${v.id}`, `${v.stage} · ${v.file}:${v.line} · source ${v.sourceId ?? '?'} (${v.source.from})`, parts.join('\n'));
 }

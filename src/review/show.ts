@@ -162,7 +162,11 @@ export async function buildShow(opts: ShowOptions): Promise<ShowView> {
     }
   }
   const messages = ((stage === 'rl' ? record.prompt : record.messages) ?? []) as Obj[];
-  const src = sourceMessages ? (stage === 'sft' ? sourceMessages : sourceMessages.slice(0, Math.max(0, messages.filter((m) => m.name !== 'harness:preamble').length))) : undefined;
+  const src = sourceMessages
+    ? stage === 'sft'
+      ? sourceMessages
+      : sourceMessages.slice(0, Math.max(0, messages.filter((m) => m.name !== 'harness:preamble').length))
+    : undefined;
   if (src) {
     const sys = (ms: Obj[]) => (ms[0]?.role === 'system' ? String(ms[0].content ?? '') : '');
     const preamble = messages.find((m) => m.role === 'user' && m.name === 'harness:preamble');
@@ -181,13 +185,22 @@ export async function buildShow(opts: ShowOptions): Promise<ShowView> {
   }
   // As verify does: an inline run's states are rebuilt from the source's own tools and system message.
   const manifest = opts.harness || sources ? await readManifest(opts.out) : undefined;
-  const rebuilder = opts.harness ? await StateRebuilder.create(manifest!, opts.harness) : sources && manifest && StateRebuilder.isInlineRun(manifest) ? await StateRebuilder.createInline(manifest) : undefined;
+  const rebuilder = opts.harness
+    ? await StateRebuilder.create(manifest!, opts.harness)
+    : sources && manifest && StateRebuilder.isInlineRun(manifest)
+      ? await StateRebuilder.createInline(manifest)
+      : undefined;
   const problems = await recordChecks(stage, record, rebuilder, sources, 'hook:');
   const group = (pred: (p: RecordProblem) => boolean) => problems.filter(pred).map((p) => `${p.path}: ${p.message}`);
   const leaks = group((p) => /old |mentions old/.test(p.message));
   const trip = group((p) => p.message.startsWith('round trip'));
   const hash = group((p) => p.path === 'meta.harness.state_hash' || p.path.endsWith('source_id'));
-  const calls = problems.filter((p) => !/old |mentions old/.test(p.message) && !p.message.startsWith('round trip') && p.path !== 'meta.harness.state_hash' && !p.path.endsWith('source_id')).map((p) => `${p.path}: ${p.message}`);
+  const calls = problems
+    .filter(
+      (p) =>
+        !/old |mentions old/.test(p.message) && !p.message.startsWith('round trip') && p.path !== 'meta.harness.state_hash' && !p.path.endsWith('source_id'),
+    )
+    .map((p) => `${p.path}: ${p.message}`);
   view.checks.push({ name: 'calls (listed tool, valid arguments)', ok: calls.length === 0, detail: calls });
   view.checks.push({ name: rebuilder ? 'leaks (engine check on the rebuilt state)' : 'leaks (rename tables in meta)', ok: leaks.length === 0, detail: leaks });
   if (rebuilder) view.checks.push({ name: 'state rebuilt from the harness (hash matches)', ok: hash.length === 0, detail: hash });
@@ -213,7 +226,8 @@ function transformViews(applied: unknown[]): TransformView[] {
 /** A message's text as shown: content, then each tool call as `→ name(arguments)`. */
 export function messageText(m: Obj | undefined): string {
   if (!m) return '';
-  const content = typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => (isObj(p) ? String(p.text ?? '') : '')).join('') : '';
+  const content =
+    typeof m.content === 'string' ? m.content : Array.isArray(m.content) ? m.content.map((p) => (isObj(p) ? String(p.text ?? '') : '')).join('') : '';
   const calls = Array.isArray(m.tool_calls)
     ? m.tool_calls.map((c) => {
         const fn = isObj(c) && isObj(c.function) ? c.function : {};
@@ -235,7 +249,14 @@ function alignMessages(src: Obj[], rec: Obj[], haveSource: boolean): MessageRow[
   while (j < rec.length || i < src.length) {
     const r = rec[j];
     if (r && r.role === 'user' && r.name === 'harness:preamble' && !(src[i]?.name === 'harness:preamble')) {
-      rows.push({ index: { variant: j }, role: 'user', name: 'harness:preamble', status: haveSource ? 'added' : 'same', left: [], right: [{ text: messageText(r), changed: haveSource }] });
+      rows.push({
+        index: { variant: j },
+        role: 'user',
+        name: 'harness:preamble',
+        status: haveSource ? 'added' : 'same',
+        left: [],
+        right: [{ text: messageText(r), changed: haveSource }],
+      });
       j++;
       continue;
     }
@@ -252,12 +273,23 @@ function alignMessages(src: Obj[], rec: Obj[], haveSource: boolean): MessageRow[
     if (!haveSource) rows.push({ index: { variant: j }, role, ...(name ? { name } : {}), status: 'same', left: [], right: [{ text: b, changed: false }] });
     else if (!s) rows.push({ index: { variant: j }, role, ...(name ? { name } : {}), status: 'added', left: [], right: [{ text: b, changed: true }] });
     else {
-      const d = j === 0 && role === 'system' ? { left: [{ text: a === b ? '(unchanged)' : '(see the section diff above)', changed: false }], right: [{ text: a === b ? '(unchanged)' : '(see the section diff above)', changed: false }] } : wordDiff(a, b);
-      rows.push({ index: { source: i, variant: j }, role, ...(name ? { name } : {}), status: a === b && s.role === r.role && s.name === r.name ? 'same' : 'changed', ...d });
+      const d =
+        j === 0 && role === 'system'
+          ? {
+              left: [{ text: a === b ? '(unchanged)' : '(see the section diff above)', changed: false }],
+              right: [{ text: a === b ? '(unchanged)' : '(see the section diff above)', changed: false }],
+            }
+          : wordDiff(a, b);
+      rows.push({
+        index: { source: i, variant: j },
+        role,
+        ...(name ? { name } : {}),
+        status: a === b && s.role === r.role && s.name === r.name ? 'same' : 'changed',
+        ...d,
+      });
     }
     i += s ? 1 : 0;
     j++;
   }
   return rows;
 }
-

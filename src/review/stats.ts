@@ -80,7 +80,15 @@ class Numbers {
     const hist = Array.from({ length: k }, (_, i) => ({ from: min + i * width, to: i === k - 1 ? max : min + (i + 1) * width, count: 0 }));
     for (const x of v) hist[width === 0 ? 0 : Math.min(k - 1, Math.floor((x - min) / width))]!.count++;
     const round = (x: number) => Math.round(x * 100) / 100;
-    return { count: v.length, min, max, mean: round(sum / v.length), p50: q(0.5), p90: q(0.9), histogram: hist.map((h) => ({ from: round(h.from), to: round(h.to), count: h.count })) };
+    return {
+      count: v.length,
+      min,
+      max,
+      mean: round(sum / v.length),
+      p50: q(0.5),
+      p90: q(0.9),
+      histogram: hist.map((h) => ({ from: round(h.from), to: round(h.to), count: h.count })),
+    };
   }
 }
 
@@ -121,7 +129,12 @@ export async function runStats(opts: StatsOptions): Promise<StatsReport> {
   const stages: StatsReport['stages'] = {};
   const sizes: Partial<Record<ReviewBucket, { chars: Numbers; messages: Numbers; calls: Numbers }>> = {};
   const transforms = new Map<string, { applied: number; params: Map<string, Map<string, number>> }>();
-  const names: Record<keyof RenameTables, Map<string, { renamed: number; news: Map<string, number> }>> = { tools: new Map(), skills: new Map(), params: new Map(), hooks: new Map() };
+  const names: Record<keyof RenameTables, Map<string, { renamed: number; news: Map<string, number> }>> = {
+    tools: new Map(),
+    skills: new Map(),
+    params: new Map(),
+    hooks: new Map(),
+  };
   const intents = new Map<string, { sources: Set<string>; variants: number }>();
   const skills = new Map<string, { sources: Set<string>; variants: number }>();
   const byKind: Record<string, number> = {};
@@ -262,19 +275,29 @@ export async function runStats(opts: StatsOptions): Promise<StatsReport> {
         } satisfies NameDiversity,
       ]),
     );
-  const coverage = (m: Map<string, { sources: Set<string>; variants: number }>) => Object.fromEntries(sorted(m).map(([k, c]) => [k, { sources: c.sources.size, variants: c.variants }]));
+  const coverage = (m: Map<string, { sources: Set<string>; variants: number }>) =>
+    Object.fromEntries(sorted(m).map(([k, c]) => [k, { sources: c.sources.size, variants: c.variants }]));
   return {
     out: opts.out,
     stages,
-    totals: (manifest.totals ?? {}),
+    totals: manifest.totals ?? {},
     counts_match_manifest: warnings.length === 0,
     rejects: { by_reason: { ...(manifest.reject_reasons ?? {}) }, by_kind: byKind },
     variants,
     transforms: Object.fromEntries(
-      sorted(transforms).map(([id, t]) => [id, { applied: t.applied, share: variants ? round3(t.applied / variants) : 0, params: Object.fromEntries(sorted(t.params).map(([k, vals]) => [k, Object.fromEntries(sorted(vals))])) }]),
+      sorted(transforms).map(([id, t]) => [
+        id,
+        {
+          applied: t.applied,
+          share: variants ? round3(t.applied / variants) : 0,
+          params: Object.fromEntries(sorted(t.params).map(([k, vals]) => [k, Object.fromEntries(sorted(vals))])),
+        },
+      ]),
     ),
     names: { tools: diversity(names.tools), skills: diversity(names.skills), params: diversity(names.params), hooks: diversity(names.hooks) },
-    sizes: Object.fromEntries(Object.entries(sizes).map(([b, s]) => [b, { chars: s.chars.distribution(), messages: s.messages.distribution(), tool_calls: s.calls.distribution() }])),
+    sizes: Object.fromEntries(
+      Object.entries(sizes).map(([b, s]) => [b, { chars: s.chars.distribution(), messages: s.messages.distribution(), tool_calls: s.calls.distribution() }]),
+    ),
     coverage: { intents: coverage(intents), skills: coverage(skills) },
     warnings,
   };
@@ -286,7 +309,12 @@ export async function runStats(opts: StatsOptions): Promise<StatsReport> {
  * else `synonym` (words replaced).
  */
 export function renameStyle(old: string, now: string): string {
-  const words = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w !== '');
+  const words = (s: string) =>
+    s
+      .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter((w) => w !== '');
   const a = words(old).join(' ');
   const b = words(now).join(' ');
   if (a === b) return 'case';

@@ -118,14 +118,26 @@ export function splitSections(text: string): Section[] {
 
 /** A heading without its markup and case: `## Room context`, `<room_context>`, `ROOM CONTEXT:` → `room context`. */
 export function sectionKey(title: string): string {
-  return title.replace(/^#+\s*/, '').replace(/^<|>$/g, '').replace(/^\[|\]$/g, '').replace(/:\s*$/, '').replace(/[_-]+/g, ' ').trim().toLowerCase();
+  return title
+    .replace(/^#+\s*/, '')
+    .replace(/^<|>$/g, '')
+    .replace(/^\[|\]$/g, '')
+    .replace(/:\s*$/, '')
+    .replace(/[_-]+/g, ' ')
+    .trim()
+    .toLowerCase();
 }
 
 /** Body lines without list markers and spacing, sorted: equal when only layout or rule order changed. */
 export function unitsOf(body: string): string {
   return body
     .split('\n')
-    .map((l) => l.replace(/^\s*([-*+•]|\d+[.)])\s+/, '').replace(/\s+/g, ' ').trim())
+    .map((l) =>
+      l
+        .replace(/^\s*([-*+•]|\d+[.)])\s+/, '')
+        .replace(/\s+/g, ' ')
+        .trim(),
+    )
     .filter((l) => l !== '')
     .sort()
     .join('\n');
@@ -151,7 +163,10 @@ export interface SectionChange {
  */
 export function sectionDiff(source: string, system: string, preamble = '', canon?: (line: string) => string): SectionChange[] {
   const a = splitSections(source);
-  const b = [...splitSections(system).map((s) => ({ ...s, where: 'system' as const })), ...splitSections(preamble).map((s) => ({ ...s, where: 'preamble' as const }))];
+  const b = [
+    ...splitSections(system).map((s) => ({ ...s, where: 'system' as const })),
+    ...splitSections(preamble).map((s) => ({ ...s, where: 'preamble' as const })),
+  ];
   const used = new Set<number>();
   const out: SectionChange[] = [];
   b.forEach((s, j) => {
@@ -171,7 +186,6 @@ export function sectionDiff(source: string, system: string, preamble = '', canon
   return out;
 }
 
-
 /**
  * Two section bodies compared line by line. A line found on the other side (in any position, list
  * marker and spacing aside; with `canon`, after mapping the variant's names back to the source's)
@@ -180,7 +194,11 @@ export function sectionDiff(source: string, system: string, preamble = '', canon
  * and unpaired ones marked whole.
  */
 export function lineDiff(a: string, b: string, canon: (line: string) => string = (l) => l): { left: Segment[]; right: Segment[] } {
-  const norm = (l: string) => l.replace(/^\s*([-*+•]|\d+[.)])\s+/, '').replace(/\s+/g, ' ').trim();
+  const norm = (l: string) =>
+    l
+      .replace(/^\s*([-*+•]|\d+[.)])\s+/, '')
+      .replace(/\s+/g, ' ')
+      .trim();
   const la = a.split('\n');
   const lb = b.split('\n');
   const free = new Map<string, number[]>();
@@ -195,7 +213,13 @@ export function lineDiff(a: string, b: string, canon: (line: string) => string =
   const restA = la.map((_, i) => i).filter((i) => !partnerOfA.has(i));
   const restB = lb.map((_, j) => j).filter((j) => partnerOfB[j] === undefined);
   // The rest pair with their most similar free line (half their words shared, at least).
-  const words = (l: string) => new Set(norm(canon(l)).toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter((w) => w !== ''));
+  const words = (l: string) =>
+    new Set(
+      norm(canon(l))
+        .toLowerCase()
+        .split(/[^\p{L}\p{N}_]+/u)
+        .filter((w) => w !== ''),
+    );
   const wa = new Map(restA.map((i) => [i, words(la[i]!)]));
   for (const j of restB) {
     const w = words(lb[j]!);
@@ -219,7 +243,10 @@ export function lineDiff(a: string, b: string, canon: (line: string) => string =
   const diffs = new Map<number, { left: Segment[]; right: Segment[] }>();
   partnerOfB.forEach((i, j) => {
     if (i === undefined) return;
-    diffs.set(j, norm(la[i]!) === norm(lb[j]!) ? { left: [{ text: la[i]!, changed: false }], right: [{ text: lb[j]!, changed: false }] } : wordDiff(la[i]!, lb[j]!));
+    diffs.set(
+      j,
+      norm(la[i]!) === norm(lb[j]!) ? { left: [{ text: la[i]!, changed: false }], right: [{ text: lb[j]!, changed: false }] } : wordDiff(la[i]!, lb[j]!),
+    );
   });
   // Rows in the variant's order, each beside its partner; source lines without one come last.
   const left: Segment[] = [];

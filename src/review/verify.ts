@@ -86,7 +86,8 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
   if (sources && !rebuilder) warnings.push('--sources without --harness: the round trip needs the harness; only the record checks ran');
 
   balanceProblems(manifest, manifestFile).forEach(add);
-  for (const f of await unlistedFiles(opts.out, manifest)) add({ file: path.join(opts.out, f), path: '(file)', message: 'not listed in manifest.json (a leftover or a foreign file)' });
+  for (const f of await unlistedFiles(opts.out, manifest))
+    add({ file: path.join(opts.out, f), path: '(file)', message: 'not listed in manifest.json (a leftover or a foreign file)' });
 
   const parts: PartReport[] = [];
   const listedParts: { stage: ReviewBucket; part: ListedPart }[] = [];
@@ -157,7 +158,11 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
       }
       if (tally.sha256 !== part.sha256) {
         if (status === 'ok' || status === 'bad records') status = 'changed';
-        add({ file, path: '(file)', message: `sha256 ${tally.sha256.slice(0, 12)}… does not match the manifest's ${String(part.sha256).slice(0, 12)}… (the file was changed after the run)` });
+        add({
+          file,
+          path: '(file)',
+          message: `sha256 ${tally.sha256.slice(0, 12)}… does not match the manifest's ${String(part.sha256).slice(0, 12)}… (the file was changed after the run)`,
+        });
       }
       if (tally.bytes !== part.bytes) add({ file, path: '(file)', message: `${tally.bytes} bytes, the manifest says ${part.bytes}` });
       if (n !== part.records) add({ file, path: '(file)', message: `${n} records, the manifest says ${part.records}` });
@@ -169,13 +174,23 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
     const b = f.split(path.sep)[0] as ReviewBucket;
     parts.push({ file: path.join(opts.out, f), stage: b, status: 'unlisted', records: 0, listed: null });
   }
-  if (rebuilder?.unrebuilt) warnings.push(`${rebuilder.unrebuilt} records had a state sampled for them (no pool slot): without --sources their states were not rebuilt, and their leaks were judged by the rename tables in their meta`);
+  if (rebuilder?.unrebuilt)
+    warnings.push(
+      `${rebuilder.unrebuilt} records had a state sampled for them (no pool slot): without --sources their states were not rebuilt, and their leaks were judged by the rename tables in their meta`,
+    );
   return {
     ok: problems.length === 0 && more === 0,
     out: opts.out,
     records,
     parts,
-    checked: { shape: true, ids: true, calls: true, leaks: rebuilder ? 'engine' : 'meta', state_hash: rebuilder !== undefined, round_trip: rebuilder !== undefined && sources !== undefined },
+    checked: {
+      shape: true,
+      ids: true,
+      calls: true,
+      leaks: rebuilder ? 'engine' : 'meta',
+      state_hash: rebuilder !== undefined,
+      round_trip: rebuilder !== undefined && sources !== undefined,
+    },
     problems,
     more_problems: more,
     warnings,
@@ -191,7 +206,11 @@ function balanceProblems(m: Manifest, file: string): Omit<Problem, 'severity'>[]
     out.push({ file, path: 'totals', message: `inputs ${num('input_records')} ≠ valid ${num('valid_records')} + rejected ${num('rejected_records')}` });
   }
   if (num('variants_expected') !== num('variants_written') + num('variants_rejected')) {
-    out.push({ file, path: 'totals', message: `variants ${num('variants_expected')} ≠ written ${num('variants_written')} + rejected ${num('variants_rejected')}` });
+    out.push({
+      file,
+      path: 'totals',
+      message: `variants ${num('variants_expected')} ≠ written ${num('variants_written')} + rejected ${num('variants_rejected')}`,
+    });
   }
   for (const [stage, s] of Object.entries(m.stages ?? {})) {
     const files = s.files ?? [];
@@ -208,7 +227,11 @@ function balanceProblems(m: Manifest, file: string): Omit<Problem, 'severity'>[]
   const rej = m.stages?.rejects;
   // Every rejected input line and every rejected variant is one line in rejects.
   if (rej && rej.records !== num('rejected_records') + num('variants_rejected')) {
-    out.push({ file, path: 'stages.rejects.records', message: `${rej.records}, but rejected inputs + rejected variants = ${num('rejected_records') + num('variants_rejected')}` });
+    out.push({
+      file,
+      path: 'stages.rejects.records',
+      message: `${rej.records}, but rejected inputs + rejected variants = ${num('rejected_records') + num('variants_rejected')}`,
+    });
   }
   return out;
 }
@@ -218,7 +241,14 @@ function balanceProblems(m: Manifest, file: string): Omit<Problem, 'severity'>[]
  * record's tools and leaks judged by its rename tables. With it: the rebuilt state's hash, the
  * engine's leak check, and (with the source) the round trip.
  */
-export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: StateRebuilder | undefined, sources: SourceIndex | undefined, hookPrefix: string, cache = new LeakScanCache()): Promise<RecordProblem[]> {
+export async function recordChecks(
+  stage: ReviewBucket,
+  v: Obj,
+  rebuilder: StateRebuilder | undefined,
+  sources: SourceIndex | undefined,
+  hookPrefix: string,
+  cache = new LeakScanCache(),
+): Promise<RecordProblem[]> {
   const rec = asTrajectory(stage, v);
   if (!rec) return [];
   const promptLength = stage === 'rl' ? (v.prompt as unknown[]).length : 0;
@@ -235,9 +265,13 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
     out.push(...metaLeaks(rec, renameTables(applied), hookPrefix, cache));
     return out.map(fix);
   }
-  const provenance = stage === 'rl' ? { variant: meta.variant, harness: { state_slot: undefined as unknown } } : (meta as { variant?: unknown; harness?: { state_slot?: unknown; state_hash?: unknown } });
+  const provenance =
+    stage === 'rl'
+      ? { variant: meta.variant, harness: { state_slot: undefined as unknown } }
+      : (meta as { variant?: unknown; harness?: { state_slot?: unknown; state_hash?: unknown } });
   const source = sources && sourceId ? await sources.get(sourceId) : undefined;
-  if (sources && sourceId && !source) out.push({ path: stage === 'rl' ? 'extra_info.source_id' : 'meta.source_id', message: `source "${sourceId}" is not in --sources` });
+  if (sources && sourceId && !source)
+    out.push({ path: stage === 'rl' ? 'extra_info.source_id' : 'meta.source_id', message: `source "${sourceId}" is not in --sources` });
   // The source read as augment read it (the system message matched, located or replaced under the
   // run's --system-prompt): its prompt layout — the record's own text around the harness sections —
   // is the variant's too, so both are rendered as augment rendered them (and a state sampled for
@@ -253,7 +287,10 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
     return out.map(fix);
   }
   if (meta.variant !== 'src' && variant.stateHash !== stateHash) {
-    out.push({ path: 'meta.harness.state_hash', message: `the rebuilt state hashes to ${variant.stateHash.slice(0, 12)}…, the record says ${String(stateHash).slice(0, 12)}… (harness, transforms or seed differ from the run's)` });
+    out.push({
+      path: 'meta.harness.state_hash',
+      message: `the rebuilt state hashes to ${variant.stateHash.slice(0, 12)}…, the record says ${String(stateHash).slice(0, 12)}… (harness, transforms or seed differ from the run's)`,
+    });
     return out.map(fix);
   }
   // Harness text in the first user turn (prompt.user_sections): where augment found it in the
@@ -264,7 +301,10 @@ export async function recordChecks(stage: ReviewBucket, v: Obj, rebuilder: State
   out.push(...checkLeaks(withContext, variant.plan, harness, variant.state).map(splitPath));
   const exact = variant.applied.every((a) => a.class !== 'behavioural') && meta.teacher === undefined;
   if (stage === 'sft' && source && exact) {
-    const src: Trajectory = { id: source.record.id, messages: structuredClone(trainerMessages(source.record.messages, 'string')) as unknown as Trajectory['messages'] };
+    const src: Trajectory = {
+      id: source.record.id,
+      messages: structuredClone(trainerMessages(source.record.messages, 'string')) as unknown as Trajectory['messages'],
+    };
     // As augment reads it: calls logged under a name OpenAI refuses (`lab.get_result`, `Get Weather`)
     // follow the harness's OpenAI-safe name.
     renameCalls(src, mcpNames(harness));
@@ -286,7 +326,8 @@ function sourceLayout(source: { record: Trajectory; file: string; line: number }
   if (first?.role !== 'system') return undefined;
   // A source whose system message is the rendered harness, without harness text in its user turn,
   // has no layout: the per-record check is spared (it validates every call again).
-  if (harness.userTexts === undefined && systemPrompt === 'match' && textOf(first.content) === renderPromptOrUndefined(harness, source.record)) return undefined;
+  if (harness.userTexts === undefined && systemPrompt === 'match' && textOf(first.content) === renderPromptOrUndefined(harness, source.record))
+    return undefined;
   checkTrajectory(source.record, harness, { file: source.file, line: source.line, systemPrompt });
   return promptLayout(source.record.messages[0]);
 }

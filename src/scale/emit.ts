@@ -37,8 +37,14 @@ const line = (words: string[]) => words.map(sh).join(' ');
  */
 export function slurmFiles(s: EmitSpec): EmittedFile[] {
   const augment = `${line([...s.hsa, 'augment', '--config', s.config, '--num-shards', String(s.shards)])} --shard-index "$SLURM_ARRAY_TASK_ID" -q`;
-  const header = (job: string, extra: string[]) =>
-    ['#!/bin/bash', `#SBATCH --job-name=${s.name}-${job}`, ...extra, `#SBATCH --chdir=${s.workdir}`, `#SBATCH --output=${s.workdir}/${s.name}-${job}-%A${job === 'augment' ? '_%a' : ''}.log`, 'set -euo pipefail'];
+  const header = (job: string, extra: string[]) => [
+    '#!/bin/bash',
+    `#SBATCH --job-name=${s.name}-${job}`,
+    ...extra,
+    `#SBATCH --chdir=${s.workdir}`,
+    `#SBATCH --output=${s.workdir}/${s.name}-${job}-%A${job === 'augment' ? '_%a' : ''}.log`,
+    'set -euo pipefail',
+  ];
   return [
     {
       name: `${s.name}-augment.sbatch`,
@@ -59,7 +65,7 @@ export function slurmFiles(s: EmitSpec): EmittedFile[] {
       text: [
         '#!/bin/sh',
         `# Submit the ${s.shards} shards, then the merge once every one of them exited 0.`,
-        '# Arguments go to the merge\'s sbatch (--wait blocks until the merge ends and exits with its code).',
+        "# Arguments go to the merge's sbatch (--wait blocks until the merge ends and exits with its code).",
         'set -eu',
         'here=$(cd "$(dirname "$0")" && pwd)',
         `array=$(sbatch --parsable "$here/${s.name}-augment.sbatch")`,
@@ -73,7 +79,10 @@ export function slurmFiles(s: EmitSpec): EmittedFile[] {
 }
 
 /** The Kubernetes Job objects: an Indexed Job with one index per shard, and the merge Job. */
-export function k8sObjects(s: EmitSpec & { image: string; claim: string; backoffLimitPerIndex: number; parallelism: number }): { augment: Record<string, unknown>; merge: Record<string, unknown> } {
+export function k8sObjects(s: EmitSpec & { image: string; claim: string; backoffLimitPerIndex: number; parallelism: number }): {
+  augment: Record<string, unknown>;
+  merge: Record<string, unknown>;
+} {
   const labels = { 'app.kubernetes.io/name': 'hsa', 'app.kubernetes.io/part-of': s.name };
   const pod = (args: string[]) => ({
     restartPolicy: 'Never',

@@ -1,7 +1,17 @@
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
 import { buildManifest, describedManifestConfig, writeManifest } from '../output/manifest.js';
-import { checkMarker, META_DIR, readInputs, readRunRecord, readShardRecord, removeShardRecords, shardRecordNames, type PartMarker, type ShardRecord } from '../output/out-folder.js';
+import {
+  checkMarker,
+  META_DIR,
+  readInputs,
+  readRunRecord,
+  readShardRecord,
+  removeShardRecords,
+  shardRecordNames,
+  type PartMarker,
+  type ShardRecord,
+} from '../output/out-folder.js';
 import type { Bucket } from '../output/shared.js';
 
 /** A merge that cannot write the manifest yet (or ever): exit 1, nothing written. */
@@ -42,7 +52,10 @@ export async function mergeShards(out: string): Promise<MergeResult> {
   for (const n of await shardRecordNames(out)) {
     const rec = await readShardRecord(out, n);
     if (!rec) problems.push(`${META_DIR}/shards/${n}: not valid JSON`);
-    else if (rec.fingerprint !== fingerprint) problems.push(`foreign shard ${rec.shard} of ${rec.shards}: made with other inputs, config or seed (fingerprint ${rec.fingerprint.slice(0, 12)}…, this folder's is ${fingerprint.slice(0, 12)}…)`);
+    else if (rec.fingerprint !== fingerprint)
+      problems.push(
+        `foreign shard ${rec.shard} of ${rec.shards}: made with other inputs, config or seed (fingerprint ${rec.fingerprint.slice(0, 12)}…, this folder's is ${fingerprint.slice(0, 12)}…)`,
+      );
     else finished.push(rec);
   }
   const counts = [...new Set(finished.map((r) => r.shards))].sort((a, b) => a - b);
@@ -62,17 +75,23 @@ export async function mergeShards(out: string): Promise<MergeResult> {
     const checked = await checkMarker(out, p, fingerprint, buckets);
     if ('marker' in checked) markers.push(checked.marker);
     else if ('missing' in checked) missing.push(p);
-    else if ('foreign' in checked) problems.push(`foreign part ${p}: done by a run with other inputs, config or seed (fingerprint ${checked.foreign.slice(0, 12)}…)`);
+    else if ('foreign' in checked)
+      problems.push(`foreign part ${p}: done by a run with other inputs, config or seed (fingerprint ${checked.foreign.slice(0, 12)}…)`);
     else problems.push(`corrupt part ${p}: ${checked.corrupt} (rerun the shard that owns it)`);
   }
   if (missing.length > 0) {
-    const perCount = counts.map((m) => `shard${new Set(missing.map((p) => p % m)).size > 1 ? 's' : ''} ${list([...new Set(missing.map((p) => p % m))].sort((a, b) => a - b))} of ${m}`);
+    const perCount = counts.map(
+      (m) => `shard${new Set(missing.map((p) => p % m)).size > 1 ? 's' : ''} ${list([...new Set(missing.map((p) => p % m))].sort((a, b) => a - b))} of ${m}`,
+    );
     problems.unshift(`missing parts: ${list(missing)} of ${inputs.parts}${perCount.length ? ` (${perCount.join('; ')} not finished)` : ''}`);
   }
   if (counts.length > 1) problems.push(`note: shards were started with different counts (${list(counts)}); parts are checked one by one`);
   if (problems.some((p) => !p.startsWith('note:'))) throw new MergeError(`${out}: cannot merge, nothing written:\n  ${problems.join('\n  ')}`);
 
-  const manifest = await writeManifest(out, buildManifest(descriptor, markers, buckets, describedManifestConfig(descriptor, inputs.tokenizer ?? null), inputs.records));
+  const manifest = await writeManifest(
+    out,
+    buildManifest(descriptor, markers, buckets, describedManifestConfig(descriptor, inputs.tokenizer ?? null), inputs.records),
+  );
   // The shard notes have served; the folder is now what one whole run leaves.
   await removeShardRecords(out);
   return { out, manifest, parts: inputs.parts, shards: counts };

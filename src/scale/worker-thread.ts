@@ -105,7 +105,8 @@ async function handle(req: BatchRequest): Promise<void> {
   const input = inputs[req.input]!;
   const n = req.meta.length / 4;
   const enc = new Encoder();
-  const reply = (index: RecordIndex[]) => parentPort!.postMessage({ id: req.id, index, out: enc.id, ...(enc.fresh ? { slab: enc.fresh } : {}), used: enc.at } satisfies BatchReply);
+  const reply = (index: RecordIndex[]) =>
+    parentPort!.postMessage({ id: req.id, index, out: enc.id, ...(enc.fresh ? { slab: enc.fresh } : {}), used: enc.at } satisfies BatchReply);
   let ctx: ProduceContext;
   try {
     ctx = await ready;
@@ -121,7 +122,16 @@ async function handle(req: BatchRequest): Promise<void> {
       const out = await produceRecord(ctx, { file: req.file, line, text: input.toString('utf8', off, off + len) }, pos, req.partIndex);
       const lines: [number, number][] = out.lines.map(([bucket, l]) => [BUCKETS.indexOf(bucket), enc.line(l)]);
       // The id as produceRecord notes it (only for a record that parsed), for the main thread's duplicate check.
-      index.push({ lines, counts: out.counts, reasons: out.reasons, teacher: out.teacher, recovery: out.recovery, outputs: out.outputs, ...(out.tokens ? { tokens: out.tokens } : {}), ...(out.id !== undefined ? { id: out.id } : {}) });
+      index.push({
+        lines,
+        counts: out.counts,
+        reasons: out.reasons,
+        teacher: out.teacher,
+        recovery: out.recovery,
+        outputs: out.outputs,
+        ...(out.tokens ? { tokens: out.tokens } : {}),
+        ...(out.id !== undefined ? { id: out.id } : {}),
+      });
     } catch (e) {
       index.push({ error: describe(e) });
     }

@@ -161,7 +161,16 @@ export class WorkerPool implements PartPool {
         lines.push([BUCKETS[k]!, [bytes.subarray(at, at + len)]]);
         at += len;
       }
-      const out: Output = { lines, counts: r.counts ?? {}, reasons: r.reasons ?? [], teacher: r.teacher ?? {}, recovery: r.recovery ?? {}, outputs: r.outputs ?? 0, ...(r.tokens ? { tokens: r.tokens } : {}), ...(r.id !== undefined ? { id: r.id } : {}) };
+      const out: Output = {
+        lines,
+        counts: r.counts ?? {},
+        reasons: r.reasons ?? [],
+        teacher: r.teacher ?? {},
+        recovery: r.recovery ?? {},
+        outputs: r.outputs ?? 0,
+        ...(r.tokens ? { tokens: r.tokens } : {}),
+        ...(r.id !== undefined ? { id: r.id } : {}),
+      };
       this.ofOutput.set(out, b);
       p.resolve(out);
     });
@@ -197,7 +206,12 @@ export class WorkerPool implements PartPool {
         if (!dup) return out;
         // The record is written as a reject made here; its output from the thread is dropped.
         this.written(b);
-        return this.hooks.produceHere({ file, line, text: b.input.toString('utf8', b.meta[i * 4 + 1], b.meta[i * 4 + 1]! + b.meta[i * 4 + 2]!) }, pos, partIndex, dup);
+        return this.hooks.produceHere(
+          { file, line, text: b.input.toString('utf8', b.meta[i * 4 + 1], b.meta[i * 4 + 1]! + b.meta[i * 4 + 2]!) },
+          pos,
+          partIndex,
+          dup,
+        );
       })
       .finally(() => this.noteDone(b));
     this.noted = done.catch(() => undefined);
@@ -264,7 +278,9 @@ export class WorkerPool implements PartPool {
           // Let replies and reads in between: a worker waiting for its next batch is lost CPU.
           await new Promise((resolve) => setImmediate(resolve));
           const [line, off, len, pos] = b.meta.slice(i * 4, i * 4 + 4) as [number, number, number, number];
-          this.hooks.produceHere({ file: b.file, line, text: b.input.toString('utf8', off, off + len) }, pos, b.partIndex).then(b.pending[i]!.resolve, b.pending[i]!.reject);
+          this.hooks
+            .produceHere({ file: b.file, line, text: b.input.toString('utf8', off, off + len) }, pos, b.partIndex)
+            .then(b.pending[i]!.resolve, b.pending[i]!.reject);
         }
         this.local.shift();
       }
@@ -301,7 +317,15 @@ export class WorkerPool implements PartPool {
       slabs.inputs.push(Buffer.from(slab));
     }
     b.input.copy(slabs.inputs[b.slabIn]!, 0, 0, b.used);
-    const req: BatchRequest = { id: b.id, partIndex: b.partIndex, file: b.file, input: b.slabIn, ...(slab ? { slab } : {}), meta: b.meta, free: slabs.free.splice(0) };
+    const req: BatchRequest = {
+      id: b.id,
+      partIndex: b.partIndex,
+      file: b.file,
+      input: b.slabIn,
+      ...(slab ? { slab } : {}),
+      meta: b.meta,
+      free: slabs.free.splice(0),
+    };
     this.workers[b.worker]!.postMessage(req);
   }
 

@@ -72,7 +72,8 @@ export async function runEpisode(
       } catch (e) {
         // A request the teacher refused ends this attempt; unavailability, fatal answers (401,
         // 403, 404) and cache misses end the run.
-        if (e instanceof TeacherRequestError) throw new EpisodeRejected(e.refusal === 'unusable' ? 'teacher_unusable_answer' : 'teacher_request_refused', e.message);
+        if (e instanceof TeacherRequestError)
+          throw new EpisodeRejected(e.refusal === 'unusable' ? 'teacher_unusable_answer' : 'teacher_request_refused', e.message);
         throw e;
       }
       stats.requests += reply.cached ? 0 : 1;
@@ -98,7 +99,12 @@ export async function runEpisode(
 type Ask = (req: TeacherRequest, step: TeacherStep) => Promise<TeacherReply>;
 
 /** One attempt: the teacher's answers fed into an episode until it is done or rejected, then settled. */
-async function runAttempt(setup: EpisodeSetup, sample: number, opts: EpisodeOptions, ask: Ask): Promise<AttemptResult & { callRetries: Partial<Record<CallFailureKind, number>> }> {
+async function runAttempt(
+  setup: EpisodeSetup,
+  sample: number,
+  opts: EpisodeOptions,
+  ask: Ask,
+): Promise<AttemptResult & { callRetries: Partial<Record<CallFailureKind, number>> }> {
   const world = sourceWorld(setup, opts);
   const ep = new Episode(world, opts, TEACHER_RULES);
   const result = (status: 'accepted' | 'rejected', kind?: TeacherRejectKind, reason?: string) => {
@@ -111,7 +117,10 @@ async function runAttempt(setup: EpisodeSetup, sample: number, opts: EpisodeOpti
     while (!ep.done) {
       const { turn, attempt, retry } = ep.position;
       const forceReply = ep.forcedReply;
-      const reply = await ask({ messages: ep.conversation as unknown as Message[], tools: setup.tools, toolChoice: forceReply ? 'none' : 'auto' }, { variantId: setup.variantId, turn, attempt, forceReply, sample, retry });
+      const reply = await ask(
+        { messages: ep.conversation as unknown as Message[], tools: setup.tools, toolChoice: forceReply ? 'none' : 'auto' },
+        { variantId: setup.variantId, turn, attempt, forceReply, sample, retry },
+      );
       if (reply.finishReason === 'length') throw new EpisodeRejected('teacher_truncated', 'teacher output was cut off (finish_reason length)');
       await ep.stepAsync(teacherMessage(reply));
     }

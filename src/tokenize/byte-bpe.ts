@@ -40,9 +40,27 @@ export interface ByteBpeModel {
  * ignore_merges, word prefixes or suffixes) — or null. (`ByteBpeCounter.of` checks the merges.)
  */
 export function plainByteBpe(model: unknown): ByteBpeModel | null {
-  const m = model as { type?: unknown; dropout?: unknown; byte_fallback?: unknown; ignore_merges?: unknown; continuing_subword_prefix?: unknown; end_of_word_suffix?: unknown; vocab?: unknown; merges?: unknown } | undefined;
+  const m = model as
+    | {
+        type?: unknown;
+        dropout?: unknown;
+        byte_fallback?: unknown;
+        ignore_merges?: unknown;
+        continuing_subword_prefix?: unknown;
+        end_of_word_suffix?: unknown;
+        vocab?: unknown;
+        merges?: unknown;
+      }
+    | undefined;
   if (!m || m.type !== 'BPE' || !Array.isArray(m.merges) || !m.vocab || typeof m.vocab !== 'object') return null;
-  if ((m.dropout ?? null) !== null || m.byte_fallback === true || m.ignore_merges === true || (m.continuing_subword_prefix ?? '') !== '' || (m.end_of_word_suffix ?? '') !== '') return null;
+  if (
+    (m.dropout ?? null) !== null ||
+    m.byte_fallback === true ||
+    m.ignore_merges === true ||
+    (m.continuing_subword_prefix ?? '') !== '' ||
+    (m.end_of_word_suffix ?? '') !== ''
+  )
+    return null;
   const vocab = m.vocab as Record<string, unknown>;
   if (!byteAlphabet().every((c) => idOf(vocab, c) !== undefined)) return null;
   return { vocab, merges: m.merges as Merges };
@@ -162,7 +180,7 @@ export class ByteBpeCounter {
   count(text: string): number {
     const s = /[^\x00-\x7f]/.test(text) ? text.normalize('NFC') : text;
     let n = 0;
-    for (let i = 0; i < s.length; ) {
+    for (let i = 0; i < s.length;) {
       const j = pieceEnd(s, i);
       // One ASCII character is one byte: one token of the byte-level alphabet.
       if (j === i + 1 && s.charCodeAt(i) < 128) n++;
@@ -276,7 +294,8 @@ export class ByteBpeCounter {
 class PairQueue {
   private readonly items: { rank: number; pos: number; left: number; right: number }[] = [];
 
-  push(rank: number, pos: number, left: number, right: number): void {    const a = this.items;
+  push(rank: number, pos: number, left: number, right: number): void {
+    const a = this.items;
     a.push({ rank, pos, left, right });
     let i = a.length - 1;
     while (i > 0) {

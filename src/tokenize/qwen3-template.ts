@@ -30,7 +30,8 @@ export interface Msg {
   tool_calls?: { function?: { name?: unknown; arguments?: unknown }; name?: unknown; arguments?: unknown }[] | null;
 }
 
-const TOOLS_INTRO = '# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>';
+const TOOLS_INTRO =
+  '# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>';
 const TOOLS_OUTRO =
   '\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n';
 

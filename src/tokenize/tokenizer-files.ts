@@ -19,7 +19,8 @@ export function lineSafe(t: { pre_tokenizer?: unknown; normalizer?: unknown; mod
   const normaliser = t.normalizer as { type?: string } | null | undefined;
   if (normaliser && normaliser.type !== 'NFC') return false;
   if (t.model?.type !== 'BPE') return false;
-  const pre = t.pre_tokenizer as { type?: string; pretokenizers?: { type?: string; pattern?: { Regex?: string }; behavior?: string; invert?: boolean; use_regex?: boolean }[] } | undefined;
+  const pre = t.pre_tokenizer as
+    { type?: string; pretokenizers?: { type?: string; pattern?: { Regex?: string }; behavior?: string; invert?: boolean; use_regex?: boolean }[] } | undefined;
   if (pre?.type !== 'Sequence' || pre.pretokenizers?.length !== 2) return false;
   const [split, bytes] = pre.pretokenizers;
   return (

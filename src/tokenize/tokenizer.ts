@@ -123,7 +123,14 @@ export class TokenCounter {
     this.lineSafe = lineSafe;
     this.native = info.template_sha256 === QWEN3_TEMPLATE_SHA256;
     const alternatives: string[] = [];
-    if (!strips && specials.length) alternatives.push(`(${[...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(escapeRegex).join('|')})`);
+    if (!strips && specials.length)
+      alternatives.push(
+        `(${[...specials]
+          .map((t) => t.content)
+          .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
+          .map(escapeRegex)
+          .join('|')})`,
+      );
     if (lineSafe) alternatives.push('(?<=\\n)(?=[^\\s\\p{M}])');
     const sorted = [...specials].map((t) => t.content).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
     this.specialsByLength = !strips && sorted.length && sorted.every((t) => t.startsWith('<')) ? sorted : null;
@@ -185,11 +192,19 @@ export class TokenCounter {
       if (n !== undefined && !check) return n;
       const whole = joinBlocks(renderQwen3(messages, known?.text ?? null, addGenerationPrompt));
       if (check && this.render(messages, tools, addGenerationPrompt) !== whole) {
-        throw new HsaError('HSA_INTERNAL', `the built-in Qwen3 template rendering differs from Jinja's for a record of ${messages.length} messages; please report this record`, 70);
+        throw new HsaError(
+          'HSA_INTERNAL',
+          `the built-in Qwen3 template rendering differs from Jinja's for a record of ${messages.length} messages; please report this record`,
+          70,
+        );
       }
       const counted = this.countText(whole);
       if (n !== undefined && counted !== n) {
-        throw new HsaError('HSA_INTERNAL', `the token count assembled from a record's parts (${n}) differs from the count of its rendered text (${counted}) for a record of ${messages.length} messages; please report this record`, 70);
+        throw new HsaError(
+          'HSA_INTERNAL',
+          `the token count assembled from a record's parts (${n}) differs from the count of its rendered text (${counted}) for a record of ${messages.length} messages; please report this record`,
+          70,
+        );
       }
       return counted;
     } catch (e) {
@@ -281,7 +296,11 @@ export class TokenCounter {
   private scan(text: string, mode: 'paragraphs' | 'lines' | 'new' = 'paragraphs'): number {
     const specials = this.specialsByLength!;
     const paragraphs = mode === 'paragraphs';
-    const piece = paragraphs ? (t: string) => this.paragraph(t) : mode === 'new' ? (t: string) => (t.length === text.length ? this.encodeCount(t) : this.segment(t)) : (t: string) => this.segment(t);
+    const piece = paragraphs
+      ? (t: string) => this.paragraph(t)
+      : mode === 'new'
+        ? (t: string) => (t.length === text.length ? this.encodeCount(t) : this.segment(t))
+        : (t: string) => this.segment(t);
     let n = 0;
     let last = 0;
     let nl = this.lineSafe ? text.indexOf('\n') : -1;
@@ -349,20 +368,31 @@ export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
     dir = spec;
     const st = await stat(dir).catch(() => null);
     if (!st) throw new UsageError(`--tokenizer ${spec}: neither a built-in tokenizer (${Object.keys(BUILTIN).join(', ')}) nor an existing folder`);
-    if (!st.isDirectory()) throw new UsageError(`--tokenizer ${spec}: not a folder (give a folder with tokenizer.json and tokenizer_config.json, or ${Object.keys(BUILTIN).join(', ')})`);
+    if (!st.isDirectory())
+      throw new UsageError(
+        `--tokenizer ${spec}: not a folder (give a folder with tokenizer.json and tokenizer_config.json, or ${Object.keys(BUILTIN).join(', ')})`,
+      );
   }
   const tokenizerFile = path.join(dir, 'tokenizer.json');
   const configFile = path.join(dir, 'tokenizer_config.json');
   const tokenizerText = await readRequired(tokenizerFile, spec);
   const configText = await readRequired(configFile, spec);
   const tokenizerSha = sha256(tokenizerText);
-  const tokenizerJson = parseJson(tokenizerFile, tokenizerText) as { added_tokens?: AddedToken[]; pre_tokenizer?: unknown; normalizer?: unknown; model?: { type?: string } };
+  const tokenizerJson = parseJson(tokenizerFile, tokenizerText) as {
+    added_tokens?: AddedToken[];
+    pre_tokenizer?: unknown;
+    normalizer?: unknown;
+    model?: { type?: string };
+  };
   const config = parseJson(configFile, configText) as Record<string, unknown>;
   let templateText = pickTemplate(config.chat_template, configFile);
   if (templateText === undefined) {
     const jinjaFile = path.join(dir, 'chat_template.jinja');
     templateText = await readFile(jinjaFile, 'utf8').catch(() => undefined);
-    if (templateText === undefined) throw new UnreadableInputError(`${configFile}: chat_template: missing (and no chat_template.jinja beside it); a token count needs the model's chat template`);
+    if (templateText === undefined)
+      throw new UnreadableInputError(
+        `${configFile}: chat_template: missing (and no chat_template.jinja beside it); a token count needs the model's chat template`,
+      );
   }
   let template: Template;
   try {
@@ -393,7 +423,11 @@ export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
       }
     : general(tokenizerJson);
   // A folder is named by its last component, so manifests do not depend on how its path was spelled.
-  const info: TokenizerInfo = { name: BUILTIN[spec] ? spec : path.basename(path.resolve(spec)), tokenizer_sha256: tokenizerSha, template_sha256: sha256(templateText) };
+  const info: TokenizerInfo = {
+    name: BUILTIN[spec] ? spec : path.basename(path.resolve(spec)),
+    tokenizer_sha256: tokenizerSha,
+    template_sha256: sha256(templateText),
+  };
   return new TokenCounter(info, encoder, template, templateVariables(config), specials, safe, fast);
 }
 

@@ -89,10 +89,27 @@ export function variantId(sourceId: string, k: number): string {
  * The K-th variant's state and plan only, without the rewritten reference: enough for a teacher
  * episode, whose own checks decide (used by the openai teacher when no fallback needs a reference).
  */
-export function sampleOne(source: Trajectory, harness: Harness, transforms: readonly ResolvedTransform[], seed: string | number, k: number, words: WordLists, pool?: StatePool): AugmentedVariant {
+export function sampleOne(
+  source: Trajectory,
+  harness: Harness,
+  transforms: readonly ResolvedTransform[],
+  seed: string | number,
+  k: number,
+  words: WordLists,
+  pool?: StatePool,
+): AugmentedVariant {
   const slot = pool && pool.size > 0 ? pool.slotFor(source.id, k) : null;
   const variant = slot !== null ? pool!.get(slot) : sampleVariant(harness, source, transforms, seed, k, words);
-  return { id: variantId(source.id, k), index: k, record: source, variant, checks: { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] }, failures: [], slot, promptText: promptTextLeaks(source, variant, harness) };
+  return {
+    id: variantId(source.id, k),
+    index: k,
+    record: source,
+    variant,
+    checks: { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] },
+    failures: [],
+    slot,
+    promptText: promptTextLeaks(source, variant, harness),
+  };
 }
 
 export function augmentOne(
@@ -122,7 +139,16 @@ function finish(source: Trajectory, harness: Harness, variant: Variant, k: numbe
   const checks = unchanged
     ? { calls: [], leaks: [], roundTrip: [], rules: [], bodies: [] }
     : checkVariant(source, record, variant.plan, harness, variant.state, { roundTrip: exactOnly, rules: semantic });
-  return { id: variantId(source.id, k), index: k, record, variant, checks, failures: reportFailures(checks), slot, promptText: promptTextLeaks(source, variant, harness) };
+  return {
+    id: variantId(source.id, k),
+    index: k,
+    record,
+    variant,
+    checks,
+    failures: reportFailures(checks),
+    slot,
+    promptText: promptTextLeaks(source, variant, harness),
+  };
 }
 
 const NO_LEAKS: string[] = [];
@@ -135,8 +161,14 @@ function promptTextLeaks(source: Trajectory, variant: Variant, harness: Harness)
   if (finder.size === 0) return NO_LEAKS;
   const out: string[] = [];
   layout.outer.forEach((text, i) => {
-    const where = i === 0 ? 'before the first section' : i === layout.ids.length ? 'after the last section' : `between sections "${layout.ids[i - 1]}" and "${layout.ids[i]}"`;
-    for (const name of finder.mentions(text, 'record')) out.push(`messages.0: the record's own prompt text ${where} mentions old name "${name}" (kept verbatim)`);
+    const where =
+      i === 0
+        ? 'before the first section'
+        : i === layout.ids.length
+          ? 'after the last section'
+          : `between sections "${layout.ids[i - 1]}" and "${layout.ids[i]}"`;
+    for (const name of finder.mentions(text, 'record'))
+      out.push(`messages.0: the record's own prompt text ${where} mentions old name "${name}" (kept verbatim)`);
   });
   return out;
 }

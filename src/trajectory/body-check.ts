@@ -79,7 +79,7 @@ function bodyShape(body: string, unorderedSkill: boolean): ShapeLine[] {
   };
   const topBullet = (i: number) => !code[i] && !BODY_THEMATIC.test(raw[i]!) && BODY_BULLET.exec(raw[i]!)?.[1] === '';
   const out: ShapeLine[] = [];
-  for (let i = 0; i < raw.length; ) {
+  for (let i = 0; i < raw.length;) {
     if (!topBullet(i)) {
       out.push({ text: norm(raw[i]!, i), line: i + 1 });
       i++;

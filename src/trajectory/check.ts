@@ -57,7 +57,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
     }
   }
 
-  const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, (t.function.parameters ?? { type: 'object', properties: {} })])) : null;
+  const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, t.function.parameters ?? { type: 'object', properties: {} }])) : null;
 
   const prefix = h.hookMessages.namePrefix;
   const seenCallIds = new Set<string>();
@@ -104,7 +104,10 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
     }
     if (m.role === 'tool') {
       if (!open.has(m.tool_call_id)) {
-        add(`${mp}.tool_call_id`, seenCallIds.has(m.tool_call_id) ? `tool call "${m.tool_call_id}" is answered twice` : `no tool call "${m.tool_call_id}" before this tool message`);
+        add(
+          `${mp}.tool_call_id`,
+          seenCallIds.has(m.tool_call_id) ? `tool call "${m.tool_call_id}" is answered twice` : `no tool call "${m.tool_call_id}" before this tool message`,
+        );
       }
       open.delete(m.tool_call_id);
     }
@@ -140,11 +143,15 @@ function checkUserTexts(rec: Trajectory, h: Harness, add: (path: string, message
   const i = firstUserTurn(rec, h);
   if (i < 0) return add('messages', `no user message: prompt.user_sections of harness ${h.name} are found in the first user turn`);
   const m = rec.messages[i]!;
-  if (typeof m.content !== 'string') return add(`messages.${i}.content`, 'prompt.user_sections: the first user turn must be a string to hold the harness text (it is a list of parts)');
+  if (typeof m.content !== 'string')
+    return add(`messages.${i}.content`, 'prompt.user_sections: the first user turn must be a string to hold the harness text (it is a list of parts)');
   const found = locateUserTexts(h, m.content);
   if ('missing' in found) {
     const text = h.userTexts!.find((u) => u.id === found.missing)!.text;
-    return add(`messages.${i}.content`, `first user turn: section "${found.missing}" of prompt.user_sections is not in it${found.after ? ` after section "${found.after}"` : ''}: ${shortDiff(text, m.content)}`);
+    return add(
+      `messages.${i}.content`,
+      `first user turn: section "${found.missing}" of prompt.user_sections is not in it${found.after ? ` after section "${found.after}"` : ''}: ${shortDiff(text, m.content)}`,
+    );
   }
   setUserTextLayout(m, found);
 }
@@ -162,7 +169,13 @@ export function firstUserTurn(rec: { messages: readonly { role: string; name?: s
  * record's; `replace` puts the rendered harness in place of the logged message (a warning says how
  * much was dropped); `match` reports the first differing line.
  */
-function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: CheckContext, add: (path: string, message: string, severity?: Problem['severity']) => void): void {
+function checkSystemMessage(
+  rec: Trajectory,
+  h: Harness,
+  expected: string,
+  at: CheckContext,
+  add: (path: string, message: string, severity?: Problem['severity']) => void,
+): void {
   const first = rec.messages[0]!;
   const actual = textOf(first.content);
   const outcome = (prompt: PromptOutcome, discardedChars?: number) => {
@@ -184,7 +197,10 @@ function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: C
       const i = actual.indexOf(s.text, pos);
       if (i < 0) {
         const near = pos === 0 ? '' : ` after section "${sections[outer.length - 1]!.id}"`;
-        return add('messages.0.content', `system message: section "${s.id}" of the harness is not in it${near} (--system-prompt locate looks for every section, in order): ${shortDiff(s.text, actual.slice(pos))}`);
+        return add(
+          'messages.0.content',
+          `system message: section "${s.id}" of the harness is not in it${near} (--system-prompt locate looks for every section, in order): ${shortDiff(s.text, actual.slice(pos))}`,
+        );
       }
       outer.push(actual.slice(pos, i));
       pos = i + s.text.length;
@@ -195,7 +211,11 @@ function checkSystemMessage(rec: Trajectory, h: Harness, expected: string, at: C
   }
   if (mode === 'replace') {
     rec.messages[0] = { ...first, content: expected };
-    add('messages.0.content', `system message replaced by the rendered harness (--system-prompt replace): the logged message's ${actual.length} characters are dropped`, 'warning');
+    add(
+      'messages.0.content',
+      `system message replaced by the rendered harness (--system-prompt replace): the logged message's ${actual.length} characters are dropped`,
+      'warning',
+    );
     return outcome('replaced', actual.length);
   }
   // Every section of the harness inside the logged message, in order, with text of the log's own
@@ -232,7 +252,11 @@ const factsByHarness = new WeakMap<Harness, HarnessFacts>();
 function harnessFacts(h: Harness): HarnessFacts {
   let f = factsByHarness.get(h);
   if (!f) {
-    f = { harnessTools: new Map(h.tools.map((t) => [t.name, t.parameters])), skills: new Set(h.skills.map((s) => s.id)), hooks: new Set(h.hooks.map((k) => k.id)) };
+    f = {
+      harnessTools: new Map(h.tools.map((t) => [t.name, t.parameters])),
+      skills: new Set(h.skills.map((s) => s.id)),
+      hooks: new Set(h.hooks.map((k) => k.id)),
+    };
     factsByHarness.set(h, f);
   }
   return f;

@@ -112,7 +112,13 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
   // Structural places. The state's own tool list is checked once per state.
   const ownTools = rec.tools === undefined || rec.tools === renderTools(to);
   if (ownTools) out.push(...lc.stateTools);
-  else out.push(...toolListLeaks(rec.tools!.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })), lc));
+  else
+    out.push(
+      ...toolListLeaks(
+        rec.tools!.map((t) => ({ name: t.function.name, parameters: t.function.parameters ?? {} })),
+        lc,
+      ),
+    );
   const prefix = to.hookMessages.namePrefix;
   const callSchemas = rec.tools ? schemasOf(rec.tools) : stateSchemas(to);
   rec.messages.forEach((m, i) => {
@@ -130,7 +136,8 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       if (args === NOT_JSON) return;
       // Position by position against the record's own schema (keysLeftUnrenamed): a key the
       // source's call carried where its schema does not declare it is data, left as written.
-      if (renames) for (const key of keysLeftUnrenamed(args, callSchemas.get(c.function.name), (k) => renames.get(k))) out.push(`${where()}: old parameter "${key}"`);
+      if (renames)
+        for (const key of keysLeftUnrenamed(args, callSchemas.get(c.function.name), (k) => renames.get(k))) out.push(`${where()}: old parameter "${key}"`);
       if (loads) {
         const v = getPath(args, to.skillLoader!.argument);
         if (typeof v === 'string' && lc.oldSkills.has(v)) out.push(`${where()}: loads old skill name "${v}"`);
@@ -171,8 +178,7 @@ export function checkLeaks(rec: Trajectory, plan: RewritePlan, from: Harness, to
       // Harness text in the first user turn (prompt.user_sections) is read like the prompt; the user's words around it are data.
       const layout = userTextLayout(m, m.content);
       if (layout) for (const t of layout.texts) scan(i, t);
-    }
-    else if (m.role === 'assistant') {
+    } else if (m.role === 'assistant') {
       scan(i, textOf(m.content));
       for (const c of m.tool_calls ?? []) {
         if (!to.skillLoader || c.function.name !== to.skillLoader.tool) continue;
@@ -245,7 +251,16 @@ function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
   const oldTools = gone(plan.tools);
   // (Patterns without the global flag: `test` then keeps no position between calls.)
   const gluedOldTools = [...oldTools].filter(distinctiveName).map((n) => [n, new RegExp(gluedNamePattern(n).source)] as const);
-  const lc: LeakContext = { oldTools, oldSkills: gone(plan.skills), oldHooks: gone(plan.hooks), inverseTools, params, keyRenamesByTool, stateTools: [], gluedOldTools };
+  const lc: LeakContext = {
+    oldTools,
+    oldSkills: gone(plan.skills),
+    oldHooks: gone(plan.hooks),
+    inverseTools,
+    params,
+    keyRenamesByTool,
+    stateTools: [],
+    gluedOldTools,
+  };
   lc.stateTools = toolListLeaks(to.tools, lc);
   return lc;
 }
@@ -255,7 +270,8 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
   for (const t of tools) {
     if (lc.oldTools.has(t.name)) out.push(`tools: old tool name "${t.name}"`);
     if (lc.gluedOldTools.length > 0) {
-      for (const title of schemaTitles(t.parameters)) for (const [old, re] of lc.gluedOldTools) if (re.test(title)) out.push(`tools.${t.name}: title "${clip(title)}" spells old tool name "${old}"`);
+      for (const title of schemaTitles(t.parameters))
+        for (const [old, re] of lc.gluedOldTools) if (re.test(title)) out.push(`tools.${t.name}: title "${clip(title)}" spells old tool name "${old}"`);
     }
     const renamed = lc.params[mapId(lc.inverseTools, t.name)];
     if (renamed === undefined) continue;
@@ -274,7 +290,9 @@ function toolListLeaks(tools: readonly { name: string; parameters: unknown }[], 
       else if (discriminators.includes(old)) out.push(`tools.${t.name}: discriminator names old parameter "${old}"`);
     }
     // Objects of `default`/`examples`/`const`/`enum` values keyed by an old name where the schema declares the new one.
-    if (leaves.size > 0) for (const left of valueKeysLeftUnrenamed(t.parameters, (k) => leaves.get(k))) out.push(`tools.${t.name}: ${left.replace(/: (.*)$/, ' value keeps old parameter "$1"')}`);
+    if (leaves.size > 0)
+      for (const left of valueKeysLeftUnrenamed(t.parameters, (k) => leaves.get(k)))
+        out.push(`tools.${t.name}: ${left.replace(/: (.*)$/, ' value keeps old parameter "$1"')}`);
   }
   return out;
 }
@@ -400,4 +418,3 @@ function collectTitles(s: unknown, out: string[] = []): string[] {
   }
   return out;
 }
-

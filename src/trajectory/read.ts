@@ -90,7 +90,10 @@ export function renameCalls(rec: Trajectory, names: ReadonlyMap<string, string>)
   const to = (n: string) => (own.has(n) ? undefined : names.get(n));
   rec.messages.forEach((m, i) => {
     if (m.role === 'assistant' && m.tool_calls?.some((c) => to(c.function.name) !== undefined)) {
-      rec.messages[i] = { ...m, tool_calls: m.tool_calls.map((c) => (to(c.function.name) === undefined ? c : { ...c, function: { ...c.function, name: to(c.function.name)! } })) };
+      rec.messages[i] = {
+        ...m,
+        tool_calls: m.tool_calls.map((c) => (to(c.function.name) === undefined ? c : { ...c, function: { ...c.function, name: to(c.function.name)! } })),
+      };
     } else if (m.role === 'tool' && typeof m.name === 'string' && to(m.name) !== undefined) {
       rec.messages[i] = { ...m, name: to(m.name)! };
     }
@@ -142,7 +145,14 @@ export function uniqueCallIds(rec: Trajectory, file: string, line: number): Prob
           while (ids.has((id = `${c.id}~${n}`))) n++;
           ids.add(id);
           changed = true;
-          warnings.push({ file, line, id: rec.id, path: `messages.${i}.tool_calls.${k}.id`, message: `tool call id "${c.id}" is used again (first at ${use.first}); written as "${id}"`, severity: 'warning' });
+          warnings.push({
+            file,
+            line,
+            id: rec.id,
+            path: `messages.${i}.tool_calls.${k}.id`,
+            message: `tool call id "${c.id}" is used again (first at ${use.first}); written as "${id}"`,
+            severity: 'warning',
+          });
         }
         open.push({ original: c.id, id, message: i });
         return id === c.id ? c : { ...c, id };

@@ -22,7 +22,8 @@ export const PREAMBLE_NAME = 'harness:preamble';
  */
 export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harness, to: Harness): Trajectory {
   const text = textRewriterFor(plan, from);
-  const rw = (c: TextContent): TextContent => (typeof c === 'string' ? text.rewrite(c, 'record') : c.map((p) => ({ ...p, text: text.rewrite(p.text, 'record') })));
+  const rw = (c: TextContent): TextContent =>
+    typeof c === 'string' ? text.rewrite(c, 'record') : c.map((p) => ({ ...p, text: text.rewrite(p.text, 'record') }));
   const fromPrefix = from.hookMessages.namePrefix;
   const toPrefix = to.hookMessages.namePrefix;
   const loaderCalls = new Map<string, string>(); // call id → original skill id
@@ -146,7 +147,11 @@ function frontMatterName(text: string, from: string, to: string): string {
   if (from === to || !text.startsWith('---')) return text;
   const end = text.indexOf('\n---', 3);
   if (end < 0) return text;
-  const head = text.slice(0, end).replace(/^(name:[ \t]*)(["']?)([^"'\r\n]*?)\2([ \t]*)$/m, (all, key: string, q: string, v: string, sp: string) => (v === from ? `${key}${q}${to}${q}${sp}` : all));
+  const head = text
+    .slice(0, end)
+    .replace(/^(name:[ \t]*)(["']?)([^"'\r\n]*?)\2([ \t]*)$/m, (all, key: string, q: string, v: string, sp: string) =>
+      v === from ? `${key}${q}${to}${q}${sp}` : all,
+    );
   return head + text.slice(end);
 }
 
@@ -197,7 +202,13 @@ const NO_TOOLS: readonly string[] = [];
  */
 export function declares(h: Harness, name: string): boolean {
   const idx = toolIndex(h);
-  return idx.byName.has(name) || idx.propertyOwners.has(name) || h.skills.some((s) => s.id === name) || h.hooks.some((k) => k.id === name) || h.sections.some((s) => s.id === name);
+  return (
+    idx.byName.has(name) ||
+    idx.propertyOwners.has(name) ||
+    h.skills.some((s) => s.id === name) ||
+    h.hooks.some((k) => k.id === name) ||
+    h.sections.some((s) => s.id === name)
+  );
 }
 
 /**
@@ -349,6 +360,10 @@ function refeed(content: string, fromHook: Hook | undefined, toHook: Hook | unde
 
 function toolChannelHook(h: Harness, tool: string, content: string): Hook | undefined {
   return h.hooks.find(
-    (k) => k.channel === 'tool' && (k.event === 'pre_tool_use' || k.event === 'post_tool_use') && (!k.matcher || k.matcher.includes(tool)) && parseFeedback(k.feedback, content) !== null,
+    (k) =>
+      k.channel === 'tool' &&
+      (k.event === 'pre_tool_use' || k.event === 'post_tool_use') &&
+      (!k.matcher || k.matcher.includes(tool)) &&
+      parseFeedback(k.feedback, content) !== null,
   );
 }

@@ -1,10 +1,7 @@
 import { z } from 'zod';
 import { mcpToolSchema } from '../harness/schema.js';
 
-const textContent = z.union([
-  z.string(),
-  z.array(z.strictObject({ type: z.literal('text'), text: z.string() })),
-]);
+const textContent = z.union([z.string(), z.array(z.strictObject({ type: z.literal('text'), text: z.string() }))]);
 
 const toolCall = z.strictObject({
   id: z.string().min(1),
@@ -135,7 +132,8 @@ export function isTrajectoryShape(v: unknown): boolean {
   if (!isObj(v) || !onlyKeys(v, RECORD_KEYS) || !isNonEmpty(v.id)) return false;
   if (v.harness !== undefined) {
     const h = v.harness;
-    if (!isObj(h) || !onlyKeys(h, HARNESS_KEYS) || typeof h.name !== 'string' || !(typeof h.version === 'string' || typeof h.version === 'number')) return false;
+    if (!isObj(h) || !onlyKeys(h, HARNESS_KEYS) || typeof h.name !== 'string' || !(typeof h.version === 'string' || typeof h.version === 'number'))
+      return false;
   }
   if (v.context !== undefined && !isObj(v.context)) return false;
   if (v.meta !== undefined && !isObj(v.meta)) return false;

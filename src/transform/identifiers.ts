@@ -182,4 +182,3 @@ export function eligibleIdentifiers(text: string): ReadonlySet<string> {
 
 /** A name an identifier token can be: OpenAI-name characters, parts joined by `.`, `:` or `/`. */
 export const TOKEN_NAME = /^[A-Za-z0-9_-]+(?:[.:/][A-Za-z0-9_-]+)*$/;
-

@@ -127,7 +127,10 @@ export function fillIdStyle(template: string, prefix: string, rng: Rng): string 
 
 /** The context that decides synonym senses for an element: its descriptions and its name's words. */
 export function namingContext(name: string, ...texts: (string | undefined)[]): WordContext {
-  return new LazyWordContext(texts.filter((t): t is string => typeof t === 'string'), nameWords(name));
+  return new LazyWordContext(
+    texts.filter((t): t is string => typeof t === 'string'),
+    nameWords(name),
+  );
 }
 
 // Names repeat: a state's names are its source's names, met again in every variant, and parameter

@@ -37,7 +37,8 @@ export function renamedAwayNames(p: RewritePlan): Set<string> {
   const out = new Set<string>();
   for (const m of [p.tools, p.skills, p.hooks]) for (const [a, b] of Object.entries(m)) if (a !== b) out.add(a);
   for (const ops of Object.values(p.args)) {
-    for (const op of ops) if (op.op === 'rename') for (const [path, leaf] of Object.entries(op.paths)) if (path.split('.').pop() !== leaf) out.add(path.split('.').pop()!);
+    for (const op of ops)
+      if (op.op === 'rename') for (const [path, leaf] of Object.entries(op.paths)) if (path.split('.').pop() !== leaf) out.add(path.split('.').pop()!);
   }
   return out;
 }
@@ -175,7 +176,8 @@ function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
     const v = value[k];
     const path = prefix === '' ? k : `${prefix}.${k}`;
     // A value with no renamed path below it is taken as it is (values are never modified).
-    out[Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : k] = v !== null && typeof v === 'object' && inner.has(path) ? renameKeys(v, paths, path) : v;
+    out[Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : k] =
+      v !== null && typeof v === 'object' && inner.has(path) ? renameKeys(v, paths, path) : v;
   }
   return out;
 }
@@ -249,7 +251,10 @@ function computeNetParamRenames(p: RewritePlan): NetParamRenames {
       for (const [orig, segs] of current) byCurrent.set(segs.join('.'), orig);
       for (const path of Object.keys(op.paths)) if (!byCurrent.has(path)) current.set(path, path.split('.'));
       for (const [orig, segs] of current) {
-        current.set(orig, segs.map((seg, i) => leafName(op.paths, segs.slice(0, i + 1).join('.'), seg)));
+        current.set(
+          orig,
+          segs.map((seg, i) => leafName(op.paths, segs.slice(0, i + 1).join('.'), seg)),
+        );
       }
     }
     const net: IdMap = dictionary();

@@ -71,7 +71,8 @@ export function renameSchemaProperties(schema: JsonSchema, paths: Record<string,
       const props = keyedObject();
       for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
         const path = prefix === '' ? name : `${prefix}.${name}`;
-        props[paths[path] ?? name] = sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, names, path) : sub;
+        props[paths[path] ?? name] =
+          sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, names, path) : sub;
       }
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) {
@@ -333,7 +334,8 @@ export function sharedPropertyNames(schema: object): ReadonlySet<string> {
     const names = new Set<string>();
     for (const ref of refs) {
       const target = resolveLocalRef(schema, ref);
-      if (target !== null && typeof target === 'object') walkFrom(target, (path) => names.add(path.slice(path.lastIndexOf('.') + 1)), '', schema, new Set([schema, target]), undefined, { left: WALK_BUDGET });
+      if (target !== null && typeof target === 'object')
+        walkFrom(target, (path) => names.add(path.slice(path.lastIndexOf('.') + 1)), '', schema, new Set([schema, target]), undefined, { left: WALK_BUDGET });
     }
     out = names;
   }
@@ -353,11 +355,21 @@ export function recursivePropertyNames(schema: object): ReadonlySet<string> {
   let out = recursiveBySchema.get(schema);
   if (out) return out;
   const cycles = new Set<object>();
-  if (JSON.stringify(schema).includes('"$ref"')) walkFrom(schema, () => {}, '', schema, new Set([schema]), (target) => cycles.add(target), { left: WALK_BUDGET });
+  if (JSON.stringify(schema).includes('"$ref"'))
+    walkFrom(
+      schema,
+      () => {},
+      '',
+      schema,
+      new Set([schema]),
+      (target) => cycles.add(target),
+      { left: WALK_BUDGET },
+    );
   if (cycles.size === 0) out = NONE;
   else {
     const names = new Set<string>();
-    for (const target of cycles) walkFrom(target, (path) => names.add(path.slice(path.lastIndexOf('.') + 1)), '', schema, new Set([target]), undefined, { left: WALK_BUDGET });
+    for (const target of cycles)
+      walkFrom(target, (path) => names.add(path.slice(path.lastIndexOf('.') + 1)), '', schema, new Set([target]), undefined, { left: WALK_BUDGET });
     out = names;
   }
   recursiveBySchema.set(schema, out);
@@ -391,7 +403,8 @@ function renamePointer(ref: string, paths: Record<string, string>): string {
  * schemas are replaced, never changed in place.
  */
 function hasInnerNames(schema: object): boolean {
-  for (const k in schema) if (k === 'properties' || k === 'required' || k === 'items' || k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === '$ref' || k === 'discriminator') return true;
+  for (const k in schema)
+    if (k === 'properties' || k === 'required' || k === 'items' || k === 'anyOf' || k === 'oneOf' || k === 'allOf' || k === '$ref' || k === 'discriminator')
+      return true;
   return false;
 }
-

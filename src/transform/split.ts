@@ -13,7 +13,10 @@ const SPLIT_KEY = 'hsa-split-v1';
 
 /** The name with case and separators removed: `getItem`, `get_item` and `GET-ITEM` are one name. */
 function normalised(name: string): string {
-  return name.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
+  return name
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
 }
 
 /** The split a name belongs to: a keyed hash of its normalised form into two buckets. */
@@ -31,7 +34,8 @@ export function splitOf(name: string): Split {
 export function splitWordLists(words: WordLists, split: Split): WordLists {
   const mine = (w: string) => splitOf(w) === split;
   const synonyms = new Map<string, SynonymEntry>();
-  for (const [word, e] of words.synonyms) synonyms.set(word, { neutral: e.neutral.filter(mine), senses: e.senses.map((s) => ({ ...s, words: s.words.filter(mine) })) });
+  for (const [word, e] of words.synonyms)
+    synonyms.set(word, { neutral: e.neutral.filter(mine), senses: e.senses.map((s) => ({ ...s, words: s.words.filter(mine) })) });
   return {
     ...words,
     synonyms,

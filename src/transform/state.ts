@@ -305,7 +305,8 @@ function collectPropertyNames(s: unknown, out: string[]): void {
     if (!(key in o)) continue;
     const v = o[key];
     // `$defs` and `definitions` map names to schemas (models a `$ref` points at): their schemas are read.
-    if ((key === '$defs' || key === 'definitions') && v !== null && typeof v === 'object' && !Array.isArray(v)) for (const id of Object.keys(v)) collectPropertyNames((v as Record<string, unknown>)[id], out);
+    if ((key === '$defs' || key === 'definitions') && v !== null && typeof v === 'object' && !Array.isArray(v))
+      for (const id of Object.keys(v)) collectPropertyNames((v as Record<string, unknown>)[id], out);
     else collectPropertyNames(v, out);
   }
 }

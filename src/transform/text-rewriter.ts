@@ -15,11 +15,7 @@ export class TextRewriter {
    * `owners`: for parameter names among the keys, the names of the tools that have them (every
    * spelling a text may use). Only the reference rules (rewriteReferences) read it.
    */
-  constructor(
-    map: Record<string, string> | ReadonlyMap<string, string>,
-    owners?: ReadonlyMap<string, ReadonlySet<string>>,
-    others?: () => Iterable<string>,
-  ) {
+  constructor(map: Record<string, string> | ReadonlyMap<string, string>, owners?: ReadonlyMap<string, ReadonlySet<string>>, others?: () => Iterable<string>) {
     const entries = (map instanceof Map ? [...map.entries()] : Object.entries(map)).filter(([a, b]) => a !== b && a !== '');
     this.map = new Map(entries);
     this.keys = entries.map(([k]) => k);
@@ -115,7 +111,13 @@ export class TextRewriter {
     const t = this.tokens(text, scope);
     if (t === null) return text;
     const lit = this.literalHits(text, false);
-    if (lit.length > 0) return this.splice(text, t, t.words.flatMap((w, i) => (this.map.has(w) ? [i] : [])), lit);
+    if (lit.length > 0)
+      return this.splice(
+        text,
+        t,
+        t.words.flatMap((w, i) => (this.map.has(w) ? [i] : [])),
+        lit,
+      );
     if (!this.touches(t)) return text;
     let out = '';
     let last = 0;
@@ -252,10 +254,17 @@ function longerNames(literal: readonly string[], others: Iterable<string>, map: 
  */
 function literalFinder(keys: readonly string[], longer: readonly string[]): RegExp {
   const esc = (k: string) => k.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&') + (k.includes(' ') ? '(?![ \\t]+[A-Z])' : '');
-  const alt = (ks: string[]) => ks.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map(esc).join('|') || '(?!)';
+  const alt = (ks: string[]) =>
+    ks
+      .sort((a, b) => b.length - a.length || (a < b ? -1 : 1))
+      .map(esc)
+      .join('|') || '(?!)';
   const prose = alt([...keys.filter(countsInProse), ...longer]);
   const plain = alt(keys.filter((k) => !countsInProse(k)));
-  return new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)(${prose})(?![A-Za-z0-9_]|-[A-Za-z0-9])|\`(${plain})(?=[\`(])|"(${plain})"(?=\\s*:)|(?<="name"\\s*:\\s*)"(${plain})"|(?<="required"\\s*:\\s*\\[[^\\][{}]*)"(${plain})"`, 'g');
+  return new RegExp(
+    `(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)(${prose})(?![A-Za-z0-9_]|-[A-Za-z0-9])|\`(${plain})(?=[\`(])|"(${plain})"(?=\\s*:)|(?<="name"\\s*:\\s*)"(${plain})"|(?<="required"\\s*:\\s*\\[[^\\][{}]*)"(${plain})"`,
+    'g',
+  );
 }
 
 /** Whether a text holds one of some keys as a substring. */

@@ -121,7 +121,8 @@ function keptNames(source: Harness, rec: VariantRecord | undefined): ReadonlySet
   for (const text of layout.outer) for (const name of eligibleIdentifiers(text)) kept.add(name);
   for (const t of source.tools) if (t.sourceName !== t.name && kept.has(t.sourceName)) kept.add(t.name);
   // A source name that is no identifier token (`Get Weather`) is never among them: looked for as written.
-  for (const t of source.tools) if (t.sourceName !== t.name && !kept.has(t.name) && /[^\w.:/-]/.test(t.sourceName) && layout.outer.some((x) => x.includes(t.sourceName))) kept.add(t.name);
+  for (const t of source.tools)
+    if (t.sourceName !== t.name && !kept.has(t.name) && /[^\w.:/-]/.test(t.sourceName) && layout.outer.some((x) => x.includes(t.sourceName))) kept.add(t.name);
   return kept;
 }
 
@@ -155,7 +156,9 @@ export function sampleVariant(
     const options = t.options as z.output<typeof t.def.options>;
     const isTaken = (name: string) => sourceNames.has(name) || recWords.has(name) || stateIdentifiers(current).has(name);
     // (Literals rather than spreads: a spread in an object literal is a runtime call, per transform per state.)
-    const ctx: TransformContext<typeof options> = record ? { options, rng, words, source, plan, record, isTaken } : { options, rng, words, source, plan, isTaken };
+    const ctx: TransformContext<typeof options> = record
+      ? { options, rng, words, source, plan, record, isTaken }
+      : { options, rng, words, source, plan, isTaken };
     if (keep !== undefined) ctx.keep = keep;
     const result = t.def.apply(state, ctx);
     if (!result) continue;

@@ -56,7 +56,13 @@ export async function globFiles(patterns: readonly string[], cwd?: string): Prom
     for (const e of entries) {
       if (e.name.startsWith('.') || !e.name.endsWith(ext!)) continue;
       // A link counts as what it points to (a broken link is no file), as fast-glob follows links.
-      const file = e.isFile() || (e.isSymbolicLink() && (await stat(path.join(cwd ?? '.', dir!, e.name)).then((s) => s.isFile(), () => false)));
+      const file =
+        e.isFile() ||
+        (e.isSymbolicLink() &&
+          (await stat(path.join(cwd ?? '.', dir!, e.name)).then(
+            (s) => s.isFile(),
+            () => false,
+          )));
       if (file) out.add(`${dir}${e.name}`);
     }
   }

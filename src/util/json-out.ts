@@ -104,7 +104,10 @@ function append(pieces: Pieces, before: string, own: readonly (string | Uint8Arr
  * is `JSON.stringify(messages)`. Messages for which `reused` says yes are shown by several records
  * (a source's messages, in each of its variants): their encoded JSON is kept with the object.
  */
-export function messagesWriter(contentJson: (message: object) => readonly (string | Uint8Array)[] | undefined, reused: (m: object) => boolean = () => true): MemberWriter {
+export function messagesWriter(
+  contentJson: (message: object) => readonly (string | Uint8Array)[] | undefined,
+  reused: (m: object) => boolean = () => true,
+): MemberWriter {
   return (value) => {
     if (!Array.isArray(value)) return undefined;
     const pieces: Pieces = [];

@@ -277,7 +277,21 @@ function withoutFormats(s: unknown): unknown {
   return withoutKeywords(s, (k, v) => k === 'format' && typeof v === 'string');
 }
 
-const CONTAINERS = new Set(['properties', 'items', 'prefixItems', 'additionalItems', 'allOf', 'patternProperties', 'unevaluatedProperties', 'unevaluatedItems', 'dependentSchemas', 'if', 'then', 'else', '$ref']);
+const CONTAINERS = new Set([
+  'properties',
+  'items',
+  'prefixItems',
+  'additionalItems',
+  'allOf',
+  'patternProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'dependentSchemas',
+  'if',
+  'then',
+  'else',
+  '$ref',
+]);
 
 function readableErrors(errors: readonly OutputUnit[], schema: unknown): string[] {
   // A failed anyOf/oneOf is reported once, without the failures of each branch.
@@ -327,13 +341,19 @@ const BOUNDS: Record<string, (n: unknown) => string> = {
 };
 
 function instancePath(location: string): string {
-  const parts = location.replace(/^#\/?/, '').split('/').filter((p) => p !== '');
+  const parts = location
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p !== '');
   return ['arguments', ...parts.map((p) => decodeURIComponent(p).replace(/~1/g, '/').replace(/~0/g, '~'))].join('.');
 }
 
 function pointer(schema: unknown, location: string): unknown {
   let cur = schema;
-  for (const raw of location.replace(/^#\/?/, '').split('/').filter((p) => p !== '')) {
+  for (const raw of location
+    .replace(/^#\/?/, '')
+    .split('/')
+    .filter((p) => p !== '')) {
     const key = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
     if (cur === null || typeof cur !== 'object') return undefined;
     cur = (cur as Record<string, unknown>)[key];

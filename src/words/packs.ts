@@ -49,7 +49,10 @@ const idStyle = z
 const objectSchema = z
   .record(z.string(), z.unknown())
   .refine((s) => s.type === 'object', 'must be a JSON Schema with type: object')
-  .refine((s) => s.properties === undefined || (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)), 'properties must be an object');
+  .refine(
+    (s) => s.properties === undefined || (typeof s.properties === 'object' && s.properties !== null && !Array.isArray(s.properties)),
+    'properties must be an object',
+  );
 // A distractor tool is shown to the model as written, so its schema must be one a strict reader
 // accepts: ajv's strict mode refuses unknown keywords. (An unquoted comma in a YAML flow mapping,
 // `{ description: City name, optionally with its country. }`, parses as a second key with a null
@@ -109,7 +112,14 @@ export const packListsShape = {
   id_styles: z.array(idStyle).optional(),
   distractor_tools: z.array(toolSchema).optional(),
   distractor_skills: z.array(skillSchema).optional(),
-  description_frames: z.strictObject(Object.fromEntries(DESCRIPTION_SHAPES.map((s) => [s, z.array(frame).optional()])) as Record<(typeof DESCRIPTION_SHAPES)[number], z.ZodOptional<z.ZodArray<typeof frame>>>).optional(),
+  description_frames: z
+    .strictObject(
+      Object.fromEntries(DESCRIPTION_SHAPES.map((s) => [s, z.array(frame).optional()])) as Record<
+        (typeof DESCRIPTION_SHAPES)[number],
+        z.ZodOptional<z.ZodArray<typeof frame>>
+      >,
+    )
+    .optional(),
   feedback_frames: z.array(feedbackFrame).optional(),
 };
 
@@ -239,7 +249,12 @@ export function compilePacks(): CompiledPacks {
 }
 
 /** zod issues as `file:line: key.path: message` lines. */
-export function formatIssues(file: string, issues: readonly z.core.$ZodIssue[], lineOf: (p: readonly (string | number)[]) => number | undefined, prefix: (string | number)[] = []): string {
+export function formatIssues(
+  file: string,
+  issues: readonly z.core.$ZodIssue[],
+  lineOf: (p: readonly (string | number)[]) => number | undefined,
+  prefix: (string | number)[] = [],
+): string {
   return issues
     .map((issue) => {
       const d = describeIssue(issue);
@@ -273,7 +288,8 @@ export function listsOf(p: PackLists): Partial<WordLists> {
   if (p.servers) out.servers = p.servers;
   if (p.id_styles) out.idStyles = p.id_styles;
   if (p.distractor_tools) out.distractorTools = p.distractor_tools.map((t) => ({ name: t.name, description: t.description.trim(), parameters: t.parameters }));
-  if (p.distractor_skills) out.distractorSkills = p.distractor_skills.map((s) => ({ name: s.id, description: s.description.trim(), kind: s.kind, body: s.body.trim() }));
+  if (p.distractor_skills)
+    out.distractorSkills = p.distractor_skills.map((s) => ({ name: s.id, description: s.description.trim(), kind: s.kind, body: s.body.trim() }));
   if (p.description_frames) {
     const frames = emptyWordLists().descriptionFrames;
     const given: Partial<Record<string, string[]>> = p.description_frames;

@@ -51,13 +51,19 @@ const THIRD = new Map([...BASE].map((b) => [thirdPerson(b), b]));
 
 /** Words after which an ambiguous first word reads as a verb ("Returns the …", "List all …"). */
 const VERB_NEXT = new Set(
-  'the a an all any every each some this that these those its their his her your my our one it them him me us you whether if how what which who where why up out back down'.split(' '),
+  'the a an all any every each some this that these those its their his her your my our one it them him me us you whether if how what which who where why up out back down'.split(
+    ' ',
+  ),
 );
 
 const ABBREVIATIONS = new Set(['e.g', 'i.e', 'etc', 'vs', 'approx', 'incl', 'no', 'mr', 'mrs', 'dr', 'st', 'cf', 'ca', 'u.s', 'min', 'max', 'esp']);
 
 /** Words that mark a Latin-script text as another language than English. */
-const FOREIGN = new Set('el la los las del para por con una uno est les des pour avec dans une der die das und mit für ist ein eine nicht dei della per il che não uma com'.split(' '));
+const FOREIGN = new Set(
+  'el la los las del para por con una uno est les des pour avec dans une der die das und mit für ist ein eine nicht dei della per il che não uma com'.split(
+    ' ',
+  ),
+);
 const ENGLISH = new Set('the a an of to for and or with by in on from is are this that it be as at'.split(' '));
 
 const ZH_VERBS = `查询 获取 检查 计算 创建 取消 更新 修改 删除 搜索 查找 发送 推荐 生成 翻译 转换 预订 预定 退款 申请 提交 记录 返回 列出 查看 核实 验证
@@ -199,7 +205,9 @@ function switchPerson(p: Parsed): Parsed | null {
 
 function fill(frame: string, p: Parsed, thing: 'tool' | 'skill'): string {
   const thingWord = p.lang === 'zh' ? (thing === 'tool' ? '工具' : '技能') : thing;
-  return frame.replace(/\{(core|Core|thing)\}/g, (_, k: string) => (k === 'thing' ? thingWord : k === 'core' ? p.core : upperFirst(p.core))) + p.terminal + p.rest;
+  return (
+    frame.replace(/\{(core|Core|thing)\}/g, (_, k: string) => (k === 'thing' ? thingWord : k === 'core' ? p.core : upperFirst(p.core))) + p.terminal + p.rest
+  );
 }
 
 function doubled(s: string): Set<string> {
@@ -213,7 +221,12 @@ function doubled(s: string): Set<string> {
  * Every grammatical rewording of `text` with the pack's frames, in frame order, each different
  * from the original, with no doubled word the original did not have, at most `maxLength` long.
  */
-export function rewordings(text: string, frames: WordLists['descriptionFrames'], thing: 'tool' | 'skill', maxLength = Infinity): { text: string; frame: string }[] {
+export function rewordings(
+  text: string,
+  frames: WordLists['descriptionFrames'],
+  thing: 'tool' | 'skill',
+  maxLength = Infinity,
+): { text: string; frame: string }[] {
   const parsed = parseDescription(text);
   if (!parsed) return [];
   const variants = [parsed, switchPerson(parsed)].filter((p): p is Parsed => p !== null);
@@ -248,7 +261,12 @@ export function reword(text: string, words: WordLists, thing: 'tool' | 'skill', 
  */
 const rewordingCache = new WeakMap<WordLists['descriptionFrames'], Map<string, readonly { text: string; frame: string }[]>>();
 
-function cachedRewordings(text: string, frames: WordLists['descriptionFrames'], thing: 'tool' | 'skill', maxLength: number): readonly { text: string; frame: string }[] {
+function cachedRewordings(
+  text: string,
+  frames: WordLists['descriptionFrames'],
+  thing: 'tool' | 'skill',
+  maxLength: number,
+): readonly { text: string; frame: string }[] {
   let byText = rewordingCache.get(frames);
   if (!byText) rewordingCache.set(frames, (byText = new Map()));
   const key = `${thing}\u0000${maxLength}\u0000${text}`;

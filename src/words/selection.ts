@@ -2,7 +2,19 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { canonicalJson } from '../util/canonical-json.js';
 import { emptyWordLists, mergeInto } from './lists.js';
-import { BUILTIN_PACKS, builtinPack, builtinPackFile, LIST_KEYS, listsOf, readPackFile, WordPackError, type BuiltinPack, type ModeSpec, type PackLists, type WordsConfig } from './packs.js';
+import {
+  BUILTIN_PACKS,
+  builtinPack,
+  builtinPackFile,
+  LIST_KEYS,
+  listsOf,
+  readPackFile,
+  WordPackError,
+  type BuiltinPack,
+  type ModeSpec,
+  type PackLists,
+  type WordsConfig,
+} from './packs.js';
 import { WORD_LIST_KEYS, type MergeMode, type WordListKey, type WordLists } from './types.js';
 
 /**
@@ -12,9 +24,7 @@ import { WORD_LIST_KEYS, type MergeMode, type WordListKey, type WordLists } from
 
 /** One source of a selection, as the manifest records it. */
 export type WordSource =
-  | { pack: BuiltinPack; sha256: string; mode?: ModeSpec }
-  | { file: string; sha256: string; mode?: ModeSpec }
-  | { inline: PackLists; mode?: ModeSpec };
+  { pack: BuiltinPack; sha256: string; mode?: ModeSpec } | { file: string; sha256: string; mode?: ModeSpec } | { inline: PackLists; mode?: ModeSpec };
 
 /** Which packs (and the config's own lists) make a run's word lists, merged in this order. */
 export interface WordsSelection {

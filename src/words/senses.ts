@@ -64,7 +64,13 @@ const cueForms = new Map<string, string | string[]>();
 function cueForm(cue: string): string | string[] {
   let f = cueForms.get(cue);
   if (f === undefined) {
-    f = /[^\x00-\x7f]/.test(cue) ? cue.toLowerCase() : cue.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).map(stem);
+    f = /[^\x00-\x7f]/.test(cue)
+      ? cue.toLowerCase()
+      : cue
+          .toLowerCase()
+          .split(/[^a-z0-9]+/)
+          .filter(Boolean)
+          .map(stem);
     // Cues come from word packs (a few thousand at most); a bound keeps odd packs from growing it.
     if (cueForms.size >= 65_536) cueForms.clear();
     cueForms.set(cue, f);

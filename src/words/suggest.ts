@@ -64,7 +64,8 @@ export function harnessInventory(h: Harness): string {
     for (const s of h.skills) lines.push(`- ${s.id}: ${s.description.trim()}`);
   }
   const words = new Set<string>();
-  for (const name of [...h.tools.map((t) => t.name), ...h.skills.map((s) => s.id), ...h.tools.flatMap((t) => Object.keys((t.parameters.properties ?? {})))]) for (const w of splitWords(name)) words.add(w);
+  for (const name of [...h.tools.map((t) => t.name), ...h.skills.map((s) => s.id), ...h.tools.flatMap((t) => Object.keys(t.parameters.properties ?? {}))])
+    for (const w of splitWords(name)) words.add(w);
   lines.push('', `Identifier words: ${[...words].sort().join(', ')}`);
   return lines.join('\n');
 }
@@ -131,7 +132,10 @@ export async function suggestWords(opts: WordsSuggestOptions): Promise<SuggestRe
       return { pack: checked.pack, text, requests: model.requests };
     }
     problems = checked.problems;
-    messages.push({ role: 'assistant', content }, { role: 'user', content: `That answer is not a valid pack:\n${problems}\nAnswer again with the whole corrected JSON object.` });
+    messages.push(
+      { role: 'assistant', content },
+      { role: 'user', content: `That answer is not a valid pack:\n${problems}\nAnswer again with the whole corrected JSON object.` },
+    );
   }
   await model.settle();
   throw new SuggestionError(`${opts.modelUrl}: no valid word pack after ${attempts} answers; the last one:\n${problems}`);
@@ -142,10 +146,26 @@ export async function suggestWords(opts: WordsSuggestOptions): Promise<SuggestRe
  * returns the content of one chat completion, from the answer cache or sent (a missing answer with
  * `requireCache` is an error), and counts both; `settle()` waits for the cache writes.
  */
-function modelEndpoint(opts: WordsSuggestOptions): { answer: (body: Record<string, unknown>) => Promise<string>; settle: () => Promise<void>; requests: { sent: number; cached: number } } {
+function modelEndpoint(opts: WordsSuggestOptions): {
+  answer: (body: Record<string, unknown>) => Promise<string>;
+  settle: () => Promise<void>;
+  requests: { sent: number; cached: number };
+} {
   const counters = newCounters();
-  const settings: EndpointSettings = { baseUrl: opts.modelUrl, model: opts.model, apiKeyEnv: opts.keyEnv ?? 'OPENAI_API_KEY', timeoutMs: (opts.timeoutS ?? 120) * 1000, maxRetries: 3 };
-  const client = new EndpointClient(settings, new TeacherCache(opts.cache ?? defaultWordsCacheDir()), { requireCache: opts.requireCache === true, counters, who: 'the model', keySetting: 'words suggest', keyFlag: '--key-env' });
+  const settings: EndpointSettings = {
+    baseUrl: opts.modelUrl,
+    model: opts.model,
+    apiKeyEnv: opts.keyEnv ?? 'OPENAI_API_KEY',
+    timeoutMs: (opts.timeoutS ?? 120) * 1000,
+    maxRetries: 3,
+  };
+  const client = new EndpointClient(settings, new TeacherCache(opts.cache ?? defaultWordsCacheDir()), {
+    requireCache: opts.requireCache === true,
+    counters,
+    who: 'the model',
+    keySetting: 'words suggest',
+    keyFlag: '--key-env',
+  });
   const requests = { sent: 0, cached: 0 };
   const answer = async (body: Record<string, unknown>): Promise<string> => {
     const reply = await client.complete(body);

@@ -57,6 +57,16 @@ export interface WordLists {
   accept?: (name: string) => boolean;
 }
 
-export const WORD_LIST_KEYS = ['synonyms', 'prefixes', 'suffixes', 'servers', 'idStyles', 'distractorTools', 'distractorSkills', 'descriptionFrames', 'feedbackFrames'] as const;
+export const WORD_LIST_KEYS = [
+  'synonyms',
+  'prefixes',
+  'suffixes',
+  'servers',
+  'idStyles',
+  'distractorTools',
+  'distractorSkills',
+  'descriptionFrames',
+  'feedbackFrames',
+] as const;
 export type WordListKey = (typeof WORD_LIST_KEYS)[number];
 export type MergeMode = 'add' | 'replace';

@@ -33,7 +33,10 @@ export function sftFolder(file: string): string {
   const part = path.join(dir, 'sft', 'part-00000.jsonl');
   copyFileSync(file, part);
   const bytes = readFileSync(part);
-  const records = bytes.toString('utf8').split('\n').filter((l) => l !== '').length;
+  const records = bytes
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '').length;
   const manifest = { stages: { sft: { files: [{ file: 'sft/part-00000.jsonl', records, sha256: createHash('sha256').update(bytes).digest('hex') }] } } };
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
   return dir;

@@ -25,7 +25,15 @@ function wrappedFirst(dir: string): string {
 
 function rejectsOf(out: string): Record<string, unknown>[] {
   const dir = path.join(out, 'rejects');
-  return readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort().flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    );
 }
 
 describe('small things a newcomer hit', () => {
@@ -72,7 +80,17 @@ describe('small things a newcomer hit', () => {
   it('inline mode: a record whose own tool has an invalid schema is rejected as a tool-schema problem, not a harness mismatch', () => {
     const dir = tempDir('hsa-newcomer-');
     const tool = (name: string, parameters: unknown) => ({ type: 'function', function: { name, description: `The ${name} tool.`, parameters } });
-    const rec = (id: string, tools: unknown[]) => ({ id, tools, messages: [{ role: 'system', content: 'You look up train times. Use `timetable`.' }, { role: 'user', content: 'next train to Lund?' }, { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'timetable', arguments: '{"to":"Lund"}' } }] }, { role: 'tool', tool_call_id: 'c1', content: '{"departs":"10:42"}' }, { role: 'assistant', content: 'The next one leaves at 10:42.' }] });
+    const rec = (id: string, tools: unknown[]) => ({
+      id,
+      tools,
+      messages: [
+        { role: 'system', content: 'You look up train times. Use `timetable`.' },
+        { role: 'user', content: 'next train to Lund?' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'timetable', arguments: '{"to":"Lund"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: '{"departs":"10:42"}' },
+        { role: 'assistant', content: 'The next one leaves at 10:42.' },
+      ],
+    });
     const good = rec('rail-1', [tool('timetable', { type: 'object', properties: { to: { type: 'string' } }, required: ['to'] })]);
     const badSchema = rec('rail-2', [tool('timetable', { type: 'object', properties: { to: { type: 'string', minLength: 'two' } } })]);
     const badType = rec('rail-3', [tool('timetable', { type: 'object', properties: { to: { type: 'string' }, units: { type: 'Decimal' } } })]);
@@ -82,7 +100,10 @@ describe('small things a newcomer hit', () => {
     const r = runHsa(['augment', '--no-gzip', '-t', file, '-o', out, '--on-error', 'skip', '-q']);
     expect(r.code, r.stderr).toBe(0);
     const rejects = rejectsOf(out);
-    expect(rejects.map((x) => [x.id, x.reason_kind])).toEqual([['rail-2', 'input_tool_schema'], ['rail-3', 'input_tool_schema']]);
+    expect(rejects.map((x) => [x.id, x.reason_kind])).toEqual([
+      ['rail-2', 'input_tool_schema'],
+      ['rail-3', 'input_tool_schema'],
+    ]);
     expect(rejects[0]!.reason).toMatch(/rail\.jsonl:2: rail-2: tools\.0\.function\.parameters/);
     expect(rejects[1]!.reason).toMatch(/rail\.jsonl:3: rail-3: tools\.0\.function\.parameters\.properties\.units\.type: "Decimal" is not a type hsa knows/);
     const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
@@ -111,7 +132,11 @@ describe('small things a newcomer hit', () => {
     const form = /^\| `([^`]+)`/.exec(row!)![1]!;
     expect(form).toMatch(/^hsa augment --harness DIR -t traj\.jsonl -o OUT \[-k K\]/);
     const out = path.join(tempDir('hsa-newcomer-'), 'out');
-    const args = form.replace(/ \[.*$/, '').split(' ').slice(1).map((w) => (w === 'DIR' ? 'fixtures/support-desk/harness' : w === 'traj.jsonl' ? 'fixtures/support-desk/trajectories.jsonl' : w === 'OUT' ? out : w));
+    const args = form
+      .replace(/ \[.*$/, '')
+      .split(' ')
+      .slice(1)
+      .map((w) => (w === 'DIR' ? 'fixtures/support-desk/harness' : w === 'traj.jsonl' ? 'fixtures/support-desk/trajectories.jsonl' : w === 'OUT' ? out : w));
     const r = runHsa([...args, '-k', '2', '-q']);
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(out, 'manifest.json'))).toBe(true);

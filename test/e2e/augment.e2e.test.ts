@@ -22,7 +22,22 @@ function subset(n: number, dir = tmp()): string {
 }
 
 const small = (input: string, out: string, extra: string[] = []) => [
-  'augment', '--no-gzip', '--harness', HARNESS, '-t', input, '-o', out, '--seed', '7', '--variants', '2', '--part-size', '8', '-q', ...extra,
+  'augment',
+  '--no-gzip',
+  '--harness',
+  HARNESS,
+  '-t',
+  input,
+  '-o',
+  out,
+  '--seed',
+  '7',
+  '--variants',
+  '2',
+  '--part-size',
+  '8',
+  '-q',
+  ...extra,
 ];
 
 describe('hsa augment', () => {
@@ -60,7 +75,11 @@ describe('hsa augment', () => {
     const sft = readJsonl(path.join(out, 'sft/part-00000.jsonl'));
     expect(sft[0]!.id).toBe('lc-000001~src');
     expect(sft[1]!.id).toBe('lc-000001~v0');
-    const rec = sft[1] as { messages: { role: string; content: unknown; tool_calls?: { function: { arguments: unknown } }[] }[]; tools: unknown[]; meta: Record<string, unknown> };
+    const rec = sft[1] as {
+      messages: { role: string; content: unknown; tool_calls?: { function: { arguments: unknown } }[] }[];
+      tools: unknown[];
+      meta: Record<string, unknown>;
+    };
     expect(rec.meta).toMatchObject({ source_id: 'lc-000001', source_file: input, source_line: 1, variant: 0, seed: '7' });
     expect(Array.isArray(rec.tools)).toBe(true);
     for (const m of rec.messages) {
@@ -72,7 +91,11 @@ describe('hsa augment', () => {
     expect(domain.length).toBeGreaterThan(0);
     for (const o of domain) expect(o.messages[o.messages.length - 1]!.role).not.toBe('assistant');
     expect(opd.some((o) => o.id.startsWith('gen-'))).toBe(true);
-    const rl = readJsonl(path.join(out, 'rl/part-00000.jsonl')) as { prompt: { role: string }[]; reward_model: { style: string; ground_truth: string }; extra_info: { env: string; source_id: string } }[];
+    const rl = readJsonl(path.join(out, 'rl/part-00000.jsonl')) as {
+      prompt: { role: string }[];
+      reward_model: { style: string; ground_truth: string };
+      extra_info: { env: string; source_id: string };
+    }[];
     expect(rl[0]!.reward_model.style).toBe('rule');
     const gt = JSON.parse(rl[1]!.reward_model.ground_truth);
     expect(gt).toHaveProperty('expected_calls');
@@ -118,7 +141,26 @@ describe('hsa augment', () => {
     // b.jsonl line 3 repeats a.jsonl line 2 (a later part: --part-size 8 ends the first part at b line 2).
     writeFileSync(b, `${[...lines.slice(6, 8), lines[1]!, ...lines.slice(8)].join('\n')}\n`);
     const id = (JSON.parse(lines[1]!) as { id: string }).id;
-    const args = (out: string) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', a, b, '-o', out, '--seed', '7', '--variants', '1', '--part-size', '8', '--on-error', 'skip', '-q'];
+    const args = (out: string) => [
+      'augment',
+      '--no-gzip',
+      '--harness',
+      HARNESS,
+      '-t',
+      a,
+      b,
+      '-o',
+      out,
+      '--seed',
+      '7',
+      '--variants',
+      '1',
+      '--part-size',
+      '8',
+      '--on-error',
+      'skip',
+      '-q',
+    ];
     const out = path.join(dir, 'out');
     expect(runHsa(args(out)).code).toBe(0);
     const rejects = readJsonl(path.join(out, 'rejects/part-00001.jsonl'));
@@ -246,7 +288,10 @@ describe('hsa augment', () => {
     const input = subset(6);
     const dir = tmp();
     const cfg = path.join(dir, 'hsa.yaml');
-    writeFileSync(cfg, `harness: ${path.join(REPO, HARNESS)}\ntrajectories: [${input}]\nout: out\nvariants: 1\nstages: [opd]\nopd: { turns: first, general_ratio: 0 }\n`);
+    writeFileSync(
+      cfg,
+      `harness: ${path.join(REPO, HARNESS)}\ntrajectories: [${input}]\nout: out\nvariants: 1\nstages: [opd]\nopd: { turns: first, general_ratio: 0 }\n`,
+    );
     const r = runHsa(['augment', '--no-gzip', '--config', cfg, '-q']);
     expect(r.code, r.stderr).toBe(0);
     const opd = readJsonl(path.join(dir, 'out/opd/part-00000.jsonl')) as { id: string; messages: { role: string }[] }[];

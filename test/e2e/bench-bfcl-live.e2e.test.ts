@@ -20,14 +20,31 @@ import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 afterAll(() => removeTempDirs());
 
 type Json = Record<string, unknown>;
-interface Tool { function: { name: string; parameters: { properties: Record<string, Json>; required: string[] } } }
-interface Rec { id: string; tools: Tool[]; messages: { role: string; content: string | null; tool_calls?: { function: { name: string } }[] }[] }
+interface Tool {
+  function: { name: string; parameters: { properties: Record<string, Json>; required: string[] } };
+}
+interface Rec {
+  id: string;
+  tools: Tool[];
+  messages: { role: string; content: string | null; tool_calls?: { function: { name: string } }[] }[];
+}
 
 function generate(file: string, records: number, seed: string): Rec[] {
   const gen = path.join(REPO, 'scripts/bench/bfcl-live.mjs');
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(gen)}); m.writeBfclLiveInput(${JSON.stringify(file)}, ${records}, ${JSON.stringify(seed)});`], { encoding: 'utf8' });
+  const r = spawnSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(gen)}); m.writeBfclLiveInput(${JSON.stringify(file)}, ${records}, ${JSON.stringify(seed)});`,
+    ],
+    { encoding: 'utf8' },
+  );
   expect(r.status, r.stderr).toBe(0);
-  return readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Rec);
+  return readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Rec);
 }
 
 describe('the BFCL-live-shaped bench input', () => {
@@ -48,7 +65,7 @@ describe('the BFCL-live-shaped bench input', () => {
     expect(lists.size).toBe(recs.length);
   });
 
-  it('holds every shape the leaderboard\'s live sets have', () => {
+  it("holds every shape the leaderboard's live sets have", () => {
     const names = recs.flatMap((r) => r.tools.map((t) => t.function.name));
     const params = recs.flatMap((r) => r.tools.flatMap((t) => Object.entries(t.function.parameters.properties)));
     const count = (pred: (x: never) => boolean, list: unknown[]) => list.filter(pred as (x: unknown) => boolean).length;
@@ -72,7 +89,9 @@ describe('the BFCL-live-shaped bench input', () => {
       'user turns not in English': count((r: Rec) => r.messages.some((m) => m.role === 'user' && /[^\x00-\x7f]/.test(m.content ?? '')), recs),
       'two user turns': count((r: Rec) => r.messages.filter((m) => m.role === 'user').length === 2, recs),
     };
-    const missing = Object.entries(shapes).filter(([, n]) => n === 0).map(([k]) => k);
+    const missing = Object.entries(shapes)
+      .filter(([, n]) => n === 0)
+      .map(([k]) => k);
     expect(missing).toEqual([]);
   });
 
@@ -80,15 +99,25 @@ describe('the BFCL-live-shaped bench input', () => {
   // inside the time a busy machine gives one test.
   const small = path.join(dir, 'small.jsonl');
   const smallRecs = generate(small, 150, 'test-seed-2');
-  for (const [tag, extra, variants] of [['the rename set, one variant', ['--variants', '1', '--transforms', 'tools.rename', 'tools.param-rename', 'tools.order'], 1], ['defaults', [], 4]] as const) {
+  for (const [tag, extra, variants] of [
+    ['the rename set, one variant', ['--variants', '1', '--transforms', 'tools.rename', 'tools.param-rename', 'tools.order'], 1],
+    ['defaults', [], 4],
+  ] as const) {
     it(`is taken whole by hsa under ${tag}; the output passes the independent checker and verify`, async () => {
       const out = path.join(dir, `out-${variants}`);
       const a = await runHsaAsync(['augment', '--no-gzip', '-t', small, '-o', out, '--stages', 'sft,rl', '-q', '--json', ...extra]);
       expect(a.code, a.stderr).toBe(0);
       const totals = (JSON.parse(a.stdout) as { totals: Json }).totals;
       // Every record valid, every variant written: a reject here would make the bench time rejects.
-      expect(totals).toMatchObject({ input_records: smallRecs.length, valid_records: smallRecs.length, variants_written: smallRecs.length * variants, variants_rejected: 0 });
-      const c = spawnSync(process.execPath, [path.join(REPO, 'scripts/audit/check-output.mjs'), '--out', out, '--sources', small, '--json'], { encoding: 'utf8' });
+      expect(totals).toMatchObject({
+        input_records: smallRecs.length,
+        valid_records: smallRecs.length,
+        variants_written: smallRecs.length * variants,
+        variants_rejected: 0,
+      });
+      const c = spawnSync(process.execPath, [path.join(REPO, 'scripts/audit/check-output.mjs'), '--out', out, '--sources', small, '--json'], {
+        encoding: 'utf8',
+      });
       const report = JSON.parse(c.stdout) as { failures: Json; checked: { records: number } };
       expect(report.failures).toEqual({});
       expect(report.checked.records).toBe(smallRecs.length * variants);

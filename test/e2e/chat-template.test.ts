@@ -37,7 +37,8 @@ function renderAll(list: Iterable<Conversation>): number {
     if (c.prompt && !text.endsWith('<|im_start|>assistant\n')) throw new Error(`${c.where}: the prompt does not end with the generation prompt`);
     if (!c.prompt && !text.endsWith('<|im_end|>\n')) throw new Error(`${c.where}: does not end with a finished turn`);
     for (const m of c.messages as { tool_calls?: { function: { name: string } }[] }[]) {
-      for (const call of m.tool_calls ?? []) if (!text.includes(`{"name": "${call.function.name}"`)) throw new Error(`${c.where}: call of ${call.function.name} missing from the rendered text`);
+      for (const call of m.tool_calls ?? [])
+        if (!text.includes(`{"name": "${call.function.name}"`)) throw new Error(`${c.where}: call of ${call.function.name} missing from the rendered text`);
     }
     n++;
   }
@@ -46,7 +47,8 @@ function renderAll(list: Iterable<Conversation>): number {
 
 function* jsonlStage(out: string, stage: string, prompt: boolean): Generator<Conversation> {
   for (const f of readdirSync(path.join(out, stage)).sort()) {
-    for (const rec of readJsonl(path.join(out, stage, f))) yield { where: `${stage}/${f} ${String(rec.id)}`, messages: rec.messages as unknown[], tools: rec.tools as unknown[], prompt };
+    for (const rec of readJsonl(path.join(out, stage, f)))
+      yield { where: `${stage}/${f} ${String(rec.id)}`, messages: rec.messages as unknown[], tools: rec.tools as unknown[], prompt };
   }
 }
 
@@ -78,17 +80,38 @@ describe('records render through the Qwen3 chat template', () => {
   }, 60_000);
 
   it("renders every record of every exporter's output, mapped back to messages", async () => {
-    const [sft, opd, lf, sw, swOpd, rl] = await Promise.all([exported('verl-sft'), exported('verl-sft', 'opd'), exported('llamafactory'), exported('swift'), exported('swift', 'opd'), exported('verl-rl')]);
+    const [sft, opd, lf, sw, swOpd, rl] = await Promise.all([
+      exported('verl-sft'),
+      exported('verl-sft', 'opd'),
+      exported('llamafactory'),
+      exported('swift'),
+      exported('swift', 'opd'),
+      exported('verl-rl'),
+    ]);
     let n = 0;
     // verl-sft: the parquet as DuckDB reads it, nulls dropped, arguments left as JSON text (the
     // template writes a string argument as it is) and tools decoded as the shim does.
-    for (const [dir, prompt] of [[sft, false], [opd, true]] as const) {
+    for (const [dir, prompt] of [
+      [sft, false],
+      [opd, true],
+    ] as const) {
       for (const f of filesUnder(dir, '.parquet')) {
         const rows = await duckRows(path.join(dir, f));
-        n += renderAll(rows.map((r) => ({ where: `verl-sft ${f} ${String(r.id)}`, messages: withoutNulls(r.messages) as unknown[], tools: JSON.parse(r.tools as string) as unknown[], prompt })));
+        n += renderAll(
+          rows.map((r) => ({
+            where: `verl-sft ${f} ${String(r.id)}`,
+            messages: withoutNulls(r.messages) as unknown[],
+            tools: JSON.parse(r.tools as string) as unknown[],
+            prompt,
+          })),
+        );
       }
     }
-    for (const [dir, read, prompt] of [[lf, fromSharegpt, false], [sw, fromSwift, false], [swOpd, fromSwift, true]] as const) {
+    for (const [dir, read, prompt] of [
+      [lf, fromSharegpt, false],
+      [sw, fromSwift, false],
+      [swOpd, fromSwift, true],
+    ] as const) {
       for (const f of filesUnder(dir, '.jsonl').filter((x) => x !== 'rejects.jsonl')) {
         n += renderAll(
           readJsonl(path.join(dir, f)).map((row) => {
@@ -102,7 +125,12 @@ describe('records render through the Qwen3 chat template', () => {
     n += renderAll(
       readJsonl(path.join(rl, 'train.json')).map((row) => {
         const extra = row.extra_info as { id: string; env: string };
-        return { where: `verl-rl train.json ${extra.id}`, messages: withoutNulls(row.prompt) as unknown[], tools: (JSON.parse(extra.env) as { tools: unknown[] }).tools, prompt: true };
+        return {
+          where: `verl-rl train.json ${extra.id}`,
+          messages: withoutNulls(row.prompt) as unknown[],
+          tools: (JSON.parse(extra.env) as { tools: unknown[] }).tools,
+          prompt: true,
+        };
       }),
     );
     expect(n).toBeGreaterThan(manifest.stages.sft!.records * 2 + manifest.stages.opd!.records);

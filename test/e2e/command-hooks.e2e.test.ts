@@ -19,10 +19,30 @@ describe('command hooks (Claude Code convention)', () => {
     );
     chmodSync(path.join(harness, 'length-check.sh'), 0o755);
     const hooks = readFileSync(path.join(harness, 'hooks.yaml'), 'utf8');
-    writeFileSync(path.join(harness, 'hooks.yaml'), `${hooks.trimEnd()}\n  - id: length_check\n    event: Stop\n    command: ./length-check.sh\n    timeout: 10\n`);
+    writeFileSync(
+      path.join(harness, 'hooks.yaml'),
+      `${hooks.trimEnd()}\n  - id: length_check\n    event: Stop\n    command: ./length-check.sh\n    timeout: 10\n`,
+    );
     const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 4);
     writeFileSync(path.join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
-    const args = (out: string) => ['augment', '--no-gzip', '--harness', harness, '-t', path.join(dir, 'in.jsonl'), '-o', path.join(dir, out), '--teacher', 'replay', '--variants', '1', '--stages', 'sft', '--transforms', 'tools.order'];
+    const args = (out: string) => [
+      'augment',
+      '--no-gzip',
+      '--harness',
+      harness,
+      '-t',
+      path.join(dir, 'in.jsonl'),
+      '-o',
+      path.join(dir, out),
+      '--teacher',
+      'replay',
+      '--variants',
+      '1',
+      '--stages',
+      'sft',
+      '--transforms',
+      'tools.order',
+    ];
 
     const off = await runHsaAsync(args('off'));
     expect(off.code, off.stderr).toBe(0);
@@ -31,7 +51,10 @@ describe('command hooks (Claude Code convention)', () => {
 
     const on = await runHsaAsync([...args('on'), '--allow-command-hooks']);
     expect(on.code, on.stderr).toBe(0);
-    const log = readFileSync(path.join(harness, 'calls.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const log = readFileSync(path.join(harness, 'calls.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(log[0]).toMatchObject({ hook_event_name: 'Stop' });
     expect(typeof log[0].last_reply).toBe('string');
     const rejects = readdirSync(path.join(dir, 'on/rejects')).flatMap((f) => readJsonl(path.join(dir, 'on/rejects', f)));

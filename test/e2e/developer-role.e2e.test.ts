@@ -27,12 +27,22 @@ describe('developer messages and later system messages', () => {
   it('every variant is written; developer text names the tools by their new names', async () => {
     const a = await runHsaAsync(['augment', '--no-gzip', '-t', FIXTURE, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
-    expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals).toMatchObject({ valid_records: 12, variants_written: 96, variants_rejected: 0 });
-    const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Out);
+    expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals).toMatchObject({
+      valid_records: 12,
+      variants_written: 96,
+      variants_rejected: 0,
+    });
+    const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Out);
     let renamed = 0;
     for (const r of sft) {
       const map = r.meta.transforms.find((t) => t.id === 'tools.rename')?.params?.renamed ?? {};
-      const dev = r.messages.filter((m, i) => m.role === 'developer' || (m.role === 'system' && i > 0)).map((m) => m.content!).join('\n');
+      const dev = r.messages
+        .filter((m, i) => m.role === 'developer' || (m.role === 'system' && i > 0))
+        .map((m) => m.content!)
+        .join('\n');
       for (const [old, now] of Object.entries(map)) {
         if (old !== 'get_sky_report' && old !== 'book_dome_time') continue;
         renamed++;
@@ -49,7 +59,9 @@ describe('developer messages and later system messages', () => {
   it('the checker reads developer messages: an old name put back is a leak', () => {
     const part = path.join(out, 'sft/part-00000.jsonl');
     const lines = readFileSync(part, 'utf8').trim().split('\n');
-    const k = lines.findIndex((l) => (JSON.parse(l) as Out).meta.transforms.some((t) => t.id === 'tools.rename' && t.params?.renamed?.book_dome_time !== undefined));
+    const k = lines.findIndex((l) =>
+      (JSON.parse(l) as Out).meta.transforms.some((t) => t.id === 'tools.rename' && t.params?.renamed?.book_dome_time !== undefined),
+    );
     expect(k).toBeGreaterThanOrEqual(0);
     const rec = JSON.parse(lines[k]!) as Out;
     const now = rec.meta.transforms.find((t) => t.id === 'tools.rename')!.params!.renamed!.book_dome_time!;
@@ -65,7 +77,11 @@ describe('developer messages and later system messages', () => {
     const v = await runHsaAsync(['validate', '-t', FIXTURE]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
     const bad = path.join(dir, 'bad-hook.jsonl');
-    const first = JSON.parse(readFileSync(FIXTURE, 'utf8').split('\n').find((l) => l.includes('sys-later-0'))!) as { messages: { role: string; name?: string }[] };
+    const first = JSON.parse(
+      readFileSync(FIXTURE, 'utf8')
+        .split('\n')
+        .find((l) => l.includes('sys-later-0'))!,
+    ) as { messages: { role: string; name?: string }[] };
     first.messages[2]!.name = 'hook:loop_guard';
     writeFileSync(bad, JSON.stringify(first) + '\n');
     const b = await runHsaAsync(['validate', '-t', bad]);

@@ -15,7 +15,19 @@ afterAll(() => removeTempDirs());
 
 describe('tools.distractors never adds a tool about what a real tool is about', () => {
   it('no weather distractor beside a weather tool; other distractors still come', async () => {
-    const a = await augmentWith('tools.distractors: { p: 1, max: 20 }', ['-t', path.join(REPO, 'fixtures/ingest/longer-names/records.jsonl'), '--words', 'default', 'travel', '-k', '4', '--seed', '1', '--stages', 'sft']);
+    const a = await augmentWith('tools.distractors: { p: 1, max: 20 }', [
+      '-t',
+      path.join(REPO, 'fixtures/ingest/longer-names/records.jsonl'),
+      '--words',
+      'default',
+      'travel',
+      '-k',
+      '4',
+      '--seed',
+      '1',
+      '--stages',
+      'sft',
+    ]);
     expect(a.code, a.stderr).toBe(0);
     const out = a.out;
     const added = new Set<string>();

@@ -37,7 +37,14 @@ async function exportTo(source: string, format: string, extra: string[] = []) {
 function expectedMessages(messages: unknown): unknown {
   return (messages as Record<string, any>[]).map((m) => ({
     ...m,
-    ...(m.tool_calls ? { tool_calls: m.tool_calls.map((c: any) => ({ ...c, function: { ...c.function, arguments: typeof c.function.arguments === 'string' ? JSON.parse(c.function.arguments) : c.function.arguments } })) } : {}),
+    ...(m.tool_calls
+      ? {
+          tool_calls: m.tool_calls.map((c: any) => ({
+            ...c,
+            function: { ...c.function, arguments: typeof c.function.arguments === 'string' ? JSON.parse(c.function.arguments) : c.function.arguments },
+          })),
+        }
+      : {}),
   }));
 }
 
@@ -72,7 +79,8 @@ describe('hsa export --to verl-sft', () => {
           schemasByTool.get(t.function.name)!.add(JSON.stringify(t.function.parameters));
         }
         for (const m of rec.messages as { tool_calls?: { function: { arguments: unknown } }[] }[]) {
-          for (const c of m.tool_calls ?? []) if (Object.values(c.function.arguments as object).some((v) => Array.isArray(v) && v.some((x) => x && typeof x === 'object'))) listArgs++;
+          for (const c of m.tool_calls ?? [])
+            if (Object.values(c.function.arguments as object).some((v) => Array.isArray(v) && v.some((x) => x && typeof x === 'object'))) listArgs++;
         }
       });
       if (which === 'fixture') {
@@ -130,14 +138,20 @@ describe('hsa export --to verl-rl', () => {
     expect(Math.max(...[...names.values()].map((s) => s.size))).toBeGreaterThan(1);
     const verl = manifest.verl as { settings: Record<string, unknown>; measured: Record<string, unknown> };
     const overrides = readFileSync(path.join(out, 'verl_overrides.txt'), 'utf8').trim().split('\n');
-    expect([...overrides].sort()).toEqual(Object.entries(verl.settings).map(([k, v]) => `${k}=${String(v)}`).sort());
+    expect([...overrides].sort()).toEqual(
+      Object.entries(verl.settings)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .sort(),
+    );
     expect(verl.settings['data.max_prompt_length']).toBe(verl.measured.prompt_tokens_max);
   }, 60_000);
 });
 
 /** Source SFT records by id, and what a template renders of them. */
 function sourceViews(source: string) {
-  return new Map(sourceRecords(source, 'sft').map((s) => [String(s.record.id), { record: s.record, view: renderedView(s.record.messages as Record<string, unknown>[]) }]));
+  return new Map(
+    sourceRecords(source, 'sft').map((s) => [String(s.record.id), { record: s.record, view: renderedView(s.record.messages as Record<string, unknown>[]) }]),
+  );
 }
 
 describe('hsa export --to llamafactory / swift', () => {
@@ -147,7 +161,10 @@ describe('hsa export --to llamafactory / swift', () => {
       const src = sourceViews(source);
       const [lf, sw] = await Promise.all([exportTo(source, 'llamafactory'), exportTo(source, 'swift')]);
       let parallel = 0;
-      for (const [fmt, { out, manifest }] of [['llamafactory', lf], ['swift', sw]] as const) {
+      for (const [fmt, { out, manifest }] of [
+        ['llamafactory', lf],
+        ['swift', sw],
+      ] as const) {
         const seen = new Set<string>();
         for (const f of filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl')) {
           for (const row of readJsonl(path.join(out, f))) {
@@ -172,7 +189,14 @@ describe('hsa export --to llamafactory / swift', () => {
       if (which === 'fixture') expect(parallel).toBeGreaterThan(1);
       const info = JSON.parse(readFileSync(path.join(lf.out, 'dataset_info.json'), 'utf8'));
       expect(info.hsa).toMatchObject({ file_name: 'data', formatting: 'sharegpt', columns: { messages: 'conversations', system: 'system', tools: 'tools' } });
-      expect(info.hsa.tags).toMatchObject({ role_tag: 'from', content_tag: 'value', user_tag: 'human', assistant_tag: 'gpt', observation_tag: 'observation', function_tag: 'function_call' });
+      expect(info.hsa.tags).toMatchObject({
+        role_tag: 'from',
+        content_tag: 'value',
+        user_tag: 'human',
+        assistant_tag: 'gpt',
+        observation_tag: 'observation',
+        function_tag: 'function_call',
+      });
     }, 60_000);
   }
 });
@@ -212,15 +236,23 @@ describe('hsa export --to llamafactory --merge-turns', () => {
         const want = merged(s.view);
         expect(fromSharegpt(row as never).messages, row.id).toEqual(want);
         if (want.length !== s.view.length || s.view.some((m, i) => i > 0 && m.role === 'system')) changed++;
-        joined += s.view.filter((m, i) => i > 0 && (m.role === 'user' || m.role === 'system') && (s.view[i - 1]!.role === 'user' || (s.view[i - 1]!.role === 'system' && i > 1))).length;
+        joined += s.view.filter(
+          (m, i) => i > 0 && (m.role === 'user' || m.role === 'system') && (s.view[i - 1]!.role === 'user' || (s.view[i - 1]!.role === 'system' && i > 1)),
+        ).length;
         systems += s.view.filter((m, i) => i > 0 && m.role === 'system').length;
       }
     }
     expect(changed).toBe(plain.manifest.counts.skipped);
     expect(manifest.merged_turns).toEqual({ records: changed, user_turns_joined: joined, system_as_user: systems });
     // Records that alternated already are written byte for byte as without the flag.
-    const plainRows = new Map(filesUnder(plain.out, '.jsonl').filter((f) => f !== 'rejects.jsonl').flatMap((f) => readJsonl(path.join(plain.out, f))).map((r) => [String(r.id), JSON.stringify(r)]));
-    for (const f of filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl')) for (const r of readJsonl(path.join(out, f))) if (plainRows.has(String(r.id))) expect(JSON.stringify(r)).toBe(plainRows.get(String(r.id)));
+    const plainRows = new Map(
+      filesUnder(plain.out, '.jsonl')
+        .filter((f) => f !== 'rejects.jsonl')
+        .flatMap((f) => readJsonl(path.join(plain.out, f)))
+        .map((r) => [String(r.id), JSON.stringify(r)]),
+    );
+    for (const f of filesUnder(out, '.jsonl').filter((f) => f !== 'rejects.jsonl'))
+      for (const r of readJsonl(path.join(out, f))) if (plainRows.has(String(r.id))) expect(JSON.stringify(r)).toBe(plainRows.get(String(r.id)));
   }, 60_000);
 
   it('is refused for the formats that keep every turn (verl-sft, trl)', async () => {
@@ -241,7 +273,21 @@ describe('hsa export: determinism and bad inputs', () => {
 
   it('reads gzip parts and the string forms of tools and arguments, writing the same records', async () => {
     const src = tempDir('hsa-export-gz-');
-    const r = await runHsaAsync(['augment', '--no-gzip', '--config', FIXTURE, '--out', src, '--force', '-q', '--gzip', '--tools-format', 'json-string', '--arguments', 'string']);
+    const r = await runHsaAsync([
+      'augment',
+      '--no-gzip',
+      '--config',
+      FIXTURE,
+      '--out',
+      src,
+      '--force',
+      '-q',
+      '--gzip',
+      '--tools-format',
+      'json-string',
+      '--arguments',
+      'string',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     for (const format of ['swift', 'llamafactory', 'trl']) {
       const [a, b] = await Promise.all([exportTo(fixtureOut, format), exportTo(src, format)]);
@@ -252,7 +298,9 @@ describe('hsa export: determinism and bad inputs', () => {
     const [a, b] = await Promise.all([exportTo(fixtureOut, 'verl-sft'), exportTo(src, 'verl-sft')]);
     const rows = async (out: string) => {
       const all: unknown[] = [];
-      for (const f of filesUnder(out, '.parquet')) for (const r of await duckRows(path.join(out, f))) all.push({ ...r, messages: parquetMessagesParsed(r.messages), tools: JSON.parse(r.tools as string) });
+      for (const f of filesUnder(out, '.parquet'))
+        for (const r of await duckRows(path.join(out, f)))
+          all.push({ ...r, messages: parquetMessagesParsed(r.messages), tools: JSON.parse(r.tools as string) });
       return all;
     };
     expect(await rows(b.out)).toEqual(await rows(a.out));
@@ -280,8 +328,14 @@ describe('hsa export: determinism and bad inputs', () => {
     writeFileSync(path.join(noTokenizer, 'tokenizer_config.json'), '{"chat_template":"{{ messages }}"}');
     const cases: [string[], RegExp][] = [
       [['export', notOut, '--to', 'verl-sft', '--out', path.join(root, 'o1')], /not an hsa output folder \(no manifest\.json/],
-      [['export', fixtureOut, '--to', 'axolotl', '--out', path.join(root, 'o2')], /unknown format "axolotl" \(formats: verl-sft, verl-rl, llamafactory, swift, trl\)/],
-      [['export', fixtureOut, '--to', 'swift', '--out', path.join(root, 'o3'), '--max-tokens', '100', '--tokenizer', noTokenizer], /tokenizer\.json: cannot read/],
+      [
+        ['export', fixtureOut, '--to', 'axolotl', '--out', path.join(root, 'o2')],
+        /unknown format "axolotl" \(formats: verl-sft, verl-rl, llamafactory, swift, trl\)/,
+      ],
+      [
+        ['export', fixtureOut, '--to', 'swift', '--out', path.join(root, 'o3'), '--max-tokens', '100', '--tokenizer', noTokenizer],
+        /tokenizer\.json: cannot read/,
+      ],
       [['export', fixtureOut, '--to', 'llamafactory', '--stage', 'opd', '--out', path.join(root, 'o4')], /llamafactory exports sft records/],
       [['augment', '--no-gzip', '--config', FIXTURE, '--out', path.join(root, 'o5'), '--tokenizer', noTokenizer], /tokenizer\.json: cannot read/],
     ];

@@ -19,11 +19,23 @@ function augmentVerifyAudit(harness: string, trajectories: string, more: string[
   const v = runHsa(['verify', out, '--harness', harness, '--sources', trajectories, '--json', '-q']);
   expect(v.code, v.stdout + v.stderr).toBe(0);
   expect(JSON.parse(v.stdout).problems ?? []).toEqual([]);
-  const audit = spawnSync(process.execPath, [path.join(REPO, 'scripts/audit/check-output.mjs'), '--out', out, '--sources', trajectories, '--harness', harness], { cwd: REPO, encoding: 'utf8' });
+  const audit = spawnSync(
+    process.execPath,
+    [path.join(REPO, 'scripts/audit/check-output.mjs'), '--out', out, '--sources', trajectories, '--harness', harness],
+    { cwd: REPO, encoding: 'utf8' },
+  );
   expect(audit.status, audit.stdout + audit.stderr).toBe(0);
   expect(audit.stdout).toContain('all checks passed');
   const sftDir = path.join(out, 'sft');
-  const sft = readdirSync(sftDir).filter((f) => f.endsWith('.jsonl')).sort().flatMap((f) => readFileSync(path.join(sftDir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+  const sft = readdirSync(sftDir)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .flatMap((f) =>
+      readFileSync(path.join(sftDir, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l)),
+    );
   const manifest = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));
   expect(manifest.reject_reasons).toEqual({});
   return { out, sft };
@@ -35,17 +47,22 @@ describe('real harness shapes: augment -k 8, verify and the independent checker 
     expect(sft).toHaveLength(6 * 8);
     const JSON_TYPES = new Set(['object', 'array', 'string', 'number', 'integer', 'boolean', 'null']);
     const types = new Set<string>();
-    JSON.stringify(sft.map((r) => r.tools), (k, v) => {
-      if (k === 'type' && typeof v === 'string' && v !== 'function') types.add(v);
-      return v;
-    });
+    JSON.stringify(
+      sft.map((r) => r.tools),
+      (k, v) => {
+        if (k === 'type' && typeof v === 'string' && v !== 'function') types.add(v);
+        return v;
+      },
+    );
     expect([...types].filter((t) => !JSON_TYPES.has(t))).toEqual([]);
     // ENUM with its values became an enum of strings, under whatever name the variant gave the parameter.
-    const sortEnums = sft.flatMap((r) => r.tools).flatMap((t: any) => JSON.stringify(t.function.parameters).match(/"enum":\["price","rating","distance"\]/g) ?? []);
+    const sortEnums = sft
+      .flatMap((r) => r.tools)
+      .flatMap((t: any) => JSON.stringify(t.function.parameters).match(/"enum":\["price","rating","distance"\]/g) ?? []);
     expect(sortEnums.length).toBeGreaterThan(0);
   });
 
-  it('a Claude Code hooks.json (SessionStart, a | list and a regex matcher, a prompt hook) in a docs-site harness: refusals named on load, mapped hooks in every RL row under the variant\'s tool names', () => {
+  it("a Claude Code hooks.json (SessionStart, a | list and a regex matcher, a prompt hook) in a docs-site harness: refusals named on load, mapped hooks in every RL row under the variant's tool names", () => {
     const h = 'fixtures/docs-desk/harness';
     const loadWarnings = runHsa(['validate', h]);
     expect(loadWarnings.code, loadWarnings.stdout).toBe(0);
@@ -54,7 +71,14 @@ describe('real harness shapes: augment -k 8, verify and the independent checker 
     const { out, sft } = augmentVerifyAudit(h, 'fixtures/docs-desk/trajectories.jsonl');
     expect(sft).toHaveLength(6 * 8);
     const rlDir = path.join(out, 'rl');
-    const rows = readdirSync(rlDir).filter((f) => f.endsWith('.jsonl')).flatMap((f) => readFileSync(path.join(rlDir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+    const rows = readdirSync(rlDir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .flatMap((f) =>
+        readFileSync(path.join(rlDir, f), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      );
     expect(rows).toHaveLength(6 * 8);
     for (const row of rows) {
       const env = JSON.parse(row.extra_info.env);

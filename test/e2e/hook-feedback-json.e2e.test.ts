@@ -31,7 +31,19 @@ describe('hook feedback values in and out of JSON frames', () => {
   it('every re-expressed message holds the reason as written: JSON-escaped in JSON, plain elsewhere', async () => {
     const harness = path.join(REPO, 'fixtures/clinic/harness');
     const trajectories = path.join(REPO, 'fixtures/clinic/trajectories.jsonl');
-    const a = await augmentWith('hooks.feedback-style: { p: 1 }', ['--harness', harness, '-t', trajectories, '-k', '8', '--seed', '4', '--stages', 'sft', '--json']);
+    const a = await augmentWith('hooks.feedback-style: { p: 1 }', [
+      '--harness',
+      harness,
+      '-t',
+      trajectories,
+      '-k',
+      '8',
+      '--seed',
+      '4',
+      '--stages',
+      'sft',
+      '--json',
+    ]);
     expect(a.code, a.stderr).toBe(0);
     const out = a.out;
     expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals.variants_rejected).toBe(0);

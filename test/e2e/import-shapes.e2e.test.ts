@@ -16,7 +16,11 @@ const CHECKER = path.join(REPO, 'scripts/audit/check-output.mjs');
 afterAll(() => removeTempDirs());
 
 type Msg = { role: string; content: unknown; tool_call_id?: string; tool_calls?: { function: { name: string; arguments: string } }[] };
-const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const readJsonl = <T>(f: string) =>
+  readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 
 async function importAugmentCheck(from: string, fixture: string, dir: string): Promise<{ imported: string; out: string }> {
   const imported = path.join(dir, 'imported.jsonl');
@@ -34,14 +38,22 @@ async function importAugmentCheck(from: string, fixture: string, dir: string): P
   return { imported, out };
 }
 
-describe('openai-log: tool results logged as the tool\'s JSON value', () => {
+describe("openai-log: tool results logged as the tool's JSON value", () => {
   const fixture = path.join(REPO, 'fixtures/import/shapes/openai-object-results.jsonl');
 
   it('an object, array, number or null result becomes its JSON text (null: empty), arguments given as an object too', async () => {
     const { imported, out } = await importAugmentCheck('openai-log', fixture, tempDir('hsa-shapes-openai-'));
     const recs = readJsonl<{ id: string; messages: Msg[] }>(imported);
-    const results = (id: string) => recs.find((r) => r.id === id)!.messages.filter((m) => m.role === 'tool').map((m) => m.content);
-    expect(results('obj-results')).toEqual(['["Paranal","La Silla"]', '{"site":"Paranal","cloud_cover":0,"seeing_arcsec":0.6,"note":"dry \\"El Niño\\" year"}', '35']);
+    const results = (id: string) =>
+      recs
+        .find((r) => r.id === id)!
+        .messages.filter((m) => m.role === 'tool')
+        .map((m) => m.content);
+    expect(results('obj-results')).toEqual([
+      '["Paranal","La Silla"]',
+      '{"site":"Paranal","cloud_cover":0,"seeing_arcsec":0.6,"note":"dry \\"El Niño\\" year"}',
+      '35',
+    ]);
     expect(results('pair-obj')).toEqual(['{"site":"Mauna Kea","cloud_cover":10,"seeing_arcsec":0.4,"ok":true,"windows":[{"from":"22:00","to":"01:00"}]}']);
     expect(results('null-result')).toEqual(['']);
     const calls = recs.find((r) => r.id === 'obj-results')!.messages.flatMap((m) => m.tool_calls ?? []);
@@ -62,11 +74,22 @@ describe('openai-log: Mistral-style tools and provider tools', () => {
     const out = path.join(dir, 'imported.jsonl');
     const i = await runHsaAsync(['import', '--from', 'openai-log', fixture, '-o', out, '--on-error', 'skip']);
     expect(i.code, i.stderr).toBe(0);
-    expect(i.stderr).toContain('openai-mistral-tools.jsonl:3: request.tools.0.type: "openrouter:advisor" is a server tool, not a function tool; only function tools can be imported');
+    expect(i.stderr).toContain(
+      'openai-mistral-tools.jsonl:3: request.tools.0.type: "openrouter:advisor" is a server tool, not a function tool; only function tools can be imported',
+    );
     const recs = readJsonl<{ id: string; tools: { type: string; function: { name: string; parameters: unknown } }[]; messages: Msg[] }>(out);
     // The first line is the same conversation, continued by the second: superseded.
     expect(recs.map((r) => r.id)).toEqual(['mistral-2']);
-    expect(recs[0]!.tools).toEqual([{ type: 'function', function: { name: 'get_sky_report', description: 'Cloud cover at a site.', parameters: { type: 'object', properties: { site: { type: 'string' } }, required: ['site'], additionalProperties: false } } }]);
+    expect(recs[0]!.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'get_sky_report',
+          description: 'Cloud cover at a site.',
+          parameters: { type: 'object', properties: { site: { type: 'string' } }, required: ['site'], additionalProperties: false },
+        },
+      },
+    ]);
     const rejects = readJsonl<{ line: number; problems: { path: string }[] }>(path.join(dir, 'imported.rejects.jsonl'));
     expect(rejects.map((r) => [r.line, r.problems[0]!.path])).toEqual([[3, 'request.tools.0.type']]);
     const v = await runHsaAsync(['validate', '-t', out]);
@@ -93,7 +116,19 @@ describe('openai-log: SDK dumps of replies and reasoning parts', () => {
   it('a part that is not text beside thinking parts is refused at its own index', async () => {
     const dir = tempDir('hsa-shapes-dumps-bad-');
     const bad = path.join(dir, 'bad.jsonl');
-    const rec = { id: 'img', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'thinking', thinking: 'x' }, { type: 'image_url', image_url: { url: 'data:' } }] }] };
+    const rec = {
+      id: 'img',
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', thinking: 'x' },
+            { type: 'image_url', image_url: { url: 'data:' } },
+          ],
+        },
+      ],
+    };
     writeFileSync(bad, JSON.stringify(rec) + '\n');
     const i = await runHsaAsync(['import', '--from', 'openai-log', bad, '-o', path.join(dir, 'o.jsonl')]);
     expect(i.code).toBe(1);
@@ -114,7 +149,10 @@ describe('anthropic: consecutive assistant messages are one turn, as the Message
     expect(split.slice(3, 5).map((m) => m.tool_call_id)).toEqual(['toolu_a', 'toolu_b']);
     const prefill = recs.find((r) => r.id === 'prefill')!.messages;
     expect(prefill.map((m) => m.role)).toEqual(['system', 'user', 'assistant']);
-    expect(prefill[2]!.content).toEqual([{ type: 'text', text: '{"answer": ' }, { type: 'text', text: '"checking"}' }]);
+    expect(prefill[2]!.content).toEqual([
+      { type: 'text', text: '{"answer": ' },
+      { type: 'text', text: '"checking"}' },
+    ]);
     // System text between turns is a later system message.
     const between = recs.find((r) => r.id === 'system-between')!.messages;
     expect(between.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'system', 'user', 'assistant']);

@@ -20,7 +20,11 @@ afterAll(() => removeTempDirs());
 type Call = { id: string; function: { name: string; arguments: string } };
 type Msg = { role: string; content: unknown; tool_call_id?: string; tool_calls?: Call[]; reasoning_content?: string; refusal?: string };
 type Rec = { id: string; messages: Msg[]; tools?: { function: { name: string; parameters: Record<string, unknown> } }[]; meta?: Record<string, unknown> };
-const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const readJsonl = <T>(f: string) =>
+  readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 
 /** Fail mode, then skip mode; returns the imported records after validate, augment -k 8 and the checker pass. */
 async function roundTrip(from: string, fixture: string, badLines: string[], extra: string[] = []): Promise<{ recs: Rec[]; imported: string; out: string }> {
@@ -75,7 +79,10 @@ describe('xlam: query/tools/answers as JSON strings, parameters with Python type
     // Parallel answers are one assistant turn, left unanswered (the target), ids generated in order.
     expect(r0.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(r0.messages[1]!.tool_calls!.map((c) => c.id)).toEqual(['0:c1', '0:c2']);
-    expect(callsOf(r0)).toEqual([['transit.next_departures', { stop_id: 'KX-14' }], ['fare_quote', { zones: ['A', 'B', 'C'], rider: 'student' }]]);
+    expect(callsOf(r0)).toEqual([
+      ['transit.next_departures', { stop_id: 'KX-14' }],
+      ['fare_quote', { zones: ['A', 'B', 'C'], rider: 'student' }],
+    ]);
     const stats = byId(recs, '1').tools![1]!.function.parameters as { properties: Record<string, unknown>; required: string[] };
     expect(stats.properties).toEqual({
       line: { type: ['integer', 'string'], description: 'Line number or name.' },
@@ -89,7 +96,13 @@ describe('xlam: query/tools/answers as JSON strings, parameters with Python type
     expect(byId(recs, 'alpaca-1').tools![0]!.function.parameters.required).toEqual(['line']);
     // Nothing in API-Bank says which parameters are required: none is.
     const bank = byId(recs, 'apibank-1');
-    expect(bank.tools![1]!.function.parameters).toEqual({ type: 'object', properties: { card_id: { type: 'string', description: 'Card number.' }, kinds: { type: 'array', items: { type: 'string' }, description: 'Only these kinds of fines.' } } });
+    expect(bank.tools![1]!.function.parameters).toEqual({
+      type: 'object',
+      properties: {
+        card_id: { type: 'string', description: 'Card number.' },
+        kinds: { type: 'array', items: { type: 'string' }, description: 'Only these kinds of fines.' },
+      },
+    });
     expect(bank.messages.map((m) => [m.role, m.content])).toEqual([
       ['user', 'Renew my card 22-7781 please.'],
       ['assistant', 'Renewing it now.'],
@@ -99,7 +112,10 @@ describe('xlam: query/tools/answers as JSON strings, parameters with Python type
       ['user', 'And how much do I owe in fines?'],
       ['assistant', 'Let me look.\nGenerate API Request:'],
     ]);
-    expect(callsOf(bank)).toEqual([['RenewCard', { card_id: '22-7781' }], ['QueryFines', { card_id: '22-7781' }]]);
+    expect(callsOf(bank)).toEqual([
+      ['RenewCard', { card_id: '22-7781' }],
+      ['QueryFines', { card_id: '22-7781' }],
+    ]);
     expect(bank.messages[3]!.tool_call_id).toBe('apibank-1:c1');
   }, 90_000);
 
@@ -111,7 +127,9 @@ describe('xlam: query/tools/answers as JSON strings, parameters with Python type
     const out = path.join(dir, 'out');
     const a = await runHsaAsync(['augment', '--no-gzip', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--transforms', 'tools.param-rename']);
     expect(a.code, a.stderr).toBe(0);
-    const sft = readJsonl<Rec & { meta: { source_id: string; transforms: { id: string; params: { renamed?: Record<string, string> } }[] } }>(path.join(out, 'sft/part-00000.jsonl'));
+    const sft = readJsonl<Rec & { meta: { source_id: string; transforms: { id: string; params: { renamed?: Record<string, string> } }[] } }>(
+      path.join(out, 'sft/part-00000.jsonl'),
+    );
     const renamedTags = sft.filter((r) => r.meta.source_id === 'alpaca-tags' && r.meta.transforms.some((t) => t.params.renamed?.tags !== undefined));
     // The case exists in this run (else the test would prove nothing): the `tags` tool beside a renamed `tags` parameter.
     expect(renamedTags.length).toBeGreaterThan(0);
@@ -132,18 +150,29 @@ describe('toolace: tools in the system prompt, calls as Python call text', () =>
     expect(recs.map((r) => r.id)).toEqual(['tc-1', 'tc-2', 'tc-3', 'tc-py-tools']);
     // A tool list written as a Python literal, brackets and quotes inside its strings.
     const py = byId(recs, 'tc-py-tools');
-    expect(py.tools!.map((t) => [t.function.name, (t.function as { description?: string }).description])).toEqual([['avalanche.bulletin', "Danger level on the European scale, e.g. [1, 5]; 'high' means 4."]]);
+    expect(py.tools!.map((t) => [t.function.name, (t.function as { description?: string }).description])).toEqual([
+      ['avalanche.bulletin', "Danger level on the European scale, e.g. [1, 5]; 'high' means 4."],
+    ]);
     expect(callsOf(py)).toEqual([['avalanche.bulletin', { region: 'FR-74' }]]);
     const one = byId(recs, 'tc-1');
     expect(one.tools!.map((t) => t.function.name)).toEqual(['Trail Conditions', 'Mountain Forecast', 'hut.availability']);
-    expect(callsOf(one)).toEqual([['Trail Conditions', { trail: 'Ridge Loop', units: 'metric' }], ['Mountain Forecast', { peak: 'Mont Pelat', days: 2 }]]);
+    expect(callsOf(one)).toEqual([
+      ['Trail Conditions', { trail: 'Ridge Loop', units: 'metric' }],
+      ['Mountain Forecast', { peak: 'Mont Pelat', days: 2 }],
+    ]);
     expect(one.messages.filter((m) => m.role === 'tool').map((m) => [m.tool_call_id, m.content])).toEqual([
       ['tc-1:c1', '{"open":true,"snow_cm":0}'],
       ['tc-1:c2', '{"day1":"sunny","day2":"showers"}'],
     ]);
-    expect(callsOf(byId(recs, 'tc-2'))).toEqual([['hut.availability', { hut: 'Refuge Vallon', date: '2025-07-12', beds: 2 }], ['Mountain Forecast', { peak: 'Vallon' }]]);
+    expect(callsOf(byId(recs, 'tc-2'))).toEqual([
+      ['hut.availability', { hut: 'Refuge Vallon', date: '2025-07-12', beds: 2 }],
+      ['Mountain Forecast', { peak: 'Vallon' }],
+    ]);
     // Bracketed prose is text, not calls.
-    expect(byId(recs, 'tc-3').messages[2]).toEqual({ role: 'assistant', content: '[Crampons, an ice axe and a harness] are the essentials; none of my tools covers gear lists.' });
+    expect(byId(recs, 'tc-3').messages[2]).toEqual({
+      role: 'assistant',
+      content: '[Crampons, an ice axe and a harness] are the essentials; none of my tools covers gear lists.',
+    });
   }, 90_000);
 });
 
@@ -159,7 +188,9 @@ describe('glaive: SYSTEM: text with JSON tools, chat text with turn markers', ()
     expect(recs.map((r) => r.id)).toEqual(['recipes.jsonl:1', 'recipes.jsonl:2', 'recipes.jsonl:3', 'recipes.jsonl:4', 'recipes.jsonl:8', 'recipes.jsonl:11']);
     const r1 = recs[0]!;
     expect(r1.tools!.map((t) => t.function.name)).toEqual(['nutrition_facts', 'scale_recipe']);
-    expect((r1.messages[0]!.content as string).startsWith('You are a helpful assistant with access to the following functions. Use them if required -\n{')).toBe(true);
+    expect(
+      (r1.messages[0]!.content as string).startsWith('You are a helpful assistant with access to the following functions. Use them if required -\n{'),
+    ).toBe(true);
     expect(r1.messages.slice(1).map((m) => [m.role, m.content])).toEqual([
       ['user', 'How much protein is in 100 g of lentils?'],
       ['assistant', ''],
@@ -203,7 +234,12 @@ describe('responses: OpenAI Responses API logs', () => {
     expect(recs.map((r) => r.id)).toEqual(['lab-1b', 'lab-2', 'lab-3', 'lab-4', 'lab-5']);
     // Text logged after a turn's call is that turn's (the call stays open for its output); reasoning no reply follows is kept in meta.
     const five = byId(recs, 'lab-5');
-    expect(five.messages.map((m) => [m.role, m.content])).toEqual([['user', 'Is there DMSO in C4?'], ['assistant', 'Looking it up.'], ['tool', 'none left'], ['user', 'OK, thanks.']]);
+    expect(five.messages.map((m) => [m.role, m.content])).toEqual([
+      ['user', 'Is there DMSO in C4?'],
+      ['assistant', 'Looking it up.'],
+      ['tool', 'none left'],
+      ['user', 'OK, thanks.'],
+    ]);
     expect(five.meta).toEqual({ reasoning_without_reply: ['Out of stock; the user may want to reorder.'] });
     const b = byId(recs, 'lab-1b');
     expect(b.messages.map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool', 'assistant']);
@@ -244,9 +280,21 @@ describe('gemini: generateContent logs', () => {
       ['assistant', 'Yes: two sheets, H-1182 and H-1190.'],
     ]);
     expect(one.messages[2]!.reasoning_content).toBe('Checking the catalogue.');
-    expect(one.tools![0]!.function.parameters).toEqual({ type: 'object', properties: { taxon: { type: 'string', description: 'Genus or species.' }, country: { type: ['string', 'null'] }, limit: { type: 'integer' } }, required: ['taxon'] });
+    expect(one.tools![0]!.function.parameters).toEqual({
+      type: 'object',
+      properties: { taxon: { type: 'string', description: 'Genus or species.' }, country: { type: ['string', 'null'] }, limit: { type: 'integer' } },
+      required: ['taxon'],
+    });
     const two = byId(recs, 'hb-2');
-    expect(two.messages.map((m) => [m.role, m.tool_call_id ?? null])).toEqual([['system', null], ['user', null], ['assistant', null], ['tool', 'fc-b'], ['tool', 'fc-a'], ['user', null], ['assistant', null]]);
+    expect(two.messages.map((m) => [m.role, m.tool_call_id ?? null])).toEqual([
+      ['system', null],
+      ['user', null],
+      ['assistant', null],
+      ['tool', 'fc-b'],
+      ['tool', 'fc-a'],
+      ['user', null],
+      ['assistant', null],
+    ]);
     expect(two.messages[2]!.tool_calls!.map((c) => c.id)).toEqual(['fc-a', 'fc-b']);
     expect(two.messages[3]!.content).toBe('{"sheets":["H-2001"]}');
     expect(two.tools![1]!.function.parameters.$defs).toBeDefined();
@@ -259,7 +307,9 @@ describe('gemini: generateContent logs', () => {
     const out = path.join(dir, 'out');
     const a = await runHsaAsync(['augment', '--no-gzip', '-t', imported, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--transforms', 'tools.schema-style']);
     expect(a.code, a.stderr).toBe(0);
-    const sft = readJsonl<Rec & { meta: { source_id: string; transforms: { id: string; params: { restyled?: Record<string, string> } }[] } }>(path.join(out, 'sft/part-00000.jsonl'));
+    const sft = readJsonl<Rec & { meta: { source_id: string; transforms: { id: string; params: { restyled?: Record<string, string> } }[] } }>(
+      path.join(out, 'sft/part-00000.jsonl'),
+    );
     const wrapped = sft.filter((r) => r.meta.transforms.some((t) => t.params.restyled?.request_loan?.startsWith('wrap:')));
     expect(wrapped.length).toBeGreaterThan(0);
     for (const r of wrapped) {

@@ -77,7 +77,8 @@ function checkCalls(records: Json[]): string[] {
         }
       } else if (m.role === 'tool') {
         if (!open.delete(m.tool_call_id)) bad.push(`${r.id}: tool result ${m.tool_call_id} answers no open call`);
-        if (m.name !== undefined && m.name !== called.get(m.tool_call_id)) bad.push(`${r.id}: tool result names ${m.name}, the call was ${called.get(m.tool_call_id)}`);
+        if (m.name !== undefined && m.name !== called.get(m.tool_call_id))
+          bad.push(`${r.id}: tool result names ${m.name}, the call was ${called.get(m.tool_call_id)}`);
       }
     }
   }
@@ -120,7 +121,9 @@ describe('validate accepts the logs as given', () => {
   });
 
   it('counts outcomes and reused ids', async () => {
-    const located = JSON.parse((await runHsaAsync(['validate', HELPDESK, '-t', log('wrapped'), log('matched'), '--system-prompt', 'locate', '--json'])).stdout) as Json;
+    const located = JSON.parse(
+      (await runHsaAsync(['validate', HELPDESK, '-t', log('wrapped'), log('matched'), '--system-prompt', 'locate', '--json'])).stdout,
+    ) as Json;
     expect(located.system_prompt).toEqual({ mode: 'locate', matched: 12, located: 10, replaced: 0, chars_discarded: 0 });
     const reused = JSON.parse((await runHsaAsync(['validate', HELPDESK, '-t', log('reused-ids'), '--json'])).stdout) as Json;
     expect(reused.reused_call_ids).toBeGreaterThan(0);
@@ -131,7 +134,9 @@ describe('validate accepts the logs as given', () => {
   it('match refuses appended rules naming the line; replace takes the rendered harness and counts what it dropped', async () => {
     const m = await runHsaAsync(['validate', HELPDESK, '-t', log('appended')]);
     expect(m.code).toBe(1);
-    expect(m.stdout).toContain(`${log('appended')}:1: hd-appended-001: messages.0.content: system message differs from the rendered harness: line 11: expected (end of text), got ""`);
+    expect(m.stdout).toContain(
+      `${log('appended')}:1: hd-appended-001: messages.0.content: system message differs from the rendered harness: line 11: expected (end of text), got ""`,
+    );
     const r = JSON.parse((await runHsaAsync(['validate', HELPDESK, '-t', log('appended'), '--system-prompt', 'replace', '--json'])).stdout) as Json;
     expect(r.ok).toBe(true);
     expect(r.system_prompt).toMatchObject({ replaced: 10, located: 0 });
@@ -172,7 +177,7 @@ describe('augment with 8 variants: 0 invalid calls, 0 leaks, nothing rejected', 
     }
   });
 
-  it('located records keep their own text byte for byte around the state\'s sections', async () => {
+  it("located records keep their own text byte for byte around the state's sections", async () => {
     const { sft } = await augment('located', ['--harness', HELPDESK, '-t', log('appended'), log('wrapped'), '--system-prompt', 'locate']);
     const sources = new Map([...byId(log('appended')), ...byId(log('wrapped'))]);
     const role = readFileSync(path.join(HELPDESK, 'prompt', 'role.md'), 'utf8').trim();
@@ -196,7 +201,7 @@ describe('augment with 8 variants: 0 invalid calls, 0 leaks, nothing rejected', 
     expect(changed).toBeGreaterThan(0);
   });
 
-  it('a tool that the record\'s own prompt text names keeps its name in every variant; the others are renamed', async () => {
+  it("a tool that the record's own prompt text names keeps its name in every variant; the others are renamed", async () => {
     const { manifest, sft, rejects } = await augment('mentions', ['--harness', HELPDESK, '-t', log('outer-mentions'), '--system-prompt', 'locate']);
     const sources = byId(log('outer-mentions'));
     // Before, a variant that renamed it was rejected (check_record_prompt_text): a third of them.

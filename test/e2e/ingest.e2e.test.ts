@@ -84,58 +84,65 @@ const CASES: Case[] = [
 ];
 
 describe('hsa import', () => {
-  it.concurrent.each(CASES)('$format: converts the good records, reports every bad line as file:line: field: reason, and init + validate pass on the output', async (c) => {
-    const dir = tmp();
-    const out = path.join(dir, 'traj.jsonl');
-    const rejects = path.join(dir, 'rejects.jsonl');
-    const r = await hsa(['import', '--from', c.format, ...c.files, '--out', out, '--on-error', 'skip', '--rejects', rejects]);
-    clean(r);
-    expect(r.code).toBe(0);
-    const lines = problemLines(r.stderr);
-    const expected = Object.entries(c.bad).map(([line, [field, reason]]) => ({ line: Number(line), field, reason }));
-    expect(lines).toHaveLength(expected.length);
-    for (const e of expected) {
-      const hit = lines.find((l) => l.startsWith(`${c.files[0]}:${e.line}: ${e.field}: `));
-      expect(hit, `${c.files[0]}:${e.line}: ${e.field}`).toBeDefined();
-      expect(hit).toContain(e.reason);
-    }
-    expect(r.stderr).toContain(`imported ${c.converted} of`);
-    // Every bad line is in the rejects file with its problems and its source text.
-    const rej = readJsonl(rejects) as { file: string; line: number; problems: { path: string; message: string }[]; source: string }[];
-    expect(rej.map((x) => x.line).sort((a, b) => a - b)).toEqual(expected.map((e) => e.line));
-    const sourceLines = readFileSync(path.join(REPO, c.files[0]!), 'utf8').split('\n');
-    for (const x of rej) expect(x.source).toBe(sourceLines[x.line - 1]);
-    // Output: exact Chat Completions shape, arguments JSON strings, every tool message answering a call.
-    const recs = readJsonl(out) as { id: string; messages: { role: string; tool_calls?: { id: string; function: { arguments: unknown } }[]; tool_call_id?: string }[]; tools?: unknown[] }[];
-    expect(recs).toHaveLength(c.converted);
-    expect(recs.length + rej.length + (c.superseded ?? 0)).toBe(Object.keys(c.bad).length + c.converted + (c.superseded ?? 0));
-    expect(new Set(recs.map((x) => x.id)).size).toBe(recs.length);
-    for (const rec of recs) {
-      const open = new Set<string>();
-      for (const m of rec.messages) {
-        for (const call of m.tool_calls ?? []) {
-          expect(typeof call.function.arguments).toBe('string');
-          JSON.parse(call.function.arguments as string);
-          open.add(call.id);
-        }
-        if (m.role === 'tool') expect(open.has(m.tool_call_id!)).toBe(true);
+  it.concurrent.each(CASES)(
+    '$format: converts the good records, reports every bad line as file:line: field: reason, and init + validate pass on the output',
+    async (c) => {
+      const dir = tmp();
+      const out = path.join(dir, 'traj.jsonl');
+      const rejects = path.join(dir, 'rejects.jsonl');
+      const r = await hsa(['import', '--from', c.format, ...c.files, '--out', out, '--on-error', 'skip', '--rejects', rejects]);
+      clean(r);
+      expect(r.code).toBe(0);
+      const lines = problemLines(r.stderr);
+      const expected = Object.entries(c.bad).map(([line, [field, reason]]) => ({ line: Number(line), field, reason }));
+      expect(lines).toHaveLength(expected.length);
+      for (const e of expected) {
+        const hit = lines.find((l) => l.startsWith(`${c.files[0]}:${e.line}: ${e.field}: `));
+        expect(hit, `${c.files[0]}:${e.line}: ${e.field}`).toBeDefined();
+        expect(hit).toContain(e.reason);
       }
-    }
-    // Shapes the fixtures hold: parallel calls, several user turns, a record without tools.
-    expect(recs.some((x) => x.messages.some((m) => (m.tool_calls?.length ?? 0) > 1))).toBe(true);
-    expect(recs.some((x) => x.messages.filter((m) => m.role === 'user').length > 1)).toBe(true);
-    expect(recs.some((x) => x.tools === undefined)).toBe(true);
+      expect(r.stderr).toContain(`imported ${c.converted} of`);
+      // Every bad line is in the rejects file with its problems and its source text.
+      const rej = readJsonl(rejects) as { file: string; line: number; problems: { path: string; message: string }[]; source: string }[];
+      expect(rej.map((x) => x.line).sort((a, b) => a - b)).toEqual(expected.map((e) => e.line));
+      const sourceLines = readFileSync(path.join(REPO, c.files[0]!), 'utf8').split('\n');
+      for (const x of rej) expect(x.source).toBe(sourceLines[x.line - 1]);
+      // Output: exact Chat Completions shape, arguments JSON strings, every tool message answering a call.
+      const recs = readJsonl(out) as {
+        id: string;
+        messages: { role: string; tool_calls?: { id: string; function: { arguments: unknown } }[]; tool_call_id?: string }[];
+        tools?: unknown[];
+      }[];
+      expect(recs).toHaveLength(c.converted);
+      expect(recs.length + rej.length + (c.superseded ?? 0)).toBe(Object.keys(c.bad).length + c.converted + (c.superseded ?? 0));
+      expect(new Set(recs.map((x) => x.id)).size).toBe(recs.length);
+      for (const rec of recs) {
+        const open = new Set<string>();
+        for (const m of rec.messages) {
+          for (const call of m.tool_calls ?? []) {
+            expect(typeof call.function.arguments).toBe('string');
+            JSON.parse(call.function.arguments as string);
+            open.add(call.id);
+          }
+          if (m.role === 'tool') expect(open.has(m.tool_call_id!)).toBe(true);
+        }
+      }
+      // Shapes the fixtures hold: parallel calls, several user turns, a record without tools.
+      expect(recs.some((x) => x.messages.some((m) => (m.tool_calls?.length ?? 0) > 1))).toBe(true);
+      expect(recs.some((x) => x.messages.filter((m) => m.role === 'user').length > 1)).toBe(true);
+      expect(recs.some((x) => x.tools === undefined)).toBe(true);
 
-    const harness = path.join(dir, 'harness');
-    const init = await hsa(['init', '-t', out, '-o', harness]);
-    clean(init);
-    expect(init.code, init.stderr).toBe(0);
-    const v = await hsa(['validate', harness, '-t', out, '--json']);
-    expect(v.code, v.stdout).toBe(0);
-    const report = JSON.parse(v.stdout) as { errors: number; files: { records: number; invalid: number }[] };
-    expect(report.errors).toBe(0);
-    expect(report.files[0]).toMatchObject({ records: c.converted, invalid: 0 });
-  });
+      const harness = path.join(dir, 'harness');
+      const init = await hsa(['init', '-t', out, '-o', harness]);
+      clean(init);
+      expect(init.code, init.stderr).toBe(0);
+      const v = await hsa(['validate', harness, '-t', out, '--json']);
+      expect(v.code, v.stdout).toBe(0);
+      const report = JSON.parse(v.stdout) as { errors: number; files: { records: number; invalid: number }[] };
+      expect(report.errors).toBe(0);
+      expect(report.files[0]).toMatchObject({ records: c.converted, invalid: 0 });
+    },
+  );
 
   it('fail mode reports every bad line, exits 1 and writes nothing', async () => {
     const dir = tmp();
@@ -235,7 +242,10 @@ describe('hsa init', () => {
   it('writes the same bytes twice; refuses a non-empty folder without --force', async () => {
     const dir = tmp();
     const [a, b] = [path.join(dir, 'a'), path.join(dir, 'b')];
-    const [ra, rb] = await Promise.all([hsa(['init', '-t', TRAJ, '-o', a, '--name', 'returns']), hsa(['init', '-t', `./${TRAJ}`, '-o', b, '--name', 'returns'])]);
+    const [ra, rb] = await Promise.all([
+      hsa(['init', '-t', TRAJ, '-o', a, '--name', 'returns']),
+      hsa(['init', '-t', `./${TRAJ}`, '-o', b, '--name', 'returns']),
+    ]);
     expect([ra.code, rb.code]).toEqual([0, 0]);
     expect(treeHashes(a)).toEqual(treeHashes(b));
     const again = await hsa(['init', '-t', TRAJ, '-o', a]);
@@ -254,7 +264,14 @@ describe('hsa init on a logged prompt that ends with a newline', () => {
   it('renders it byte for byte; validate and augment keep the newline', async () => {
     const dir = tmp();
     const file = path.join(dir, 't.jsonl');
-    const rec = { id: 'n1', messages: [{ role: 'system', content: '# Role\nYou help.\n\n# Rules\n- be brief\n' }, { role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }] };
+    const rec = {
+      id: 'n1',
+      messages: [
+        { role: 'system', content: '# Role\nYou help.\n\n# Rules\n- be brief\n' },
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ],
+    };
     writeFileSync(file, `${JSON.stringify(rec)}\n`);
     const harness = path.join(dir, 'h');
     const r = await hsa(['init', '-t', file, '-o', harness]);
@@ -267,7 +284,9 @@ describe('hsa init on a logged prompt that ends with a newline', () => {
     const out = path.join(dir, 'aug');
     const a = await hsa(['augment', '--no-gzip', '--harness', harness, '-t', file, '-o', out, '-k', '4', '--seed', '1', '--stages', 'sft', '-q']);
     expect(a.code, a.stderr).toBe(0);
-    const lines = readFileSync(path.join(out, 'sft', 'part-00000.jsonl'), 'utf8').trim().split('\n');
+    const lines = readFileSync(path.join(out, 'sft', 'part-00000.jsonl'), 'utf8')
+      .trim()
+      .split('\n');
     expect(lines).toHaveLength(4);
     // Sections move and restyle; the record's own final newline stays, once.
     for (const l of lines) expect((JSON.parse(l) as { messages: { content: string }[] }).messages[0]!.content).toMatch(/[^\n]\n$/);
@@ -277,7 +296,10 @@ describe('hsa init on a logged prompt that ends with a newline', () => {
 describe('hsa validate --summary', () => {
   it('reads 200 identical errors as one kind with its count and one example', async () => {
     const dir = tmp();
-    const base = readJsonl(path.join(REPO, 'fixtures/init/returns-desk/trajectories.jsonl'))[0] as { id: string; messages: { tool_calls?: { function: { name: string } }[] }[] };
+    const base = readJsonl(path.join(REPO, 'fixtures/init/returns-desk/trajectories.jsonl'))[0] as {
+      id: string;
+      messages: { tool_calls?: { function: { name: string } }[] }[];
+    };
     const lines: string[] = [];
     for (let i = 0; i < 200; i++) {
       const rec = structuredClone(base);

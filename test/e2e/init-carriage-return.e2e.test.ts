@@ -28,7 +28,9 @@ describe('hsa init on logs whose system prompt holds lone carriage returns', () 
     const i = await runHsaAsync(['init', '-t', FIXTURE, '-o', h]);
     expect(i.code, i.stdout + i.stderr).toBe(0);
     expect(i.stdout + i.stderr).toContain('check: 5 records validate, 0 do not');
-    const prompt = readdirSync(path.join(h, 'prompt')).map((f) => readFileSync(path.join(h, 'prompt', f), 'utf8')).join('\n');
+    const prompt = readdirSync(path.join(h, 'prompt'))
+      .map((f) => readFileSync(path.join(h, 'prompt', f), 'utf8'))
+      .join('\n');
     expect(prompt).toContain('Free observing slots.\rSlots are 30 minutes long.');
     const v = await runHsaAsync(['validate', h, '-t', FIXTURE]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
@@ -39,7 +41,10 @@ describe('hsa init on logs whose system prompt holds lone carriage returns', () 
     const a = await runHsaAsync(['augment', '--no-gzip', '--harness', h, '-t', FIXTURE, '-o', out, '-k', '8', '--stages', 'sft', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
     expect((JSON.parse(a.stdout) as { totals: Record<string, number> }).totals).toMatchObject({ valid_records: 5, variants_written: 40, variants_rejected: 0 });
-    const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { messages: { content: string }[] });
+    const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { messages: { content: string }[] });
     // In the system message, or where prompt.placement put the section (a preamble turn).
     for (const r of sft) expect(r.messages.map((m) => m.content).join('\n')).toMatch(/Free observing slots\.\rSlots are 30 minutes long\./);
     const c = spawnSync(process.execPath, [CHECKER, '--out', out, '--sources', FIXTURE, '--harness', h, '--json'], { encoding: 'utf8' });

@@ -9,7 +9,7 @@ import { makeTmp } from '../helpers/tmp.js';
 // to lend its harness (and its JSON key order) to later records with the same tools in another
 // key order, so output depended on cache evictions, worker count and shards.
 
-type Json = any;  
+type Json = any;
 
 let tmp: { dir: string; cleanup: () => Promise<void> };
 beforeAll(async () => {
@@ -23,7 +23,11 @@ afterAll(async () => {
 function reversedKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(reversedKeys);
   if (v === null || typeof v !== 'object') return v;
-  return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversedKeys(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .reverse()
+      .map(([k, x]) => [k, reversedKeys(x)]),
+  );
 }
 
 async function sftLines(name: string, records: Json[], extra: string[] = []): Promise<Map<string, string>> {
@@ -35,7 +39,9 @@ async function sftLines(name: string, records: Json[], extra: string[] = []): Pr
   expect(r.code).toBe(0);
   const lines = new Map<string, string>();
   for (const f of readdirSync(path.join(out, 'sft')).sort()) {
-    for (const line of readFileSync(path.join(out, 'sft', f), 'utf8').split('\n').filter(Boolean)) {
+    for (const line of readFileSync(path.join(out, 'sft', f), 'utf8')
+      .split('\n')
+      .filter(Boolean)) {
       // Where the record came from differs between the two inputs; everything else must not.
       const rec = JSON.parse(line);
       delete rec.meta.source_file;
@@ -49,7 +55,11 @@ async function sftLines(name: string, records: Json[], extra: string[] = []): Pr
 describe('inline harness identity', () => {
   it('a record with the same tools in another key order gets its own harness, whatever came before', async () => {
     const first = JSON.parse(readFileSync(path.join(REPO, 'fixtures/ingest/inline/records.jsonl'), 'utf8').split('\n')[0]!);
-    const twin = { ...first, id: 'twin', tools: first.tools.map((t: Json) => ({ ...t, function: { ...t.function, parameters: reversedKeys(t.function.parameters) } })) };
+    const twin = {
+      ...first,
+      id: 'twin',
+      tools: first.tools.map((t: Json) => ({ ...t, function: { ...t.function, parameters: reversedKeys(t.function.parameters) } })),
+    };
     const together = await sftLines('together', [first, twin]);
     const alone = await sftLines('alone', [twin]);
     const twinIds = [...alone.keys()];
@@ -65,7 +75,8 @@ describe('inline harness identity', () => {
       const distractors = new Set(added.map((n) => renamed[n] ?? n));
       return rec.tools.filter((t: Json) => !distractors.has(t.function.name));
     };
-    const orders = (records: Iterable<string>) => new Set([...records].flatMap((line) => ownTools(JSON.parse(line)).map((t: Json) => Object.keys(t.function.parameters).join(','))));
+    const orders = (records: Iterable<string>) =>
+      new Set([...records].flatMap((line) => ownTools(JSON.parse(line)).map((t: Json) => Object.keys(t.function.parameters).join(','))));
     const firstOrders = new Set(first.tools.map((t: Json) => Object.keys(t.function.parameters).join(',')).filter((o: string) => o.split(',').length > 2));
     const twinOrders = new Set(twin.tools.map((t: Json) => Object.keys(t.function.parameters).join(',')));
     const shown = orders(twinIds.map((id) => together.get(id)!));
@@ -74,7 +85,10 @@ describe('inline harness identity', () => {
   });
 
   it('gives the same bytes with one thread and with workers, twins and all', async () => {
-    const records = readFileSync(path.join(REPO, 'fixtures/ingest/inline/records.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const records = readFileSync(path.join(REPO, 'fixtures/ingest/inline/records.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const twins = records.map((r) => ({ ...r, id: `${r.id}-twin`, tools: r.tools && reversedKeys(r.tools) }));
     // Twins after their originals and, further on, before: a worker meets either first.
     const input = [...records, ...twins, ...records.map((r) => ({ ...r, id: `${r.id}-again` }))];

@@ -28,9 +28,18 @@ interface Out {
   meta: { source_id: string; transforms: { id: string; params?: { renamed?: Record<string, string> } }[] };
 }
 
-const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const readJsonl = <T>(f: string) =>
+  readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 const sources = new Map(readJsonl<Out>(FIXTURE).map((r) => [r.id, r]));
-const SPELLED: Record<string, string> = { Get_Weather: 'Get Weather', Get_Weather_Forecast: 'Get Weather Forecast', Get_Prices: 'Get Prices', Get_Prices__v2_: 'Get Prices (v2)' };
+const SPELLED: Record<string, string> = {
+  Get_Weather: 'Get Weather',
+  Get_Weather_Forecast: 'Get Weather Forecast',
+  Get_Prices: 'Get Prices',
+  Get_Prices__v2_: 'Get Prices (v2)',
+};
 const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Every text of a variant the model reads: messages and tool descriptions. */
@@ -43,7 +52,23 @@ describe('a tool name that starts a longer one', () => {
 
   it('renames touch only the name as a whole phrase; the longer names and the retired service stay', async () => {
     const out = path.join(dir, 'rename');
-    const a = await runHsaAsync(['augment', '--no-gzip', '-t', FIXTURE, '-o', out, '-k', '8', '--seed', '3', '--transforms', 'tools.rename', '--stages', 'sft', '-q']);
+    const a = await runHsaAsync([
+      'augment',
+      '--no-gzip',
+      '-t',
+      FIXTURE,
+      '-o',
+      out,
+      '-k',
+      '8',
+      '--seed',
+      '3',
+      '--transforms',
+      'tools.rename',
+      '--stages',
+      'sft',
+      '-q',
+    ]);
     expect(a.code, a.stderr).toBe(0);
     const seen = { shortOnly: 0, pricesOnly: 0 };
     for (const r of readJsonl<Out>(path.join(out, 'sft/part-00000.jsonl'))) {
@@ -59,7 +84,9 @@ describe('a tool name that starts a longer one', () => {
         seen.shortOnly++;
         expect(all).toContain('Use Get Weather Forecast for later days'.replace('Use ', ''));
         expect(all).toContain(`Use ${map.Get_Weather} for now and Get Weather Forecast for later days.`);
-        expect(r.tools.find((t) => t.function.name === map.Get_Weather)!.function.description).toBe('Current conditions at a station. For later days use Get Weather Forecast.');
+        expect(r.tools.find((t) => t.function.name === map.Get_Weather)!.function.description).toBe(
+          'Current conditions at a station. For later days use Get Weather Forecast.',
+        );
       }
       if (map.Get_Prices !== undefined && map.Get_Prices__v2_ === undefined) {
         seen.pricesOnly++;
@@ -69,7 +96,8 @@ describe('a tool name that starts a longer one', () => {
       const src = sources.get(r.meta.source_id)!;
       const back = (s: string) => {
         let t = s;
-        for (const [safe, to] of Object.entries(map).sort((x, y) => y[1].length - x[1].length)) t = t.replace(new RegExp(`(?<![A-Za-z0-9_])${esc(to)}(?![A-Za-z0-9_])`, 'g'), SPELLED[safe]!);
+        for (const [safe, to] of Object.entries(map).sort((x, y) => y[1].length - x[1].length))
+          t = t.replace(new RegExp(`(?<![A-Za-z0-9_])${esc(to)}(?![A-Za-z0-9_])`, 'g'), SPELLED[safe]!);
         return t;
       };
       expect(r.messages.map((m) => back(m.content ?? ''))).toEqual(src.messages.map((m) => m.content ?? ''));

@@ -28,16 +28,31 @@ afterEach(async () => {
 });
 afterAll(async () => tmp.cleanup());
 
-const lines = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
-const msg = (content: string | null, calls: { name: string; arguments: string }[] = []): Behaviour => ({ kind: 'message', content, tool_calls: calls, finish_reason: calls.length ? 'tool_calls' : 'stop' });
+const lines = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
+const msg = (content: string | null, calls: { name: string; arguments: string }[] = []): Behaviour => ({
+  kind: 'message',
+  content,
+  tool_calls: calls,
+  finish_reason: calls.length ? 'tool_calls' : 'stop',
+});
 
 /** A teacher that answers each record by its user's words; `card` is the card it sends for the fines. */
 function teacher(card: string) {
   return (req: ChatRequest): Behaviour => {
     const user = String(req.messages.find((m) => m.role === 'user' && m.name === undefined)?.content ?? '');
     const answered = req.messages[req.messages.length - 1]?.role === 'tool';
-    if (user.startsWith('What do I owe?')) return answered ? msg('You owe 3.50 for "Harbour Lights".') : msg('', [{ name: 'list_fines', arguments: JSON.stringify({ patron_card: card, currency: 'EUR' }) }]);
-    if (user.startsWith('Do you have "Nine Lanterns"')) return answered ? msg('No, that title is not in the catalogue.') : msg('Let me search the catalogue.', [{ name: 'search_by_title', arguments: '{"title":"Nine Lanterns"}' }]);
+    if (user.startsWith('What do I owe?'))
+      return answered
+        ? msg('You owe 3.50 for "Harbour Lights".')
+        : msg('', [{ name: 'list_fines', arguments: JSON.stringify({ patron_card: card, currency: 'EUR' }) }]);
+    if (user.startsWith('Do you have "Nine Lanterns"'))
+      return answered
+        ? msg('No, that title is not in the catalogue.')
+        : msg('Let me search the catalogue.', [{ name: 'search_by_title', arguments: '{"title":"Nine Lanterns"}' }]);
     // The removed tool's record: B has no staff picks; an author search matches no recorded call.
     if (user.startsWith('Recommend me')) return answered ? msg('Here are some.') : msg('', [{ name: 'search_by_author', arguments: '{"author":"crime"}' }]);
     return msg('I cannot help with that.');
@@ -47,7 +62,25 @@ function teacher(card: string) {
 async function apply(card: string, out: string) {
   const server = await startTeacherServer(teacher(card));
   servers.push(server);
-  const args = ['migrate', 'apply', '--plan', 'plan.yaml', '-t', 'in.jsonl', '-o', out, '--json', '--teacher', 'openai', '--teacher-url', server.url, '--teacher-model', 'teacher-test', '--cache', `cache-${out}`];
+  const args = [
+    'migrate',
+    'apply',
+    '--plan',
+    'plan.yaml',
+    '-t',
+    'in.jsonl',
+    '-o',
+    out,
+    '--json',
+    '--teacher',
+    'openai',
+    '--teacher-url',
+    server.url,
+    '--teacher-model',
+    'teacher-test',
+    '--cache',
+    `cache-${out}`,
+  ];
   return { run: await runHsaAsync(args, { cwd: lib }), server };
 }
 
@@ -68,7 +101,10 @@ describe('hsa migrate apply --teacher', () => {
     expect(out.map((r) => r.id)).toEqual(['lib-001', 'lib-006', 'lib-010']);
     const fines = out[1]!;
     expect(fines.harness).toEqual({ name: 'library-desk', version: '2.0.0' });
-    expect(fines.messages.find((m: any) => m.role === 'assistant' && m.tool_calls).tool_calls[0].function).toEqual({ name: 'list_fines', arguments: '{"patron_card":"2004-118","currency":"EUR"}' });
+    expect(fines.messages.find((m: any) => m.role === 'assistant' && m.tool_calls).tool_calls[0].function).toEqual({
+      name: 'list_fines',
+      arguments: '{"patron_card":"2004-118","currency":"EUR"}',
+    });
     // The tool result is the recorded one, byte for byte.
     expect(fines.messages.find((m: any) => m.role === 'tool').content).toBe('{"total":3.5,"items":[{"title":"Harbour Lights","amount":3.5}]}');
     expect(JSON.stringify(out[2])).not.toContain('find_book');

@@ -17,7 +17,11 @@ beforeAll(async () => {
 });
 afterAll(async () => tmp.cleanup());
 
-const lines = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe('hsa migrate, as docs/migrate.md walks it', () => {
   it('plan → apply → validate under B → augment under B', async () => {
@@ -29,11 +33,17 @@ describe('hsa migrate, as docs/migrate.md walks it', () => {
     expect(yaml.replace(/^records: 12\n/m, '').replace(/^ {4}(records|stops): \d+\n/gm, '')).toBe(await readFile(path.join(lib, 'plan.yaml'), 'utf8'));
 
     const apply = runHsa(['migrate', 'apply', '--plan', 'out-plan.yaml', '-t', 'logs-v1.jsonl', '-o', 'migrated.jsonl'], { cwd: lib });
-    expect(apply.stdout).toBe('12 records: 8 migrated to library-desk 2.0.0 (migrated.jsonl), 4 rejected (migrated.rejects.jsonl: check_leak 1, no_value 2, removed_tool 1)\n');
+    expect(apply.stdout).toBe(
+      '12 records: 8 migrated to library-desk 2.0.0 (migrated.jsonl), 4 rejected (migrated.rejects.jsonl: check_leak 1, no_value 2, removed_tool 1)\n',
+    );
     expect(apply.code).toBe(0);
     const first = await readFile(path.join(lib, 'migrated.jsonl'));
     // Byte-deterministic: a second run writes the same bytes.
-    expect(runHsa(['migrate', 'apply', '--plan', 'out-plan.yaml', '--to', 'v2', '-t', 'logs-v1.jsonl', '-o', 'again.jsonl', '--rejects', 'again.rejects.jsonl'], { cwd: lib }).code).toBe(0);
+    expect(
+      runHsa(['migrate', 'apply', '--plan', 'out-plan.yaml', '--to', 'v2', '-t', 'logs-v1.jsonl', '-o', 'again.jsonl', '--rejects', 'again.rejects.jsonl'], {
+        cwd: lib,
+      }).code,
+    ).toBe(0);
     expect((await readFile(path.join(lib, 'again.jsonl'))).equals(first)).toBe(true);
     expect(await readFile(path.join(lib, 'again.rejects.jsonl'), 'utf8')).toBe(await readFile(path.join(lib, 'migrated.rejects.jsonl'), 'utf8'));
 
@@ -61,14 +71,24 @@ describe('hsa migrate, as docs/migrate.md walks it', () => {
     expect(runHsa(['migrate', 'plan', '--from', 'v1.yaml', '--to', 'v2.yaml', '-o', 'p.yaml'], { cwd: gh }).code).toBe(0);
     const apply = runHsa(['migrate', 'apply', '--plan', 'p.yaml', '-t', 'logs-v1.jsonl', '-o', 'm.jsonl', '--system-prompt', 'locate', '--json'], { cwd: gh });
     expect(apply.code).toBe(0);
-    expect(JSON.parse(apply.stdout)).toEqual({ records: 5, migrated: 3, rejected: 2, reasons: { no_value: 1, removed_tool: 1 }, out: 'm.jsonl', rejects: 'm.rejects.jsonl' });
+    expect(JSON.parse(apply.stdout)).toEqual({
+      records: 5,
+      migrated: 3,
+      rejected: 2,
+      reasons: { no_value: 1, removed_tool: 1 },
+      out: 'm.jsonl',
+      rejects: 'm.rejects.jsonl',
+    });
     const validate = runHsa(['validate', 'v2.yaml', '-t', 'm.jsonl', '--system-prompt', 'locate'], { cwd: gh });
     expect(validate.code).toBe(0);
   });
 
   it('a plan with an unknown key or a tool B does not have: file, line and key, exit 1, nothing written', async () => {
     const yaml = await readFile(path.join(lib, 'plan.yaml'), 'utf8');
-    await writeFile(path.join(lib, 'bad.yaml'), yaml.replace('to: extend_loan', 'to: extend_loans').replace('    shape:\n      wrap: loan\n', '    shape:\n      wrap: loan\n    strict: true\n'));
+    await writeFile(
+      path.join(lib, 'bad.yaml'),
+      yaml.replace('to: extend_loan', 'to: extend_loans').replace('    shape:\n      wrap: loan\n', '    shape:\n      wrap: loan\n    strict: true\n'),
+    );
     const badLines = (await readFile(path.join(lib, 'bad.yaml'), 'utf8')).split('\n');
     const r = runHsa(['migrate', 'apply', '--plan', 'bad.yaml', '-t', 'logs-v1.jsonl', '-o', 'never.jsonl'], { cwd: lib });
     expect(r.code).toBe(1);

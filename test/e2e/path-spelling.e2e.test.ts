@@ -24,9 +24,24 @@ describe('output does not depend on how an input path is spelled', () => {
       [path.join(cwd, 'harness'), path.join(cwd, 'in.jsonl'), path.join(cwd, 'general.jsonl')],
       ['sub/../harness', 'sub/../in.jsonl', './sub/../general.jsonl'],
     ];
-    const runs = spellings.map(([h, t, g], i) => runHsaAsync(['augment', '--no-gzip', '--harness', h!, '--trajectories', t!, '--general', g!, '--out', `out${i}`, ...common], { cwd }));
-    writeFileSync(path.join(cwd, 'hsa.yaml'), ['harness: ./harness', 'trajectories: [sub/../in.jsonl]', `general: ../${path.basename(cwd)}/general.jsonl`, 'variants: 2', 'part_size: 4', 'on_error: skip'].join('\n'));
-    runs.push(runHsaAsync(['augment', '--no-gzip', '-c', './hsa.yaml', '--out', 'out4', '-q'], { cwd }), runHsaAsync(['augment', '--no-gzip', '-c', path.join(cwd, 'hsa.yaml'), '--out', path.join(cwd, 'out5'), '-q'], { cwd }));
+    const runs = spellings.map(([h, t, g], i) =>
+      runHsaAsync(['augment', '--no-gzip', '--harness', h!, '--trajectories', t!, '--general', g!, '--out', `out${i}`, ...common], { cwd }),
+    );
+    writeFileSync(
+      path.join(cwd, 'hsa.yaml'),
+      [
+        'harness: ./harness',
+        'trajectories: [sub/../in.jsonl]',
+        `general: ../${path.basename(cwd)}/general.jsonl`,
+        'variants: 2',
+        'part_size: 4',
+        'on_error: skip',
+      ].join('\n'),
+    );
+    runs.push(
+      runHsaAsync(['augment', '--no-gzip', '-c', './hsa.yaml', '--out', 'out4', '-q'], { cwd }),
+      runHsaAsync(['augment', '--no-gzip', '-c', path.join(cwd, 'hsa.yaml'), '--out', path.join(cwd, 'out5'), '-q'], { cwd }),
+    );
     const results = await Promise.all(runs);
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const trees = results.map((_, i) => treeHashes(path.join(cwd, `out${i}`)));

@@ -15,7 +15,27 @@ afterAll(removeTempDirs);
  */
 async function compare(input: string, ids: string[], extra: string[], harness: string[] = []): Promise<number> {
   const dir = tempDir('hsa-preview-modes-');
-  const a = await runHsaAsync(['augment', '--no-gzip', ...(harness.length ? ['--harness', harness[0]!] : []), '-t', input, '-o', path.join(dir, 'out'), '--seed', '5', '-k', '4', '--stages', 'sft', '--arguments', 'string', '-q', '--on-error', 'skip', ...extra]);
+  const a = await runHsaAsync([
+    'augment',
+    '--no-gzip',
+    ...(harness.length ? ['--harness', harness[0]!] : []),
+    '-t',
+    input,
+    '-o',
+    path.join(dir, 'out'),
+    '--seed',
+    '5',
+    '-k',
+    '4',
+    '--stages',
+    'sft',
+    '--arguments',
+    'string',
+    '-q',
+    '--on-error',
+    'skip',
+    ...extra,
+  ]);
   expect(a.code, a.stderr).toBe(0);
   const sft = new Map(readJsonl(path.join(dir, 'out/sft/part-00000.jsonl')).map((r) => [r.id as string, r]));
   let compared = 0;
@@ -41,7 +61,7 @@ describe('hsa preview = hsa augment beyond the default harness mode', () => {
     expect(await compare(input, ids, [])).toBeGreaterThanOrEqual(ids.length * 3);
   });
 
-  it('with --system-prompt locate, the record\'s own prompt text is kept as augment keeps it', async () => {
+  it("with --system-prompt locate, the record's own prompt text is kept as augment keeps it", async () => {
     const input = path.join(REPO, 'fixtures/ingest/helpdesk/wrapped.jsonl');
     const ids = idsOf(input, 3);
     const harness = [path.join(REPO, 'fixtures/ingest/helpdesk')];

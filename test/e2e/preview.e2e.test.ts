@@ -6,7 +6,10 @@ import { REPO, runHsaAsync } from '../helpers/hsa.js';
 const H = 'fixtures/live-commerce/harness';
 const T = 'fixtures/live-commerce/trajectories.jsonl';
 const PLUGIN = 'fixtures/plugins/skill-suffix.mjs';
-const sourceLine = (id: string) => readFileSync(path.join(REPO, T), 'utf8').split('\n').find((l) => l.includes(`"id":"${id}"`))!;
+const sourceLine = (id: string) =>
+  readFileSync(path.join(REPO, T), 'utf8')
+    .split('\n')
+    .find((l) => l.includes(`"id":"${id}"`))!;
 
 describe('hsa preview and hsa transforms', () => {
   it('is byte-identical for the same seed, and a different seed changes at least 95% of variants', async () => {

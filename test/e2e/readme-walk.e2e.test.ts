@@ -38,7 +38,17 @@ describe("the README's walk from logs to a verl export", () => {
   it('runs as written and ends with verl-sft and verl-rl exports', async () => {
     const blocks = walkBlocks();
     const script = blocks.join('\n');
-    for (const step of ['hsa import --from openai-log', 'hsa init', 'hsa validate', 'hsa preview', 'hsa augment', 'hsa verify', 'hsa export out --to verl-sft', 'hsa env serve', 'hsa export out --to verl-rl']) {
+    for (const step of [
+      'hsa import --from openai-log',
+      'hsa init',
+      'hsa validate',
+      'hsa preview',
+      'hsa augment',
+      'hsa verify',
+      'hsa export out --to verl-sft',
+      'hsa env serve',
+      'hsa export out --to verl-rl',
+    ]) {
       expect(script, step).toContain(step);
     }
     const dir = tempDir('hsa-readme-walk-');
@@ -67,7 +77,13 @@ describe("the README's walk from logs to a verl export", () => {
     expect(r.stderr).toMatch(/valid: harness harness .*6 records/);
     expect(r.stderr).toContain('2 passed every check, 0 failed');
     expect(r.stderr).toMatch(/^sound: /m);
-    for (const f of ['verl-sft/sft/part-00000.parquet', 'verl-sft/verl_sft_dataset.py', 'verl-rl/train.parquet', 'verl-rl/agent_loop.yaml', 'verl-rl/verl_overrides.txt']) {
+    for (const f of [
+      'verl-sft/sft/part-00000.parquet',
+      'verl-sft/verl_sft_dataset.py',
+      'verl-rl/train.parquet',
+      'verl-rl/agent_loop.yaml',
+      'verl-rl/verl_overrides.txt',
+    ]) {
       expect(existsSync(path.join(dir, f)), f).toBe(true);
     }
     const max = JSON.parse(readFileSync(path.join(dir, 'verl-sft/export-manifest.json'), 'utf8')).tokens.sft.max;

@@ -87,40 +87,53 @@ describe('pydantic-style $defs schemas: renames reach every model, one verdict',
     ['match', path.join(AIR, 'harness'), path.join(AIR, 'trajectories.jsonl'), []],
     ['locate', path.join(AIR, 'harness'), path.join(AIR, 'located.jsonl'), ['--system-prompt', 'locate', '--state-pool', '0']],
     ['inline', undefined, path.join(AIR, 'inline.jsonl'), []],
-  ] as const)('%s: augment -k 8 is sound for verify and the checker, and no renamed-away name is left in tools or calls', async (name, harness, sources, extra) => {
-    const records = await augmentAndProve(name, harness, sources, [...extra]);
-    const sourceTools = JSON.parse(readFileSync(path.join(AIR, 'harness/tools/tools.json'), 'utf8')) as Rec['tools'];
-    // Per source record, call by call: the keys its call carries that its tool's schema does not declare.
-    const carried = new Map(
-      readJsonl<Rec>(sources).map((s) => {
-        const tools = s.tools ?? sourceTools;
-        const calls = s.messages.flatMap((m) => m.tool_calls ?? []);
-        return [s.id, calls.map((c) => { const own = declared(tools.find((t) => t.function.name === c.function.name)!.function.parameters); return new Set([...keysIn(argsOf(c.function.arguments))].filter((k) => !own.has(k))); })];
-      }),
-    );
-    let modelRenames = 0;
-    for (const r of records) {
-      const params = renamed(r, 'tools.param-rename');
-      const gone = Object.keys(params).filter((k) => !Object.values(params).includes(k));
-      const inTools = declared(r.tools.map((t) => t.function.parameters));
-      const calls = r.messages.flatMap((m) => m.tool_calls ?? []);
-      for (const old of gone) expect(inTools.has(old), `${r.id}: tool list still declares "${old}"`).toBe(false);
-      // A call keeps an old name as a key only where the source's call carried it undeclared (user_id
-      // of get_reservation_details, fare_class inside a FlightInfo): the source's data, as written.
-      calls.forEach((c, k) => {
-        for (const key of keysIn(argsOf(c.function.arguments))) if (gone.includes(key)) expect(carried.get(r.meta.source_id)![k]!.has(key), `${r.id}: call ${k} (${c.function.name}) keeps "${key}"`).toBe(true);
-      });
-      if (params.flight_number || params.payment_id || params.first_name) modelRenames++;
-      // A model shared by two parameters stays one shared definition; the recursive model keeps its names.
-      for (const t of r.tools) {
-        const text = JSON.stringify(t.function.parameters);
-        if (text.includes('"FlightInfo"') && text.includes('standby')) expect(text.match(/#\/\$defs\/FlightInfo/g)?.length, `${r.id}: ${t.function.name}`).toBe(2);
-        if (text.includes('"Stop"')) expect(Object.keys(((t.function.parameters.$defs as Json).Stop as Json).properties as Json).sort()).toEqual(['airport_code', 'nights', 'onward']);
+  ] as const)(
+    '%s: augment -k 8 is sound for verify and the checker, and no renamed-away name is left in tools or calls',
+    async (name, harness, sources, extra) => {
+      const records = await augmentAndProve(name, harness, sources, [...extra]);
+      const sourceTools = JSON.parse(readFileSync(path.join(AIR, 'harness/tools/tools.json'), 'utf8')) as Rec['tools'];
+      // Per source record, call by call: the keys its call carries that its tool's schema does not declare.
+      const carried = new Map(
+        readJsonl<Rec>(sources).map((s) => {
+          const tools = s.tools ?? sourceTools;
+          const calls = s.messages.flatMap((m) => m.tool_calls ?? []);
+          return [
+            s.id,
+            calls.map((c) => {
+              const own = declared(tools.find((t) => t.function.name === c.function.name)!.function.parameters);
+              return new Set([...keysIn(argsOf(c.function.arguments))].filter((k) => !own.has(k)));
+            }),
+          ];
+        }),
+      );
+      let modelRenames = 0;
+      for (const r of records) {
+        const params = renamed(r, 'tools.param-rename');
+        const gone = Object.keys(params).filter((k) => !Object.values(params).includes(k));
+        const inTools = declared(r.tools.map((t) => t.function.parameters));
+        const calls = r.messages.flatMap((m) => m.tool_calls ?? []);
+        for (const old of gone) expect(inTools.has(old), `${r.id}: tool list still declares "${old}"`).toBe(false);
+        // A call keeps an old name as a key only where the source's call carried it undeclared (user_id
+        // of get_reservation_details, fare_class inside a FlightInfo): the source's data, as written.
+        calls.forEach((c, k) => {
+          for (const key of keysIn(argsOf(c.function.arguments)))
+            if (gone.includes(key)) expect(carried.get(r.meta.source_id)![k]!.has(key), `${r.id}: call ${k} (${c.function.name}) keeps "${key}"`).toBe(true);
+        });
+        if (params.flight_number || params.payment_id || params.first_name) modelRenames++;
+        // A model shared by two parameters stays one shared definition; the recursive model keeps its names.
+        for (const t of r.tools) {
+          const text = JSON.stringify(t.function.parameters);
+          if (text.includes('"FlightInfo"') && text.includes('standby'))
+            expect(text.match(/#\/\$defs\/FlightInfo/g)?.length, `${r.id}: ${t.function.name}`).toBe(2);
+          if (text.includes('"Stop"'))
+            expect(Object.keys(((t.function.parameters.$defs as Json).Stop as Json).properties as Json).sort()).toEqual(['airport_code', 'nights', 'onward']);
+        }
       }
-    }
-    // Renames inside referenced models were drawn (the check above is not of untouched records).
-    expect(modelRenames).toBeGreaterThan(4);
-  }, 120_000);
+      // Renames inside referenced models were drawn (the check above is not of untouched records).
+      expect(modelRenames).toBeGreaterThan(4);
+    },
+    120_000,
+  );
 });
 
 const CODE = path.join(REPO, 'fixtures/coding-agent');
@@ -150,20 +163,31 @@ describe('harness text inside a user turn (prompt.user_sections)', () => {
     }
     expect(followed).toBeGreaterThan(10);
     // The issue of ca-1 names find_file itself: the user's words, kept even where find_file is renamed.
-    expect(records.filter((r) => r.meta.source_id === 'ca-1').every((r) => r.messages[1]!.content!.includes('Our old bot used find_file to locate dates.py'))).toBe(true);
+    expect(
+      records.filter((r) => r.meta.source_id === 'ca-1').every((r) => r.messages[1]!.content!.includes('Our old bot used find_file to locate dates.py')),
+    ).toBe(true);
   }, 120_000);
 
   it('without prompt.user_sections the user turn is data: left byte for byte as the log has it', async () => {
     const dir = tempDir('hsa-user-default-');
     cpSync(path.join(CODE, 'harness'), path.join(dir, 'harness'), { recursive: true });
     const yaml = path.join(dir, 'harness', 'harness.yaml');
-    writeFileSync(yaml, readFileSync(yaml, 'utf8').split('\n').filter((l) => !/user_sections|# The task message/.test(l)).join('\n'));
+    writeFileSync(
+      yaml,
+      readFileSync(yaml, 'utf8')
+        .split('\n')
+        .filter((l) => !/user_sections|# The task message/.test(l))
+        .join('\n'),
+    );
     expect(readFileSync(yaml, 'utf8')).not.toContain('user_sections');
     // The instructions file is then an ordinary section: the system prompt is the setting and it, in the logs' order.
     writeFileSync(yaml, readFileSync(yaml, 'utf8').replace('order: [setting]', 'order: [setting]\n  pinned: [setting]'));
     const logs = path.join(dir, 'logs.jsonl');
     const system = (await runHsaAsync(['inspect', path.join(dir, 'harness'), '--render'])).stdout;
-    writeFileSync(logs, sources.map((s) => JSON.stringify({ ...s, messages: [{ role: 'system', content: system }, ...s.messages.slice(1)] })).join('\n') + '\n');
+    writeFileSync(
+      logs,
+      sources.map((s) => JSON.stringify({ ...s, messages: [{ role: 'system', content: system }, ...s.messages.slice(1)] })).join('\n') + '\n',
+    );
     const records = await augmentAndProve('coding-default', path.join(dir, 'harness'), logs);
     // (A transform may place a prompt section before it, as a preamble turn of its own.)
     const task = (x: Rec) => x.messages.find((m) => m.role === 'user' && (m as { name?: string }).name === undefined)!.content;
@@ -177,7 +201,9 @@ describe('harness text inside a user turn (prompt.user_sections)', () => {
     writeFileSync(logs, JSON.stringify(bad) + '\n');
     const r = await runHsaAsync(['validate', path.join(CODE, 'harness'), '-t', logs]);
     expect(r.code).toBe(1);
-    expect(r.stdout + r.stderr).toMatch(/logs\.jsonl:1: ca-1: messages\.1\.content: first user turn: section "instructions" of prompt\.user_sections is not in it/);
+    expect(r.stdout + r.stderr).toMatch(
+      /logs\.jsonl:1: ca-1: messages\.1\.content: first user turn: section "instructions" of prompt\.user_sections is not in it/,
+    );
   });
 });
 
@@ -231,7 +257,8 @@ describe('pydantic unions, schema values and FastMCP titles follow the renames',
           }
         }
         // Pydantic's spaced field titles are plain words for people: kept as written beside a renamed field (docs/harness-format.md).
-        if (params.flight_number && t.function.name === (tools.set_default_seat ?? 'set_default_seat')) expect(JSON.stringify(schema)).toContain('"title":"Flight Number"');
+        if (params.flight_number && t.function.name === (tools.set_default_seat ?? 'set_default_seat'))
+          expect(JSON.stringify(schema)).toContain('"title":"Flight Number"');
       }
     }
     expect(seen.discriminator).toBeGreaterThan(0);
@@ -254,8 +281,7 @@ describe('pydantic unions, schema values and FastMCP titles follow the renames',
     expect(index).toBeGreaterThanOrEqual(0);
     const rec = JSON.parse(lines[index]!) as Rec;
     const [p, t] = [renamed(rec, 'tools.param-rename'), renamed(rec, 'tools.rename')];
-    const mutated = lines[index]!
-      .replace(`"propertyName":"${p.source}"`, '"propertyName":"source"')
+    const mutated = lines[index]!.replace(`"propertyName":"${p.source}"`, '"propertyName":"source"')
       .replace(`"default":{"${p.seat_type}"`, '"default":{"seat_type"')
       .replace(`"title":"${t.name_shrimp}Arguments"`, '"title":"name_shrimpArguments"');
     lines[index] = mutated;
@@ -263,7 +289,9 @@ describe('pydantic unions, schema values and FastMCP titles follow the renames',
     writeFileSync(file, text);
     // The manifest made to match the part, so only the record checks can tell.
     const manifestFile = path.join(out, 'manifest.json');
-    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { stages: Record<string, { bytes: number; files: { file: string; bytes: number; sha256: string }[] }> };
+    const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as {
+      stages: Record<string, { bytes: number; files: { file: string; bytes: number; sha256: string }[] }>;
+    };
     for (const stage of Object.values(manifest.stages)) {
       for (const f of stage.files) {
         if (f.file !== 'sft/part-00000.jsonl') continue;
@@ -282,6 +310,11 @@ describe('pydantic unions, schema values and FastMCP titles follow the renames',
     const audit = await runHsaNode(['scripts/audit/check-output.mjs', '--out', out, '--sources', sources, '--harness', harness, '--json']);
     expect(audit.code).toBe(1);
     const leaks = JSON.stringify((JSON.parse(audit.stdout) as { failures: Record<string, unknown> }).failures.b_leak);
-    for (const what of ['discriminator names old parameter \\"source\\"', 'default value still has key \\"seat_type\\"', 'spells old tool name \\"name_shrimp\\"']) expect(leaks).toContain(what);
+    for (const what of [
+      'discriminator names old parameter \\"source\\"',
+      'default value still has key \\"seat_type\\"',
+      'spells old tool name \\"name_shrimp\\"',
+    ])
+      expect(leaks).toContain(what);
   }, 120_000);
 });

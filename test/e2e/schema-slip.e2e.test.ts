@@ -19,8 +19,14 @@ describe('hsa validate warns about a schema key that reads as a YAML slip', () =
     expect(r.stderr).toBe('valid: harness slip 1: 0 errors, 2 warnings\n');
     const lines = r.stdout.trim().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toBe(`${TOOLS}:12: 0.function.parameters.properties.city.optionally with its country.: warning: "optionally with its country." is no JSON Schema keyword and has no value: in a YAML flow mapping ({ … }) an unquoted comma ends the text before it; quote that text`);
-    expect(lines[1]).toMatch(new RegExp(`^${TOOLS.replace(/[./]/g, '\\$&')}:16: 0\\.function\\.parameters\\.properties\\.zones\\.items\\.local: warning: "local" is no JSON Schema keyword and has no value`));
+    expect(lines[0]).toBe(
+      `${TOOLS}:12: 0.function.parameters.properties.city.optionally with its country.: warning: "optionally with its country." is no JSON Schema keyword and has no value: in a YAML flow mapping ({ … }) an unquoted comma ends the text before it; quote that text`,
+    );
+    expect(lines[1]).toMatch(
+      new RegExp(
+        `^${TOOLS.replace(/[./]/g, '\\$&')}:16: 0\\.function\\.parameters\\.properties\\.zones\\.items\\.local: warning: "local" is no JSON Schema keyword and has no value`,
+      ),
+    );
     expect(r.stdout).not.toMatch(/x-order|nullable|example|x-vendor-hint/);
   });
 
@@ -29,6 +35,9 @@ describe('hsa validate warns about a schema key that reads as a YAML slip', () =
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout) as { ok: boolean; errors: number; warnings: number; problems: { line: number; severity: string }[] };
     expect(report).toMatchObject({ ok: true, errors: 0, warnings: 2 });
-    expect(report.problems.map((p) => [p.line, p.severity])).toEqual([[12, 'warning'], [16, 'warning']]);
+    expect(report.problems.map((p) => [p.line, p.severity])).toEqual([
+      [12, 'warning'],
+      [16, 'warning'],
+    ]);
   });
 });

@@ -27,7 +27,11 @@ interface Out {
   meta: { source_id: string; transforms: { id: string; params?: { restyled?: Record<string, string> } }[] };
 }
 
-const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const readJsonl = <T>(f: string) =>
+  readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 const ROOT = ['$schema', '$id', '$defs', 'definitions'];
 const without = (s: Schema, keys: string[]) => Object.fromEntries(Object.entries(s).filter(([k]) => !keys.includes(k)));
 
@@ -45,7 +49,9 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
     const harness = path.join(REPO, 'fixtures/clinic/harness');
     const records = await wrapAll(harness, path.join(REPO, 'fixtures/clinic/trajectories.jsonl'));
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
-    const source = JSON.parse(JSON.stringify((await import('yaml')).parse(readFileSync(path.join(harness, 'tools/tools.yaml'), 'utf8')))) as { function: { name: string; parameters: Schema } }[];
+    const source = JSON.parse(JSON.stringify((await import('yaml')).parse(readFileSync(path.join(harness, 'tools/tools.yaml'), 'utf8')))) as {
+      function: { name: string; parameters: Schema };
+    }[];
     const src = new Map(source.map((t) => [t.function.name.replace('.', '_'), t.function.parameters]));
     const seen = { wrap: 0, flatten: 0, defs: 0 };
     for (const r of records) {
@@ -56,7 +62,9 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
         const now = t.function.parameters;
         // Every schema compiles (its references resolve) and every call of the tool validates.
         const validate = ajv.compile(now);
-        for (const m of r.messages) for (const c of m.tool_calls ?? []) if (c.function.name === t.function.name) expect(validate(c.function.arguments), `${r.id} ${t.function.name}`).toBe(true);
+        for (const m of r.messages)
+          for (const c of m.tool_calls ?? [])
+            if (c.function.name === t.function.name) expect(validate(c.function.arguments), `${r.id} ${t.function.name}`).toBe(true);
         if (how?.startsWith('wrap:')) {
           seen.wrap++;
           const key = how.slice(5);
@@ -78,7 +86,9 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
   it('a top-level anyOf of required lists (live-commerce get_campaign_conditions) stays with the parameters', async () => {
     const dir = tempDir('hsa-schema-anyof-');
     const slice = path.join(dir, 'campaign.jsonl');
-    const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"get_campaign_conditions"'));
+    const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"get_campaign_conditions"'));
     writeFileSync(slice, lines.slice(0, 4).join('\n') + '\n');
     const records = await wrapAll(path.join(REPO, 'fixtures/live-commerce/harness'), slice);
     let wrapped = 0;
@@ -97,7 +107,11 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
   }, 60_000);
 
   it('tools.param-rename follows a $ref into the parameters, and keeps the names it reuses', async () => {
-    const records = await wrapAll(path.join(REPO, 'fixtures/clinic/harness'), path.join(REPO, 'fixtures/clinic/trajectories.jsonl'), 'tools.param-rename: { p: 1, intensity: 1 }');
+    const records = await wrapAll(
+      path.join(REPO, 'fixtures/clinic/harness'),
+      path.join(REPO, 'fixtures/clinic/trajectories.jsonl'),
+      'tools.param-rename: { p: 1, intensity: 1 }',
+    );
     const ajv = new Ajv2020({ strict: false, validateFormats: false });
     let moved = 0;
     for (const r of records) {
@@ -108,12 +122,13 @@ describe('tools.schema-style keeps every keyword of the parameters', () => {
       // The reference names the (renamed) property it reuses, whose inner names stay.
       expect(Object.keys(props[from]!.properties as Schema)).toEqual(['ward', 'bed']);
       const validate = ajv.compile(t);
-      for (const m of r.messages) for (const c of m.tool_calls ?? []) {
-        if (c.function.name !== 'move_patient') continue;
-        moved++;
-        expect(validate(c.function.arguments)).toBe(true);
-        expect((c.function.arguments as Record<string, unknown>)[to]).toEqual({ ward: 'C', bed: 12 });
-      }
+      for (const m of r.messages)
+        for (const c of m.tool_calls ?? []) {
+          if (c.function.name !== 'move_patient') continue;
+          moved++;
+          expect(validate(c.function.arguments)).toBe(true);
+          expect((c.function.arguments as Record<string, unknown>)[to]).toEqual({ ward: 'C', bed: 12 });
+        }
     }
     expect(moved).toBe(6);
   }, 60_000);

@@ -19,9 +19,28 @@ describe('SFT records without an assistant turn', () => {
     });
     const input = path.join(dir, 'in.jsonl');
     writeFileSync(input, `${[...lines, ...cut].join('\n')}\n`);
-    const args = (out: string, ...more: string[]) => ['augment', '--no-gzip', '--harness', path.join(REPO, 'fixtures/live-commerce/harness'), '-t', input, '-o', path.join(dir, out), '-k', '2', '--stages', 'sft,opd', '--json', ...more];
+    const args = (out: string, ...more: string[]) => [
+      'augment',
+      '--no-gzip',
+      '--harness',
+      path.join(REPO, 'fixtures/live-commerce/harness'),
+      '-t',
+      input,
+      '-o',
+      path.join(dir, out),
+      '-k',
+      '2',
+      '--stages',
+      'sft,opd',
+      '--json',
+      ...more,
+    ];
 
-    const [kept, skipped, text] = await Promise.all([runHsaAsync(args('kept')), runHsaAsync(args('skipped', '--skip-empty-sft')), runHsaAsync(args('text', '--skip-empty-sft').filter((a) => a !== '--json'))]);
+    const [kept, skipped, text] = await Promise.all([
+      runHsaAsync(args('kept')),
+      runHsaAsync(args('skipped', '--skip-empty-sft')),
+      runHsaAsync(args('text', '--skip-empty-sft').filter((a) => a !== '--json')),
+    ]);
     expect(kept.code, kept.stderr).toBe(0);
     const k = JSON.parse(kept.stdout);
     expect(k.totals.sft_without_assistant).toBe(4);
@@ -36,7 +55,9 @@ describe('SFT records without an assistant turn', () => {
     const sft = readJsonl(path.join(dir, 'skipped/sft/part-00000.jsonl'));
     expect(sft.map((r) => r.id)).toEqual(keptSft.filter((r) => !String(r.id).includes('-unanswered')).map((r) => r.id));
     const rejects = readJsonl(path.join(dir, 'skipped/rejects/part-00000.jsonl'));
-    expect(rejects.map((r) => [r.kind, r.reason_kind, r.id])).toEqual(cut.flatMap((l) => [0, 1].map((v) => ['sft', 'sft_no_assistant', `${JSON.parse(l).id}~v${v}`])));
+    expect(rejects.map((r) => [r.kind, r.reason_kind, r.id])).toEqual(
+      cut.flatMap((l) => [0, 1].map((v) => ['sft', 'sft_no_assistant', `${JSON.parse(l).id}~v${v}`])),
+    );
     // The text summary says so, too.
     expect(text.code, text.stderr).toBe(0);
     expect(text.stderr).toContain('4 SFT records without an assistant turn skipped to rejects');

@@ -28,7 +28,11 @@ interface Out {
 
 const checker = (out: string) => runChecker(out, [FIXTURE]);
 
-const readJsonl = <T>(f: string) => readFileSync(f, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as T);
+const readJsonl = <T>(f: string) =>
+  readFileSync(f, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as T);
 const renamed = (r: Out) => r.meta.transforms.find((t) => t.id === 'tools.rename')?.params?.renamed ?? {};
 const calls = (r: Out) => r.messages.flatMap((m) => (m.tool_calls ?? []).map((c) => c.function.name));
 
@@ -47,7 +51,12 @@ describe('tool names with spaces and other characters OpenAI refuses', () => {
   it('augment writes every variant; calls, the JSON tool list, code spans and prose follow the renames', async () => {
     const a = await runHsaAsync(['augment', '--no-gzip', '-t', FIXTURE, '-o', out, '-k', '8', '--seed', '7', '--stages', 'sft,rl', '-q', '--json']);
     expect(a.code, a.stderr).toBe(0);
-    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({ input_records: 12, valid_records: 12, variants_written: 96, variants_rejected: 0 });
+    expect((JSON.parse(a.stdout) as { totals: Json }).totals).toMatchObject({
+      input_records: 12,
+      valid_records: 12,
+      variants_written: 96,
+      variants_rejected: 0,
+    });
     const sft = readJsonl<Out>(path.join(out, 'sft/part-00000.jsonl'));
     const seen = { weather: 0, prices: 0, moon: 0, kept: 0 };
     for (const r of sft) {
@@ -59,7 +68,10 @@ describe('tool names with spaces and other characters OpenAI refuses', () => {
       expect(names).toContain(weather);
       expect(calls(r)).toContain(weather);
       const system = r.messages[0]!.role === 'system' ? r.messages[0]!.content! : null;
-      const prose = r.messages.filter((m) => m.role === 'assistant').map((m) => m.content ?? '').join('\n');
+      const prose = r.messages
+        .filter((m) => m.role === 'assistant')
+        .map((m) => m.content ?? '')
+        .join('\n');
       if (map.Get_Weather !== undefined) {
         seen.weather++;
         for (const text of [system ?? '', prose]) expect(text).not.toContain('Get Weather');

@@ -35,10 +35,31 @@ let sourceTools: string[];
 
 function config(dir: string, url: string, teacher: Record<string, unknown> = {}): string {
   const file = path.join(dir, 'hsa.yaml');
-  const t = { mode: 'openai', base_url: url, model: 'teacher-test', api_key_env: 'HSA_RECOVERY_KEY', temperature: 0, max_tokens: 512, timeout_s: 2, max_retries: 6, ...teacher };
+  const t = {
+    mode: 'openai',
+    base_url: url,
+    model: 'teacher-test',
+    api_key_env: 'HSA_RECOVERY_KEY',
+    temperature: 0,
+    max_tokens: 512,
+    timeout_s: 2,
+    max_retries: 6,
+    ...teacher,
+  };
   writeFileSync(
     file,
-    [`harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`, `trajectories: [${input}]`, 'out: out', 'seed: 5', `variants: ${VARIANTS}`, 'part_size: 8', 'stages: [sft, rl]', 'concurrency: 8', 'cache: cache', `teacher: ${JSON.stringify(t)}`].join('\n'),
+    [
+      `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}`,
+      `trajectories: [${input}]`,
+      'out: out',
+      'seed: 5',
+      `variants: ${VARIANTS}`,
+      'part_size: 8',
+      'stages: [sft, rl]',
+      'concurrency: 8',
+      'cache: cache',
+      `teacher: ${JSON.stringify(t)}`,
+    ].join('\n'),
   );
   return file;
 }
@@ -57,7 +78,9 @@ beforeAll(async () => {
   writeFileSync(input, `${lines.join('\n')}\n`);
   const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' }), '-q']);
   expect(r.code, r.stderr).toBe(0);
-  reference = readdirSync(path.join(dir, 'out/sft')).sort().map((f) => path.join(dir, 'out/sft', f));
+  reference = readdirSync(path.join(dir, 'out/sft'))
+    .sort()
+    .map((f) => path.join(dir, 'out/sft', f));
   const inspect = await runHsaAsync(['inspect', path.join(REPO, 'fixtures/live-commerce/harness'), '--json']);
   sourceTools = JSON.parse(inspect.stdout).tools.names;
 });
@@ -66,7 +89,17 @@ describe('teacher recovery', () => {
   it('under the fault profile (429, 500, timeouts, bad JSON, old names, missing arguments) ≥ 95% of variants are accepted, equal to the reference, and a warm rerun is identical', async () => {
     // Faults are drawn per request hash, so which requests get one moves with the output bytes; at
     // ~220 requests a 2% hang rate gave none for one seed (P ≈ 1%), 4% leaves that at ~0.02%.
-    const profile = { rate429: 0.1, rate500: 0.05, rateHang: 0.04, rateBadJson: 0.05, rateOldName: 0.1, rateMissingArg: 0.05, oldNames: sourceTools, seed: 7, retryAfter: 0.01 };
+    const profile = {
+      rate429: 0.1,
+      rate500: 0.05,
+      rateHang: 0.04,
+      rateBadJson: 0.05,
+      rateOldName: 0.1,
+      rateMissingArg: 0.05,
+      oldNames: sourceTools,
+      seed: 7,
+      retryAfter: 0.01,
+    };
     const flaky = faults(replayingModel(reference), profile);
     const server = await serve(flaky);
     const dir = tmp();
@@ -76,7 +109,13 @@ describe('teacher recovery', () => {
     const bareDir = tmp();
     const [r, without] = await Promise.all([
       runHsaAsync(['augment', '--no-gzip', '--config', cfg, '--json']),
-      runHsaAsync(['augment', '--no-gzip', '--config', config(bareDir, bare.url, { timeout_s: 1, recovery: { max_call_retries: 0, max_attempts: 1 } }), '--json']),
+      runHsaAsync([
+        'augment',
+        '--no-gzip',
+        '--config',
+        config(bareDir, bare.url, { timeout_s: 1, recovery: { max_call_retries: 0, max_attempts: 1 } }),
+        '--json',
+      ]),
     ]);
     expect(r.code, r.stderr).toBe(0);
     expect(without.code, without.stderr).toBe(0);
@@ -101,7 +140,9 @@ describe('teacher recovery', () => {
     expect(sft).toHaveLength(s.totals.variants_written);
     for (const rec of sft) expect(JSON.stringify(rec.messages), String(rec.id)).toBe(refs.get(rec.id));
     // Each recovered record says so in its provenance; the counts add up to the summary's.
-    const recovered = sft.map((rec) => (rec.meta as { teacher_recovery?: { attempts: number; call_retries: Record<string, number> } }).teacher_recovery).filter((x) => x !== undefined);
+    const recovered = sft
+      .map((rec) => (rec.meta as { teacher_recovery?: { attempts: number; call_retries: Record<string, number> } }).teacher_recovery)
+      .filter((x) => x !== undefined);
     expect(recovered).toHaveLength(s.teacher.recovered_variants);
     const sum = (m: Record<string, number>) => Object.values(m).reduce((a, b) => a + b, 0);
     const inRejects = rowsOf(path.join(dir, 'out'), 'rejects').reduce((n, x) => n + sum(x.call_retries as Record<string, number>), 0);
@@ -120,7 +161,13 @@ describe('teacher recovery', () => {
   it('a missing required argument is reported as an invalid call (not a divergent one), with the error the model got', async () => {
     const server = await serve(faults(replayingModel(reference), { rateMissingArg: 1, seed: 1 }));
     const dir = tmp();
-    const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, server.url, { recovery: { max_call_retries: 1, max_attempts: 1 } }), '--json']);
+    const r = await runHsaAsync([
+      'augment',
+      '--no-gzip',
+      '--config',
+      config(dir, server.url, { recovery: { max_call_retries: 1, max_attempts: 1 } }),
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const rejects = rowsOf(path.join(dir, 'out'), 'rejects');
     expect(rejects.length).toBeGreaterThan(0);
@@ -132,11 +179,13 @@ describe('teacher recovery', () => {
     expect(Object.keys(s.rejectReasons)).toEqual(['teacher_invalid_call']);
     // The tool messages answering the model's last message in each request: the invalid call's error,
     // and, for parallel calls beside it, "not run".
-    const answers = server.requests.map((q) => {
-      let last = q.messages.length - 1;
-      while (last >= 0 && q.messages[last].role !== 'assistant') last--;
-      return q.messages.slice(last + 1).filter((m: { role: string; content: unknown }) => m.role === 'tool' && String(m.content).startsWith('error: '));
-    }).filter((a) => a.length > 0);
+    const answers = server.requests
+      .map((q) => {
+        let last = q.messages.length - 1;
+        while (last >= 0 && q.messages[last].role !== 'assistant') last--;
+        return q.messages.slice(last + 1).filter((m: { role: string; content: unknown }) => m.role === 'tool' && String(m.content).startsWith('error: '));
+      })
+      .filter((a) => a.length > 0);
     expect(answers.length).toBeGreaterThan(0);
     const missing = /^error: missing required argument "[^"]+" \(tool "[^"]+"\)$/;
     const notRun = /^error: not run, because another call in the same message was invalid/;

@@ -28,7 +28,17 @@ const RECORDS = 16;
 /** A config for the subset, pointing at `url` (teacher block overridable). */
 function config(dir: string, url: string, teacher: Record<string, unknown> = {}, extra = ''): string {
   const file = path.join(dir, 'hsa.yaml');
-  const t = { mode: 'openai', base_url: url, model: 'teacher-test', api_key_env: 'HSA_TEST_KEY', temperature: 0, max_tokens: 512, timeout_s: 2, max_retries: 6, ...teacher };
+  const t = {
+    mode: 'openai',
+    base_url: url,
+    model: 'teacher-test',
+    api_key_env: 'HSA_TEST_KEY',
+    temperature: 0,
+    max_tokens: 512,
+    timeout_s: 2,
+    max_retries: 6,
+    ...teacher,
+  };
   writeFileSync(
     file,
     [
@@ -57,7 +67,9 @@ beforeAll(async () => {
   const cfg = config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' });
   const r = await runHsaAsync(['augment', '--no-gzip', '--config', cfg, '-q']);
   expect(r.code, r.stderr).toBe(0);
-  referenceSft = readdirSync(path.join(dir, 'out/sft')).sort().map((f) => path.join(dir, 'out/sft', f));
+  referenceSft = readdirSync(path.join(dir, 'out/sft'))
+    .sort()
+    .map((f) => path.join(dir, 'out/sft', f));
 });
 
 /** The replay teacher's SFT output under a given transforms line (the reference a good teacher matches). */
@@ -68,7 +80,9 @@ async function referenceFor(transforms: string): Promise<string[]> {
   const dir = tmp();
   const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, 'http://127.0.0.1:9/v1', { mode: 'replay' }, transforms), '-q']);
   expect(r.code, r.stderr).toBe(0);
-  const files = readdirSync(path.join(dir, 'out/sft')).sort().map((f) => path.join(dir, 'out/sft', f));
+  const files = readdirSync(path.join(dir, 'out/sft'))
+    .sort()
+    .map((f) => path.join(dir, 'out/sft', f));
   references.set(transforms, files);
   return files;
 }
@@ -169,7 +183,10 @@ describe('hsa augment --teacher openai', () => {
     const reasons = rejects.map((x) => String(x.reason));
     // Every bad call was answered with a tool error and asked again (3 times per attempt, 3
     // attempts) before the variant was rejected with the kind of the last failure.
-    expect(reasons.some((x) => x.includes('leak: the teacher called the old tool name "load_skill"') && x.includes('(after 3 retries)')), JSON.stringify([...new Set(reasons)].slice(0, 8))).toBe(true);
+    expect(
+      reasons.some((x) => x.includes('leak: the teacher called the old tool name "load_skill"') && x.includes('(after 3 retries)')),
+      JSON.stringify([...new Set(reasons)].slice(0, 8)),
+    ).toBe(true);
     expect(reasons.some((x) => /arguments of \S+ are not JSON/.test(x))).toBe(true);
     for (const x of rejects) {
       expect(['teacher_old_name', 'teacher_invalid_call']).toContain(x.reason_kind);
@@ -177,7 +194,10 @@ describe('hsa augment --teacher openai', () => {
       expect(x).toHaveProperty('trajectory');
       expect(Array.isArray(x.teacher_output)).toBe(true);
     }
-    const errors = server.requests.map((q) => q.messages.at(-1)).filter((m) => m.role === 'tool' && String(m.content).startsWith('error: ')).map((m) => String(m.content));
+    const errors = server.requests
+      .map((q) => q.messages.at(-1))
+      .filter((m) => m.role === 'tool' && String(m.content).startsWith('error: '))
+      .map((m) => String(m.content));
     expect(errors.some((e) => /^error: tool "load_skill" does not exist; available tools: \S+/.test(e))).toBe(true);
     expect(errors.some((e) => e.startsWith('error: arguments are not valid JSON (') && e.endsWith('; you sent: {"not json'))).toBe(true);
     const s = JSON.parse(r.stdout);
@@ -219,7 +239,10 @@ describe('hsa augment --teacher openai', () => {
     const strict = 'transforms: { hooks.threshold: { p: 1, minFactor: 0.5, maxFactor: 0.6, checks: [max_chars] } }';
     const r = await runHsaAsync(['augment', '--no-gzip', '--config', config(dir, server.url, {}, strict), '--json']);
     expect(r.code, r.stderr).toBe(0);
-    const sft = readdirSync(path.join(dir, 'out/sft')).flatMap((f) => readJsonl(path.join(dir, 'out/sft', f))) as { messages: { role: string; name?: string; content: string }[]; meta: { transforms: { params: { to?: number } }[] } }[];
+    const sft = readdirSync(path.join(dir, 'out/sft')).flatMap((f) => readJsonl(path.join(dir, 'out/sft', f))) as {
+      messages: { role: string; name?: string; content: string }[];
+      meta: { transforms: { params: { to?: number } }[] };
+    }[];
     const rej = readdirSync(path.join(dir, 'out/rejects')).flatMap((f) => readJsonl(path.join(dir, 'out/rejects', f)));
     expect(sft.length, JSON.stringify(rej.map((x) => x.reason).slice(0, 5))).toBeGreaterThan(0);
     let withFeedback = 0;
@@ -294,7 +317,11 @@ describe('hsa augment --teacher openai', () => {
     expect((await runHsaAsync(['augment', '--no-gzip', '--config', config(whole, server.url), '-q'])).code).toBe(0);
     const dir = tmp();
     const cfg = config(dir, server.url);
-    const child = spawn(process.execPath, [HSA_BIN, 'augment', '--no-gzip', '--config', cfg, '-q'], { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'], env: process.env });
+    const child = spawn(process.execPath, [HSA_BIN, 'augment', '--no-gzip', '--config', cfg, '-q'], {
+      cwd: REPO,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: process.env,
+    });
     let stderr = '';
     child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
     await afterFirstPart(path.join(dir, 'out'));

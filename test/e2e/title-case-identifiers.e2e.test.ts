@@ -19,7 +19,10 @@ describe('a title case never changes an identifier in the title', () => {
   it('the title spells each tool exactly as the variant names it', async () => {
     const harness = path.join(REPO, 'fixtures/clinic/harness');
     const trajectories = path.join(REPO, 'fixtures/clinic/trajectories.jsonl');
-    const a = await augmentWith(['prompt.heading-style: { p: 1 }', 'prompt.spacing: { p: 1 }', 'tools.rename: { p: 0.5 }'], ['--harness', harness, '-t', trajectories, '-k', '8', '--seed', '1', '--stages', 'sft']);
+    const a = await augmentWith(
+      ['prompt.heading-style: { p: 1 }', 'prompt.spacing: { p: 1 }', 'tools.rename: { p: 0.5 }'],
+      ['--harness', harness, '-t', trajectories, '-k', '8', '--seed', '1', '--stages', 'sft'],
+    );
     expect(a.code, a.stderr).toBe(0);
     const cases = new Set<string>();
     for (const line of readFileSync(path.join(a.out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n')) {

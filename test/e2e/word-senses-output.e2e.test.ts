@@ -21,7 +21,11 @@ interface Out {
 async function newNames(transform: string, args: string[], name: string | null, seeds: number[], style = 'synonym'): Promise<string[]> {
   const names = new Set<string>();
   for (const seed of seeds) {
-    const a = await augmentWith(`${transform}: { p: 1, intensity: 1, styles: [${style}] }`, [...args, '-k', '6', '--seed', String(seed), '--state-pool', '0', '--stages', 'sft'], 'hsa-senses-');
+    const a = await augmentWith(
+      `${transform}: { p: 1, intensity: 1, styles: [${style}] }`,
+      [...args, '-k', '6', '--seed', String(seed), '--state-pool', '0', '--stages', 'sft'],
+      'hsa-senses-',
+    );
     expect(a.code, a.stderr).toBe(0);
     const out = a.out;
     for (const line of readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n')) {
@@ -36,7 +40,12 @@ async function newNames(transform: string, args: string[], name: string | null, 
 describe('synonyms keep the sense of the name', () => {
   it("a start time is never a launch (the process sense's word)", async () => {
     const clinic = path.join(REPO, 'fixtures/clinic');
-    const names = await newNames('tools.param-rename', ['--harness', path.join(clinic, 'harness'), '-t', path.join(clinic, 'trajectories.jsonl')], 'start', [1, 2]);
+    const names = await newNames(
+      'tools.param-rename',
+      ['--harness', path.join(clinic, 'harness'), '-t', path.join(clinic, 'trajectories.jsonl')],
+      'start',
+      [1, 2],
+    );
     expect(names.length).toBeGreaterThan(0);
     for (const n of names) expect(n).not.toMatch(/launch/i);
   }, 60_000);

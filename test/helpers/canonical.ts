@@ -10,5 +10,5 @@ export function referenceCanonical(value: unknown): string | undefined {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${members.map(([k, x]) => `${JSON.stringify(k)}:${x}`).join(',')}}`;
   }
-  return typeof value === 'bigint' ? undefined : (JSON.stringify(value));
+  return typeof value === 'bigint' ? undefined : JSON.stringify(value);
 }

@@ -13,7 +13,10 @@ export interface EnvServer {
 
 /** Start `hsa env serve --port 0 --json` and wait for the address line. */
 export function startEnv(args: string[]): Promise<EnvServer> {
-  const child = spawn(process.execPath, [HSA_BIN, 'env', 'serve', '--port', '0', '--json', '--idle-exit', '120', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [HSA_BIN, 'env', 'serve', '--port', '0', '--json', '--idle-exit', '120', ...args], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (b: Buffer) => (err += b.toString()));
@@ -64,7 +67,10 @@ export function readSse(text: string): { task_id?: string; events: string[]; pay
     if (!block.trim()) continue;
     const lines = block.split('\n');
     const event = lines.find((l) => l.startsWith('event: '))?.slice(7) ?? 'message';
-    const d = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+    const d = lines
+      .filter((l) => l.startsWith('data: '))
+      .map((l) => l.slice(6))
+      .join('\n');
     events.push(event);
     if (event === 'task_id') taskId = d;
     else if (event === 'chunk' || event === 'end') data += d;
@@ -92,7 +98,12 @@ export function readRows(dir: string): RlRow[] {
   return readdirSync(dir)
     .filter((f) => f.endsWith('.jsonl'))
     .sort()
-    .flatMap((f) => readFileSync(path.join(dir, f), 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as RlRow));
+    .flatMap((f) =>
+      readFileSync(path.join(dir, f), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim())
+        .map((l) => JSON.parse(l) as RlRow),
+    );
 }
 
 export const truthOf = (r: RlRow) => JSON.parse(r.reward_model.ground_truth);

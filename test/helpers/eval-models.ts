@@ -65,7 +65,12 @@ function answer(req: ChatRequest, row: Row | undefined, index: number): Behaviou
   const t = row.turns[turn];
   if (!t) return { kind: 'message', content: 'Sorry, I am not sure.' };
   if (!called && t.calls.length && req.tool_choice !== 'none') {
-    return { kind: 'message', content: null, tool_calls: t.calls.map((c, i) => ({ id: `call_${index}_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) })), finish_reason: 'tool_calls' };
+    return {
+      kind: 'message',
+      content: null,
+      tool_calls: t.calls.map((c, i) => ({ id: `call_${index}_${i}`, name: c.name, arguments: JSON.stringify(c.arguments) })),
+      finish_reason: 'tool_calls',
+    };
   }
   return { kind: 'message', content: t.reply };
 }

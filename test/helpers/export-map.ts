@@ -49,7 +49,10 @@ function splitThought(value: string): { reasoning?: string; rest: string } {
 }
 
 /** A LLaMA-Factory sharegpt row read back: system, then human/gpt/function_call/observation. */
-export function fromSharegpt(row: { conversations: { from: string; value: string }[]; system?: string; tools?: string }): { messages: Msg[]; tools: unknown[] } {
+export function fromSharegpt(row: { conversations: { from: string; value: string }[]; system?: string; tools?: string }): {
+  messages: Msg[];
+  tools: unknown[];
+} {
   const out: Msg[] = [];
   if (row.system) out.push({ role: 'system', content: row.system });
   for (const t of row.conversations) {
@@ -62,7 +65,12 @@ export function fromSharegpt(row: { conversations: { from: string; value: string
       const { reasoning, rest } = splitThought(t.value);
       const m = /^([\s\S]*)\n<tool_call>([\s\S]*)<\/tool_call>$/.exec(rest);
       const v = JSON.parse(m ? m[2]! : rest) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
-      out.push({ role: 'assistant', content: m ? m[1]! : '', ...(reasoning !== undefined ? { reasoning } : {}), tool_calls: (Array.isArray(v) ? v : [v]).map((c) => ({ name: c.name, arguments: c.arguments })) });
+      out.push({
+        role: 'assistant',
+        content: m ? m[1]! : '',
+        ...(reasoning !== undefined ? { reasoning } : {}),
+        tool_calls: (Array.isArray(v) ? v : [v]).map((c) => ({ name: c.name, arguments: c.arguments })),
+      });
     } else if (t.from === 'observation') {
       // Parallel results are joined inside one <tool_response> block (the Qwen layout).
       for (const part of t.value.split('\n</tool_response>\n<tool_response>\n')) out.push({ role: 'tool', content: part });
@@ -117,7 +125,9 @@ export async function duckRows(file: string): Promise<Record<string, unknown>[]>
   const db = await DuckDBInstance.create(':memory:');
   const c = await db.connect();
   try {
-    const cols = (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file.replace(/'/g, "''")}')`)).getRowObjects().map((r) => String(r.column_name));
+    const cols = (await c.runAndReadAll(`DESCRIBE SELECT * FROM read_parquet('${file.replace(/'/g, "''")}')`))
+      .getRowObjects()
+      .map((r) => String(r.column_name));
     const sql = `SELECT ${cols.map((n) => `to_json("${n}")::VARCHAR AS "${n}"`).join(', ')} FROM read_parquet('${file.replace(/'/g, "''")}')`;
     const rows = (await c.runAndReadAll(sql)).getRowObjects();
     return rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, v === null ? null : JSON.parse(String(v))])));
@@ -130,7 +140,12 @@ export async function duckRows(file: string): Promise<Record<string, unknown>[]>
 /** Drop null members (a parquet struct has every field; the JSONL record only those it uses). */
 export function withoutNulls(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutNulls);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== null).map(([k, x]) => [k, withoutNulls(x)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([, x]) => x !== null)
+        .map(([k, x]) => [k, withoutNulls(x)]),
+    );
   return v;
 }
 

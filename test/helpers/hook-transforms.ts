@@ -20,14 +20,29 @@ export const behavioural: Record<string, AnyTransform> = { [threshold.id]: thres
 export const family: Record<string, AnyTransform> = { ...exactAndSemantic, ...behavioural };
 
 export function hook(id: string, over: Partial<Hook> = {}): Hook {
-  return { id, event: 'stop', checks: [{ type: 'max_chars', value: 80 }], action: 'retry', channel: 'user', feedback: `[${id}] Too long: {{chars}} > {{max_chars}}.`, maxRounds: 3, ...over };
+  return {
+    id,
+    event: 'stop',
+    checks: [{ type: 'max_chars', value: 80 }],
+    action: 'retry',
+    channel: 'user',
+    feedback: `[${id}] Too long: {{chars}} > {{max_chars}}.`,
+    maxRounds: 3,
+    ...over,
+  };
 }
 
 export function harness(hooks: Hook[] = []): Harness {
   return baseHarness({
     sections: [{ id: 'role', kind: 'text', text: '# Role\nYou host the room.', placement: 'system' }],
     tools: [
-      { name: 'refuse_request', description: 'Decline.', parameters: { type: 'object', properties: { reason: { type: 'string' } } }, sourceName: 'refuse_request', sourceFormat: 'openai' },
+      {
+        name: 'refuse_request',
+        description: 'Decline.',
+        parameters: { type: 'object', properties: { reason: { type: 'string' } } },
+        sourceName: 'refuse_request',
+        sourceFormat: 'openai',
+      },
     ],
     hooks,
   });
@@ -49,7 +64,13 @@ export const whitelist = hook('refusal_whitelist', {
   channel: 'tool',
   feedback: '[refusal_whitelist] {{tool}} was blocked.',
 });
-export const schemaValid = hook('schema_valid', { event: 'pre_tool_use', checks: [{ type: 'schema_valid' }], action: 'reject', channel: 'tool', feedback: '[schema_valid] Bad arguments for {{tool}} ({{reason}}).' });
+export const schemaValid = hook('schema_valid', {
+  event: 'pre_tool_use',
+  checks: [{ type: 'schema_valid' }],
+  action: 'reject',
+  channel: 'tool',
+  feedback: '[schema_valid] Bad arguments for {{tool}} ({{reason}}).',
+});
 export const allHooks = () => harness([stopGate, stopLoop, whitelist, schemaValid]);
 
 export const run = applyTransform;

@@ -34,7 +34,9 @@ function distWasMidRebuild(r: HsaRun): boolean {
   return (
     r.code !== 0 &&
     r.stdout === '' &&
-    /^file:\/\/.*\/dist\/.*\n[\s\S]*^(SyntaxError: The requested module '[^']+' does not provide an export named|SyntaxError: Unexpected end of input)/m.test(r.stderr)
+    /^file:\/\/.*\/dist\/.*\n[\s\S]*^(SyntaxError: The requested module '[^']+' does not provide an export named|SyntaxError: Unexpected end of input)/m.test(
+      r.stderr,
+    )
   );
 }
 

@@ -10,7 +10,13 @@ import { tempDir } from './tmp.js';
 export async function augmentWith(transforms: string | string[], args: readonly string[], prefix = 'hsa-one-transform-'): Promise<HsaRun & { out: string }> {
   const dir = tempDir(prefix);
   const config = path.join(dir, 'hsa.yaml');
-  writeFileSync(config, `transforms:\n${[transforms].flat().map((t) => `  ${t}\n`).join('')}`);
+  writeFileSync(
+    config,
+    `transforms:\n${[transforms]
+      .flat()
+      .map((t) => `  ${t}\n`)
+      .join('')}`,
+  );
   const out = path.join(dir, 'out');
   const r = await runHsaAsync(['augment', '--no-gzip', '-c', config, ...args, '-o', out, '-q']);
   return { ...r, out };

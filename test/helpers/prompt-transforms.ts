@@ -17,7 +17,6 @@ import sectionOrder from '../../transforms/prompt/section-order.js';
 import spacing from '../../transforms/prompt/spacing.js';
 import { builtinWords } from '../../src/words/selection.js';
 
-
 /** The prompt family, in the order the property tests apply them. */
 export const registry: Record<string, AnyTransform> = {
   'prompt.section-order': sectionOrder,
@@ -56,7 +55,14 @@ export function mini(over: Partial<Harness> = {}): Harness {
   });
 }
 
-export const style = (over: Partial<PromptStyle> = {}): PromptStyle => ({ heading: 'markdown', headingLevel: 1, titleCase: 'as-is', listMarker: '-', separator: '\n\n', ...over });
+export const style = (over: Partial<PromptStyle> = {}): PromptStyle => ({
+  heading: 'markdown',
+  headingLevel: 1,
+  titleCase: 'as-is',
+  listMarker: '-',
+  separator: '\n\n',
+  ...over,
+});
 
 /** Apply one transform directly, with its options parsed (defaults filled) and a seeded rng. */
 export function apply(def: AnyTransform, state: Harness, options: Record<string, unknown> = {}, seed: string | number = 1) {

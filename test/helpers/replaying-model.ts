@@ -20,7 +20,11 @@ export function replayingModel(sftFiles: readonly string[], hookPrefix = 'hook:'
         next.set(prefixKey(rec.messages.slice(0, j)), {
           kind: 'message',
           content: m.content ?? '',
-          tool_calls: (m.tool_calls ?? []).map((c) => ({ id: c.id, name: c.function.name, arguments: typeof c.function.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function.arguments) })),
+          tool_calls: (m.tool_calls ?? []).map((c) => ({
+            id: c.id,
+            name: c.function.name,
+            arguments: typeof c.function.arguments === 'string' ? c.function.arguments : JSON.stringify(c.function.arguments),
+          })),
         });
       });
     }
@@ -56,7 +60,11 @@ function prefixKey(messages: readonly Msg[]): string {
       content: m.content ?? '',
       name: m.name ?? null,
       tool_call_id: m.tool_call_id ?? null,
-      calls: (m.tool_calls ?? []).map((c) => [c.id, c.function.name, typeof c.function.arguments === 'string' ? safeParse(c.function.arguments) : c.function.arguments]),
+      calls: (m.tool_calls ?? []).map((c) => [
+        c.id,
+        c.function.name,
+        typeof c.function.arguments === 'string' ? safeParse(c.function.arguments) : c.function.arguments,
+      ]),
     })),
   );
 }

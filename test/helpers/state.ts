@@ -29,7 +29,13 @@ export function baseHarness(over: Partial<Harness> = {}): Harness {
 }
 
 /** Apply one transform directly, the way sampleVariant does (options parsed, rng seeded per transform). */
-export function applyTransform(def: AnyTransform, state: Harness, options: Record<string, unknown> = {}, seed: number | string = 1, taken?: (n: string) => boolean): TransformResult | null {
+export function applyTransform(
+  def: AnyTransform,
+  state: Harness,
+  options: Record<string, unknown> = {},
+  seed: number | string = 1,
+  taken?: (n: string) => boolean,
+): TransformResult | null {
   const names = stateIdentifiers(state);
   return def.apply(state, {
     options: def.options.parse(options),

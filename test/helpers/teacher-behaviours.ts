@@ -4,7 +4,16 @@
  * with a shorter reply, `batchResults()` answers a Batch API input file.
  */
 import { createHash } from 'node:crypto';
-import { CHAT_PATH, chatCompletion, errorBody, textOfContent, type Behaviour, type ChatRequest, type MessageBehaviour, type Respond } from './teacher-server.js';
+import {
+  CHAT_PATH,
+  chatCompletion,
+  errorBody,
+  textOfContent,
+  type Behaviour,
+  type ChatRequest,
+  type MessageBehaviour,
+  type Respond,
+} from './teacher-server.js';
 
 // ---------------------------------------------------------------------------------------------
 // faults()
@@ -92,7 +101,8 @@ export function faults(base: Respond, opts: FaultOptions = {}): Respond & { outc
     if (u < rate429) outcome = '429';
     else if (u < rate429 + rate500) outcome = '500';
     else if (u < rate429 + rate500 + rateHang) outcome = 'hang';
-    if (outcome === '429') return log(outcome, opts.retryAfter === undefined ? { kind: 'status', status: 429 } : { kind: 'status', status: 429, retryAfter: opts.retryAfter });
+    if (outcome === '429')
+      return log(outcome, opts.retryAfter === undefined ? { kind: 'status', status: 429 } : { kind: 'status', status: 429, retryAfter: opts.retryAfter });
     if (outcome === '500') return log(outcome, { kind: 'status', status: 500 });
     if (outcome === 'hang') return log(outcome, { kind: 'hang' });
     const b = await base(withoutCallRetries(req), index);
@@ -116,7 +126,13 @@ export function faults(base: Respond, opts: FaultOptions = {}): Respond & { outc
 }
 
 /** `b` with one of its calls spoilt in the way `kind` says (undefined when that is not possible here). */
-function spoilCall(kind: 'bad_json' | 'old_name' | 'missing_arg', b: MessageBehaviour, req: ChatRequest, oldNames: readonly string[], u: number): MessageBehaviour | undefined {
+function spoilCall(
+  kind: 'bad_json' | 'old_name' | 'missing_arg',
+  b: MessageBehaviour,
+  req: ChatRequest,
+  oldNames: readonly string[],
+  u: number,
+): MessageBehaviour | undefined {
   const calls = b.tool_calls!;
   const i = Math.floor(u * calls.length);
   const c = calls[i]!;

@@ -67,7 +67,7 @@ function toolCallsOf(b: MessageBehaviour, index: number) {
 export function textOfContent(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((p) => (p && typeof p === 'object' && typeof (p).text === 'string' ? (p).text : '')).join('');
+    return content.map((p) => (p && typeof p === 'object' && typeof p.text === 'string' ? p.text : '')).join('');
   }
   return '';
 }
@@ -276,12 +276,25 @@ function sendStream(res: ServerResponse, req: ChatRequest, b: MessageBehaviour, 
   const choice = full.choices[0];
   const base = { id: full.id, object: 'chat.completion.chunk', created: full.created, model: full.model, system_fingerprint: full.system_fingerprint };
   const events: unknown[] = [];
-  events.push({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: choice.message.content === null ? null : '' }, logprobs: null, finish_reason: null }] });
+  events.push({
+    ...base,
+    choices: [{ index: 0, delta: { role: 'assistant', content: choice.message.content === null ? null : '' }, logprobs: null, finish_reason: null }],
+  });
   if (typeof choice.message.content === 'string' && choice.message.content !== '') {
     events.push({ ...base, choices: [{ index: 0, delta: { content: choice.message.content }, logprobs: null, finish_reason: null }] });
   }
   (choice.message.tool_calls ?? []).forEach((tc: any, i: number) => {
-    events.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [{ index: i, id: tc.id, type: 'function', function: { name: tc.function.name, arguments: tc.function.arguments } }] }, logprobs: null, finish_reason: null }] });
+    events.push({
+      ...base,
+      choices: [
+        {
+          index: 0,
+          delta: { tool_calls: [{ index: i, id: tc.id, type: 'function', function: { name: tc.function.name, arguments: tc.function.arguments } }] },
+          logprobs: null,
+          finish_reason: null,
+        },
+      ],
+    });
   });
   events.push({ ...base, choices: [{ index: 0, delta: {}, logprobs: null, finish_reason: choice.finish_reason }] });
   if ((req.stream_options as any)?.include_usage) events.push({ ...base, choices: [], usage: full.usage });

@@ -9,7 +9,10 @@ export function treeHashes(dir: string): Record<string, string> {
     for (const name of readdirSync(path.join(dir, rel)).sort()) {
       const r = rel ? `${rel}/${name}` : name;
       if (statSync(path.join(dir, r)).isDirectory()) walk(r);
-      else out[r] = createHash('sha256').update(readFileSync(path.join(dir, r))).digest('hex');
+      else
+        out[r] = createHash('sha256')
+          .update(readFileSync(path.join(dir, r)))
+          .digest('hex');
     }
   };
   walk('');

@@ -35,15 +35,43 @@ describe('field-level differences', () => {
     expect(changes.map(formatChange)).toContain('tools.c.function.description: [-x-]{+y+}');
   });
   it('names message index and key path, added and removed keys, and skips ignored paths', () => {
-    const a = { id: 'x', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo' }], meta: { seed: '1', gone: true } };
-    const b = { id: 'x', messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'yo!' }], meta: { seed: '2', added: 1 } };
-    expect(diffValues(a, b).map(formatChange)).toEqual(['messages.1.content: yo{+!+}', 'meta.added: added 1', 'meta.gone: removed true', 'meta.seed: [-1-]{+2+}']);
+    const a = {
+      id: 'x',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'yo' },
+      ],
+      meta: { seed: '1', gone: true },
+    };
+    const b = {
+      id: 'x',
+      messages: [
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'yo!' },
+      ],
+      meta: { seed: '2', added: 1 },
+    };
+    expect(diffValues(a, b).map(formatChange)).toEqual([
+      'messages.1.content: yo{+!+}',
+      'meta.added: added 1',
+      'meta.gone: removed true',
+      'meta.seed: [-1-]{+2+}',
+    ]);
     expect(diffValues(a, b, pathMatcher(['meta.**'])).map((c) => c.path)).toEqual(['messages.1.content']);
   });
 });
 
 describe('record checks from the record alone', () => {
-  const tools = [{ type: 'function' as const, function: { name: 'lookup_item', description: 'Find an item; never call `get_item_detail`.', parameters: { type: 'object', properties: { item_ref: { type: 'string' } } } } }];
+  const tools = [
+    {
+      type: 'function' as const,
+      function: {
+        name: 'lookup_item',
+        description: 'Find an item; never call `get_item_detail`.',
+        parameters: { type: 'object', properties: { item_ref: { type: 'string' } } },
+      },
+    },
+  ];
   const applied = [
     { id: 'tools.rename', version: 1, class: 'exact', params: { renamed: { get_item_detail: 'lookup_item', search: 'find' } } },
     { id: 'tools.param-rename', version: 1, class: 'exact', params: { renamed: { item_id: 'item_ref' } } },
@@ -74,17 +102,29 @@ describe('record checks from the record alone', () => {
   });
   it('a name that is current again (a swap) is not an old name', () => {
     const swap = renameTables([{ id: 'tools.rename', params: { renamed: { a_tool: 'b_tool', b_tool: 'a_tool' } } }]);
-    const r: Trajectory = { id: 'x', tools: [{ type: 'function', function: { name: 'a_tool', description: 'see b_tool', parameters: {} } }, { type: 'function', function: { name: 'b_tool', description: '', parameters: {} } }], messages: [] };
+    const r: Trajectory = {
+      id: 'x',
+      tools: [
+        { type: 'function', function: { name: 'a_tool', description: 'see b_tool', parameters: {} } },
+        { type: 'function', function: { name: 'b_tool', description: '', parameters: {} } },
+      ],
+      messages: [],
+    };
     expect(metaLeaks(r, swap)).toEqual([]);
   });
   it('shape problems name the key path', () => {
-    expect(shapeProblems('sft', { id: 'x', messages: [{ role: 'assistant', content: null }], tools: [], meta: {} })).toEqual([{ path: 'messages.0.content', message: 'must be a string' }]);
-    expect(shapeProblems('rl', { data_source: 'd', ability: 'a', prompt: [], reward_model: { ground_truth: '{' }, extra_info: { id: 'x', index: 1, env: '{}' } }).map((p) => p.path)).toEqual([
-      'reward_model.ground_truth',
-      'extra_info.env.user_turns',
-      'extra_info.env.tool_replay',
-      'extra_info.env.tools',
+    expect(shapeProblems('sft', { id: 'x', messages: [{ role: 'assistant', content: null }], tools: [], meta: {} })).toEqual([
+      { path: 'messages.0.content', message: 'must be a string' },
     ]);
+    expect(
+      shapeProblems('rl', {
+        data_source: 'd',
+        ability: 'a',
+        prompt: [],
+        reward_model: { ground_truth: '{' },
+        extra_info: { id: 'x', index: 1, env: '{}' },
+      }).map((p) => p.path),
+    ).toEqual(['reward_model.ground_truth', 'extra_info.env.user_turns', 'extra_info.env.tool_replay', 'extra_info.env.tools']);
     expect(shapeProblems('rejects', { kind: 'input', id: null })).toEqual([{ path: 'reason', message: 'required: a reject carries its reason' }]);
   });
 });

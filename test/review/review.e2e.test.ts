@@ -7,7 +7,6 @@ import { removeTempDirs, tempDir } from '../helpers/tmp.js';
 import { smallRun, snapshotTree, type SmallRun } from './setup.js';
 import type { StageDiff } from '../../src/review/diff.js';
 
-
 const ESC = '\x1b';
 
 describe('review commands on real output folders', () => {
@@ -114,7 +113,7 @@ describe('review commands on real output folders', () => {
     expect((doc.stages as StageDiff[]).find((s) => s.stage === 'sft')!.changed).toBeGreaterThan(0);
   });
 
-  it('diff after editing one input record: exactly that source\'s records change', async () => {
+  it("diff after editing one input record: exactly that source's records change", async () => {
     const run = await smallRun({ records: 10 });
     const lines = readFileSync(run.traj, 'utf8').split('\n');
     const rec = JSON.parse(lines[5]!);
@@ -145,8 +144,13 @@ describe('review commands on real output folders', () => {
     const a = path.join(base.out, 'sft', 'part-00000.jsonl');
     const b = path.join(dir, 'sft', 'part-00000.jsonl');
     mkdirSync(path.dirname(b), { recursive: true });
-    const lines = readFileSync(a, 'utf8').split('\n').filter((l) => l !== '');
-    writeFileSync(b, `${lines.map((l) => JSON.stringify({ ...JSON.parse(l), meta: { ...JSON.parse(l).meta, source_file: 'elsewhere/traj.jsonl' } })).join('\n')}\n`);
+    const lines = readFileSync(a, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
+    writeFileSync(
+      b,
+      `${lines.map((l) => JSON.stringify({ ...JSON.parse(l), meta: { ...JSON.parse(l).meta, source_file: 'elsewhere/traj.jsonl' } })).join('\n')}\n`,
+    );
     const r = runHsa(['diff', a, b, '--limit', '1']);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('meta.source_file: ');
@@ -158,7 +162,10 @@ describe('review commands on real output folders', () => {
   });
 
   it('show: a variant with its rename tables beside its source; piped output has no escape codes', () => {
-    const sft = readFileSync(path.join(base.out, 'sft', 'part-00000.jsonl'), 'utf8').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    const sft = readFileSync(path.join(base.out, 'sft', 'part-00000.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
     const v = sft.find((r) => r.meta.transforms.some((t: { id: string }) => t.id === 'tools.rename' || t.id === 'skills.rename'))!;
     const html = path.join(base.dir, 'show.html');
     const r = runHsa(['show', base.out, '--id', v.id, '--harness', base.harness, '--sources', base.traj, '--html', html]);
@@ -201,7 +208,11 @@ describe('review commands on real output folders', () => {
   it('gzip parts: verify reads them, and names a truncated one', async () => {
     const run = await smallRun({ records: 8, extra: ['--gzip', '--stages', 'sft,rl'] });
     expect(runHsa(['verify', run.out]).code).toBe(0);
-    const part = path.join(run.out, 'sft', readdirSync(path.join(run.out, 'sft')).find((f) => f.endsWith('.gz'))!);
+    const part = path.join(
+      run.out,
+      'sft',
+      readdirSync(path.join(run.out, 'sft')).find((f) => f.endsWith('.gz'))!,
+    );
     const gz = readFileSync(part);
     expect(gunzipSync(gz).length).toBeGreaterThan(0);
     writeFileSync(part, gz.subarray(0, Math.floor(gz.length / 2)));
@@ -214,7 +225,12 @@ describe('review commands on real output folders', () => {
     const empty = tempDir('hsa-review-empty-');
     writeFileSync(path.join(empty, 'notes.txt'), 'hello');
     const snap = snapshotTree(empty);
-    for (const args of [['verify', empty], ['stats', empty], ['show', empty, '--id', 'x~v0'], ['diff', empty, base.out]]) {
+    for (const args of [
+      ['verify', empty],
+      ['stats', empty],
+      ['show', empty, '--id', 'x~v0'],
+      ['diff', empty, base.out],
+    ]) {
       const r = runHsa(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain(`${path.join(empty, 'manifest.json')}: no manifest`);

@@ -14,17 +14,41 @@ export async function smallRun(opts: { records?: number; seed?: string; extra?: 
   const dir = tempDir('hsa-review-');
   const fx = path.join(REPO, 'fixtures', 'live-commerce');
   cpSync(path.join(fx, 'harness'), path.join(dir, 'harness'), { recursive: true });
-  const lines = readFileSync(path.join(fx, 'trajectories.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(path.join(fx, 'trajectories.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   const traj = path.join(dir, 'traj.jsonl');
   writeFileSync(traj, `${lines.slice(0, opts.records ?? 24).join('\n')}\n`);
   const harness = path.join(dir, 'harness');
-  const args = (out: string, extra: string[] = []) => ['augment', '--no-gzip', '--config', path.join(fx, 'hsa.yaml'), '--harness', harness, '-t', traj, '--general', path.join(REPO, 'fixtures/general/prompts.jsonl'), '-o', out, '--part-size', '8', '-q', '--force', ...(opts.seed ? ['--seed', opts.seed] : []), ...(opts.extra ?? []), ...extra];
+  const args = (out: string, extra: string[] = []) => [
+    'augment',
+    '--no-gzip',
+    '--config',
+    path.join(fx, 'hsa.yaml'),
+    '--harness',
+    harness,
+    '-t',
+    traj,
+    '--general',
+    path.join(REPO, 'fixtures/general/prompts.jsonl'),
+    '-o',
+    out,
+    '--part-size',
+    '8',
+    '-q',
+    '--force',
+    ...(opts.seed ? ['--seed', opts.seed] : []),
+    ...(opts.extra ?? []),
+    ...extra,
+  ];
   // The real binary, for runs whose exit code and output a test reads.
   const augment = (out: string, extra: string[] = []) => runHsa(args(out, extra));
   // In-process (the same CLI entry point, without a process start), for runs that only make data.
   const make = async (out: string, extra: string[] = []) => {
     // The built CLI (as bin/hsa runs it), loaded once into the test process.
-    const { run } = (await import(pathToFileURL(path.join(REPO, 'dist', 'src', 'cli', 'main.js')).href)) as { run: (argv: string[], io: unknown) => Promise<number> };
+    const { run } = (await import(pathToFileURL(path.join(REPO, 'dist', 'src', 'cli', 'main.js')).href)) as {
+      run: (argv: string[], io: unknown) => Promise<number>;
+    };
     let stderr = '';
     const io = { out: () => undefined, err: (t: string) => void (stderr += t), errIsTty: false };
     const code = await run(args(out, extra), io);

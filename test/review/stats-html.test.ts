@@ -53,7 +53,16 @@ describe('hsa stats', () => {
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
       viewport: { width: 1400, height: 900 },
     });
     try {
@@ -68,7 +77,14 @@ describe('hsa stats', () => {
       page.on('request', (q) => requests.push(q.url()));
       page.on('requestfailed', (q) => failed.push(q.url()));
       await page.goto(`file://${html}`, { waitUntil: 'load' });
-      const charts = await page.$$eval('svg.chart', (els) => els.map((e) => ({ w: e.getBoundingClientRect().width, h: e.getBoundingClientRect().height, bars: e.querySelectorAll('rect.bar').length, label: e.getAttribute('aria-label') })));
+      const charts = await page.$$eval('svg.chart', (els) =>
+        els.map((e) => ({
+          w: e.getBoundingClientRect().width,
+          h: e.getBoundingClientRect().height,
+          bars: e.querySelectorAll('rect.bar').length,
+          label: e.getAttribute('aria-label'),
+        })),
+      );
       expect(charts.length).toBeGreaterThanOrEqual(8);
       for (const c of charts) {
         expect(c.w).toBeGreaterThan(100);

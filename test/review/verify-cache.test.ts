@@ -26,14 +26,21 @@ const STATIC = [
   `# Rules\n${'- Never promise delivery dates; say you are checking and call `mark_note` first.\n'.repeat(6)}`,
 ];
 const prompt = (room: number, leak?: { section: number; text: string }) =>
-  [...STATIC.map((s, i) => (leak?.section === i ? s.replace('\n', `\n${leak.text}\n`) : s)), `# Room context\nRoom ${room}: items i-${room}1, i-${room}2.`].join('\n\n');
+  [
+    ...STATIC.map((s, i) => (leak?.section === i ? s.replace('\n', `\n${leak.text}\n`) : s)),
+    `# Room context\nRoom ${room}: items i-${room}1, i-${room}2.`,
+  ].join('\n\n');
 const record = (id: string, system: string, tools = stateTools()): Trajectory => ({
   id,
   tools,
   messages: [
     { role: 'system', content: system },
     { role: 'user', content: 'how much is it?' },
-    { role: 'assistant', content: 'Let me check.', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup_item', arguments: '{"itemRef":"i-1"}' } }] },
+    {
+      role: 'assistant',
+      content: 'Let me check.',
+      tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup_item', arguments: '{"itemRef":"i-1"}' } }],
+    },
   ],
 });
 
@@ -44,8 +51,12 @@ describe('verify: the leak scan cache never hides a leak', () => {
     // State-mates first, so every static section is in the cache before the leaky record comes.
     for (let i = 0; i < 5; i++) expect(found(record(`s${i}~v0`, prompt(i)))).toEqual([]);
     // A distinctive old name in prose, and a plain one in a code span, inside cached sections.
-    expect(found(record('leak~v0', prompt(7, { section: 0, text: 'Use get_item_detail for prices.' })))).toEqual([{ path: 'messages.0.content', message: 'mentions old name "get_item_detail"' }]);
-    expect(found(record('leak~v1', prompt(8, { section: 2, text: 'Or `search` again.' })))).toEqual([{ path: 'messages.0.content', message: 'mentions old name "search"' }]);
+    expect(found(record('leak~v0', prompt(7, { section: 0, text: 'Use get_item_detail for prices.' })))).toEqual([
+      { path: 'messages.0.content', message: 'mentions old name "get_item_detail"' },
+    ]);
+    expect(found(record('leak~v1', prompt(8, { section: 2, text: 'Or `search` again.' })))).toEqual([
+      { path: 'messages.0.content', message: 'mentions old name "search"' },
+    ]);
     // A plain old word in prose is no mention, as in the engine's rule.
     expect(found(record('prose~v0', prompt(9, { section: 1, text: 'Search the shelf.' })))).toEqual([]);
     // The next state-mate is clean again: the leaky text did not change what the cache holds for the others.
@@ -66,11 +77,15 @@ describe('verify: the leak scan cache never hides a leak', () => {
     odd[1]!.function.description = 'Search the catalogue; formerly `get_item_detail`.';
     const got = shared(odd);
     expect(got).toBe(odd);
-    expect(metaLeaks(record('a~v1', prompt(2), got), tables, 'hook:', cache)).toEqual([{ path: 'tools.1.function.description', message: 'mentions old name "get_item_detail"' }]);
+    expect(metaLeaks(record('a~v1', prompt(2), got), tables, 'hook:', cache)).toEqual([
+      { path: 'tools.1.function.description', message: 'mentions old name "get_item_detail"' },
+    ]);
     // An old parameter named in one record's schema descriptions (its state-mates' say the new one).
     const param = stateTools();
     (param[0]!.function.parameters as { properties: Record<string, { description: string }> }).properties.itemRef!.description = 'The `item_id`.';
-    expect(metaLeaks(record('a~v2', prompt(3), shared(param)), tables, 'hook:', cache)).toEqual([{ path: 'tools.0.function.parameters', message: 'mentions old name "item_id"' }]);
+    expect(metaLeaks(record('a~v2', prompt(3), shared(param)), tables, 'hook:', cache)).toEqual([
+      { path: 'tools.0.function.parameters', message: 'mentions old name "item_id"' },
+    ]);
     // The shared list is still the clean one.
     expect(shared(stateTools())).toBe(second);
   });
@@ -80,13 +95,16 @@ describe('verify: the leak scan cache never hides a leak', () => {
     const cache = new LeakScanCache();
     const olds = Object.keys(RENAMED);
     for (let i = 0; i < 200; i++) {
-      const leak = rng() < 0.3 ? { section: Math.floor(rng() * STATIC.length), text: `x ${rng() < 0.5 ? '`' : ''}${olds[Math.floor(rng() * olds.length)]}\` y` } : undefined;
+      const leak =
+        rng() < 0.3
+          ? { section: Math.floor(rng() * STATIC.length), text: `x ${rng() < 0.5 ? '`' : ''}${olds[Math.floor(rng() * olds.length)]}\` y` }
+          : undefined;
       const r = record(`r${i}`, prompt(Math.floor(rng() * 4), leak));
       expect(metaLeaks(r, tables, 'hook:', cache)).toEqual(metaLeaks(r, tables));
     }
   });
 
-  it("paragraph pieces find exactly the names TextRewriter.mentions finds in the whole text", () => {
+  it('paragraph pieces find exactly the names TextRewriter.mentions finds in the whole text', () => {
     // Texts made of the constructs whose reach decides where a text may be cut: code spans, JSON
     // keys (also with the colon after a blank line), "name": values, required lists across lines,
     // template slots, blank lines before space, ':' or '"', Chinese, and the old names themselves.
@@ -120,7 +138,10 @@ describe('verify: the leak scan cache never hides a leak', () => {
     const all = new Map(names.slice(0, 4).map((n) => [n, '']));
     const finder = new TextRewriter(all);
     const cache = new LeakScanCache();
-    const old = cache.oldNames({ tools: { get_item_detail: 'a_1', search: 'b', flag_comment: 'c_1' }, params: { item_id: 'd_1' }, skills: {}, hooks: {} }, cache.toolFacts([]));
+    const old = cache.oldNames(
+      { tools: { get_item_detail: 'a_1', search: 'b', flag_comment: 'c_1' }, params: { item_id: 'd_1' }, skills: {}, hooks: {} },
+      cache.toolFacts([]),
+    );
     let cut = 0;
     for (let i = 0; i < 3000; i++) {
       let text = '';

@@ -13,7 +13,10 @@ afterAll(removeTempDirs);
 function setup(): { dir: string; config: string } {
   const dir = tempDir('hsa-emit-');
   const config = path.join(dir, 'hsa.yaml');
-  writeFileSync(config, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: ${path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl')}\nout: out dir\npart_size: 5\n`);
+  writeFileSync(
+    config,
+    `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: ${path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl')}\nout: out dir\npart_size: 5\n`,
+  );
   return { dir, config };
 }
 
@@ -49,8 +52,17 @@ describe('hsa emit k8s', () => {
   });
 
   it('the validator is not a rubber stamp: a wrong action or count is refused', () => {
-    expect(() => validateJob({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x' }, spec: { podFailurePolicy: { rules: [{ action: 'Retry' }] }, template: { spec: { containers: [] } } } })).toThrow(/action/);
-    expect(() => validateJob({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x' }, spec: { completions: 'five', template: { spec: { containers: [] } } } })).toThrow(/completions/);
+    expect(() =>
+      validateJob({
+        apiVersion: 'batch/v1',
+        kind: 'Job',
+        metadata: { name: 'x' },
+        spec: { podFailurePolicy: { rules: [{ action: 'Retry' }] }, template: { spec: { containers: [] } } },
+      }),
+    ).toThrow(/action/);
+    expect(() =>
+      validateJob({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'x' }, spec: { completions: 'five', template: { spec: { containers: [] } } } }),
+    ).toThrow(/completions/);
   });
 });
 

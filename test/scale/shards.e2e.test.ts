@@ -51,7 +51,26 @@ function hsa(args: string[], env: Record<string, string> = {}, killWhen?: () => 
   });
 }
 
-const augment = (traj: string, out: string, extra: string[] = []) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', '5', '-k', '1', '--part-size', '3', '--on-error', 'skip', '-q', ...extra];
+const augment = (traj: string, out: string, extra: string[] = []) => [
+  'augment',
+  '--no-gzip',
+  '--harness',
+  HARNESS,
+  '-t',
+  traj,
+  '-o',
+  out,
+  '--seed',
+  '5',
+  '-k',
+  '1',
+  '--part-size',
+  '3',
+  '--on-error',
+  'skip',
+  '-q',
+  ...extra,
+];
 const shard = (i: number, m: number) => ['--num-shards', String(m), '--shard-index', String(i)];
 const markers = (out: string) => (existsSync(path.join(out, '.hsa/done')) ? readdirSync(path.join(out, '.hsa/done')).filter((f) => f.endsWith('.json')) : []);
 
@@ -70,7 +89,7 @@ describe('sharded runs and hsa merge', () => {
     expect(manifest.reject_reasons).toMatchObject({ input_duplicate_id: 1, input_malformed: 1 });
   });
 
-  it('gives, as one shard of one and hsa merge, the whole run\'s folder byte for byte', async () => {
+  it("gives, as one shard of one and hsa merge, the whole run's folder byte for byte", async () => {
     const one = tmp();
     expect((await hsa(augment(traj, one, shard(0, 1)))).code).toBe(0);
     expect(existsSync(path.join(one, 'manifest.json'))).toBe(false);

@@ -17,7 +17,8 @@ function missing(): string | undefined {
   const sbatch = spawnSync('sbatch', ['--version'], { encoding: 'utf8', env });
   if (sbatch.error || sbatch.status !== 0) return 'sbatch is not installed (scripts/slurm-local.sh start installs and starts a local Slurm)';
   const sinfo = spawnSync('sinfo', ['-h', '-o', '%t'], { encoding: 'utf8', env });
-  if (sinfo.status !== 0 || !/idle|mix|alloc/.test(sinfo.stdout)) return `no Slurm node takes jobs (SLURM_CONF=${SLURM_CONF}): run scripts/slurm-local.sh start`;
+  if (sinfo.status !== 0 || !/idle|mix|alloc/.test(sinfo.stdout))
+    return `no Slurm node takes jobs (SLURM_CONF=${SLURM_CONF}): run scripts/slurm-local.sh start`;
   return undefined;
 }
 
@@ -26,12 +27,15 @@ if (reason && process.env.CI === 'true') throw new Error(`CI must run the real S
 if (reason) console.warn(`skipping the Slurm test: ${reason}`);
 
 describe.skipIf(reason !== undefined)('hsa emit slurm on a real Slurm', () => {
-  it('runs the emitted array of 4 shards and the dependent merge, giving the single run\'s folder byte for byte', () => {
+  it("runs the emitted array of 4 shards and the dependent merge, giving the single run's folder byte for byte", () => {
     const dir = tempDir('hsa-slurm-');
     const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').filter(Boolean).slice(0, 14);
     writeFileSync(path.join(dir, 'in.jsonl'), `${lines.join('\n')}\n`);
     const config = path.join(dir, 'hsa.yaml');
-    writeFileSync(config, `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: in.jsonl\nout: out\npart_size: 2\nvariants: 2\nseed: slurm\n`);
+    writeFileSync(
+      config,
+      `harness: ${path.join(REPO, 'fixtures/live-commerce/harness')}\ntrajectories: in.jsonl\nout: out\npart_size: 2\nvariants: 2\nseed: slurm\n`,
+    );
     const emitted = runHsa(['emit', 'slurm', '--config', config, '--shards', '4', '--hsa', `${process.execPath} ${HSA_BIN}`]);
     expect(emitted.code, emitted.stderr).toBe(0);
 
@@ -42,7 +46,9 @@ describe.skipIf(reason !== undefined)('hsa emit slurm on a real Slurm', () => {
     const merged = path.join(dir, 'out');
     expect(existsSync(path.join(merged, 'manifest.json'))).toBe(true);
     // Every shard ran as its own array task (quiet), then the merge over the 4 shards' parts.
-    const names = spawnSync('sh', ['-c', `cd ${dir} && ls *.log`], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+    const names = spawnSync('sh', ['-c', `cd ${dir} && ls *.log`], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean);
     expect(names.filter((n) => /^hsa-augment-\d+_[0-3]\.log$/.test(n))).toHaveLength(4);
     expect(logs()).toMatch(/^merged: 7 parts from 4 shards → .*out\/manifest\.json\n$/);
 

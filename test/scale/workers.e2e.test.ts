@@ -31,10 +31,36 @@ function input(): string {
 describe('augment --workers', () => {
   it('writes the same bytes with 1, 2 and 4 worker threads, rejects and duplicates included', async () => {
     const traj = input();
-    const args = (out: string, n: number, extra: string[] = []) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', 'w', '-k', '1', '--part-size', '16', '--on-error', 'skip', '--general', path.join(REPO, 'fixtures/general/prompts.jsonl'), '-q', '--workers', String(n), ...extra];
+    const args = (out: string, n: number, extra: string[] = []) => [
+      'augment',
+      '--no-gzip',
+      '--harness',
+      HARNESS,
+      '-t',
+      traj,
+      '-o',
+      out,
+      '--seed',
+      'w',
+      '-k',
+      '1',
+      '--part-size',
+      '16',
+      '--on-error',
+      'skip',
+      '--general',
+      path.join(REPO, 'fixtures/general/prompts.jsonl'),
+      '-q',
+      '--workers',
+      String(n),
+      ...extra,
+    ];
     const outs = [1, 2, 4].map(() => path.join(tempDir('hsa-workers-'), 'out'));
     const runs = await Promise.all([1, 2, 4].map((n, i) => runHsaAsync(args(outs[i]!, n))));
-    expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0, 0]);
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.stderr).join('\n'),
+    ).toEqual([0, 0, 0]);
     const one = treeHashes(outs[0]!);
     expect(Object.keys(one)).toContain('sft/part-00002.jsonl');
     const manifest = JSON.parse(readFileSync(path.join(outs[0]!, 'manifest.json'), 'utf8')) as { reject_reasons: Record<string, number> };
@@ -51,12 +77,39 @@ describe('augment --workers', () => {
 
   it('with a token budget: threads and shards give the bytes of one thread (token stats and too-long rejects included)', async () => {
     const traj = input();
-    const args = (out: string, extra: string[]) => ['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', out, '--seed', 't', '-k', '1', '--part-size', '16', '--on-error', 'skip', '--max-tokens', '3000', '-q', ...extra];
+    const args = (out: string, extra: string[]) => [
+      'augment',
+      '--no-gzip',
+      '--harness',
+      HARNESS,
+      '-t',
+      traj,
+      '-o',
+      out,
+      '--seed',
+      't',
+      '-k',
+      '1',
+      '--part-size',
+      '16',
+      '--on-error',
+      'skip',
+      '--max-tokens',
+      '3000',
+      '-q',
+      ...extra,
+    ];
     const one = path.join(tempDir('hsa-workers-'), 'out');
     const two = path.join(tempDir('hsa-workers-'), 'out');
     const runs = await Promise.all([runHsaAsync(args(one, ['--workers', '1'])), runHsaAsync(args(two, ['--workers', '2']))]);
-    expect(runs.map((r) => r.code), runs.map((r) => r.stderr).join('\n')).toEqual([0, 0]);
-    const manifest = JSON.parse(readFileSync(path.join(one, 'manifest.json'), 'utf8')) as { tokens: { stages: { sft: { records: number; too_long: number } } }; reject_reasons: Record<string, number> };
+    expect(
+      runs.map((r) => r.code),
+      runs.map((r) => r.stderr).join('\n'),
+    ).toEqual([0, 0]);
+    const manifest = JSON.parse(readFileSync(path.join(one, 'manifest.json'), 'utf8')) as {
+      tokens: { stages: { sft: { records: number; too_long: number } } };
+      reject_reasons: Record<string, number>;
+    };
     expect(manifest.tokens.stages.sft.records).toBeGreaterThan(0);
     expect(manifest.tokens.stages.sft.too_long).toBeGreaterThan(0);
     expect(manifest.reject_reasons.too_long_sft).toBe(manifest.tokens.stages.sft.too_long);
@@ -70,7 +123,11 @@ describe('augment --workers', () => {
 
   it('fails on a bad record under --on-error fail exactly as one thread does', async () => {
     const traj = input();
-    const runs = await Promise.all([1, 2].map((n) => runHsaAsync(['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', path.join(tempDir('hsa-workers-'), 'out'), '-q', '--workers', String(n)])));
+    const runs = await Promise.all(
+      [1, 2].map((n) =>
+        runHsaAsync(['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', path.join(tempDir('hsa-workers-'), 'out'), '-q', '--workers', String(n)]),
+      ),
+    );
     expect(runs[0]!.code).toBe(1);
     expect(runs[1]!.code).toBe(1);
     expect(runs[1]!.stderr).toBe(runs[0]!.stderr);

@@ -11,9 +11,21 @@ import { baseHarness } from '../helpers/state.js';
  */
 describe('a parameter no source tool has', () => {
   const from = baseHarness({
-    tools: [{ name: 'load_skill', description: '', parameters: { type: 'object', properties: { name: { type: 'string' } } }, sourceName: 'load_skill', sourceFormat: 'openai' }],
+    tools: [
+      {
+        name: 'load_skill',
+        description: '',
+        parameters: { type: 'object', properties: { name: { type: 'string' } } },
+        sourceName: 'load_skill',
+        sourceFormat: 'openai',
+      },
+    ],
   });
-  const plan: RewritePlan = { ...emptyPlan(), tools: { translate_text: 'tool_6e28' }, args: { translate_text: [{ op: 'rename', paths: { text: 'text_api' } }], load_skill: [{ op: 'rename', paths: { name: 'label' } }] } };
+  const plan: RewritePlan = {
+    ...emptyPlan(),
+    tools: { translate_text: 'tool_6e28' },
+    args: { translate_text: [{ op: 'rename', paths: { text: 'text_api' } }], load_skill: [{ op: 'rename', paths: { name: 'label' } }] },
+  };
 
   it('has an empty owner set (not none, which would read it as a tool name)', () => {
     const owners = planOwners(plan, from, ['text', 'name']);
@@ -23,7 +35,9 @@ describe('a parameter no source tool has', () => {
 
   it('is kept in skill bodies; the loader parameter beside its tool still follows the rename', () => {
     const body = 'The grading file must use the fields `text`, `passed` and `evidence`.\n\nCall `load_skill` with `name`.';
-    expect(bodyRewriterFor(plan, from).rewriteReferences(body)).toBe('The grading file must use the fields `text`, `passed` and `evidence`.\n\nCall `load_skill` with `label`.');
+    expect(bodyRewriterFor(plan, from).rewriteReferences(body)).toBe(
+      'The grading file must use the fields `text`, `passed` and `evidence`.\n\nCall `load_skill` with `label`.',
+    );
   });
 
   it('counts as renamed away for generated markup', () => {

@@ -26,7 +26,9 @@ const families = ['skills', 'tools', 'prompt', 'hooks'] as const;
 
 describe.each(families)('the %s family over 1,000 variants', (family) => {
   it('has no leak, no invalid call, no round-trip or rule failure', () => {
-    const ids = Object.values(builtinTransforms).filter((t) => t.family === family && t.class !== 'behavioural').map((t) => t.id);
+    const ids = Object.values(builtinTransforms)
+      .filter((t) => t.family === family && t.class !== 'behavioural')
+      .map((t) => t.id);
     const resolved = resolveTransforms(builtinTransforms, Object.fromEntries(ids.map((id) => [id, { p: 0.8 }])), 'rewrite');
     const failures: string[] = [];
     const applied = new Map<string, number>();
@@ -38,7 +40,8 @@ describe.each(families)('the %s family over 1,000 variants', (family) => {
         for (const f of v.failures) failures.push(`${v.id}: ${f}`);
         for (const a of v.variant.applied) applied.set(a.id, (applied.get(a.id) ?? 0) + 1);
         // Structural truth: the augmented record is a valid trajectory of its own state.
-        for (const p of checkTrajectory(v.record, v.variant.state, { file: 'variant', line: 0 })) if (p.severity === 'error') failures.push(`${v.id}: ${p.path}: ${p.message}`);
+        for (const p of checkTrajectory(v.record, v.variant.state, { file: 'variant', line: 0 }))
+          if (p.severity === 'error') failures.push(`${v.id}: ${p.path}: ${p.message}`);
       }
     }
     expect(failures.slice(0, 5)).toEqual([]);

@@ -15,7 +15,20 @@ import threshold from '../../transforms/hooks/threshold.js';
 import toggle from '../../transforms/hooks/toggle.js';
 import { builtinWords } from '../../src/words/selection.js';
 import { REPO } from '../helpers/hsa.js';
-import { exactAndSemantic, behavioural, family, hook, harness, stopGate, stopLoop, whitelist, schemaValid, allHooks, run, problems } from '../helpers/hook-transforms.js';
+import {
+  exactAndSemantic,
+  behavioural,
+  family,
+  hook,
+  harness,
+  stopGate,
+  stopLoop,
+  whitelist,
+  schemaValid,
+  allHooks,
+  run,
+  problems,
+} from '../helpers/hook-transforms.js';
 
 describe('hooks.threshold (behavioural)', () => {
   it.each([
@@ -126,7 +139,11 @@ describe('hooks family on the live-commerce fixture', () => {
       { role: 'user', content: 'what sizes does the dress come in?' },
       { role: 'assistant', content: '', tool_calls: [{ id: `r${n}`, type: 'function', function: { name: 'refuse_request', arguments: '{"reason":"spam"}' } }] },
       { role: 'tool', tool_call_id: `r${n}`, content: fb('refusal_whitelist', { tool: 'refuse_request' }) },
-      { role: 'assistant', content: '', tool_calls: [{ id: `d${n}`, type: 'function', function: { name: 'get_item_detail', arguments: '{"item_id":"i-01","fields":["sizes"]}' } }] },
+      {
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ id: `d${n}`, type: 'function', function: { name: 'get_item_detail', arguments: '{"item_id":"i-01","fields":["sizes"]}' } }],
+      },
       { role: 'tool', tool_call_id: `d${n}`, content: fb('schema_valid', { tool: 'get_item_detail', reason: `must have required property 'item_id' (${n})` }) },
       { role: 'system', name: 'hook:stop_loop', content: fb('stop_loop', { rounds: 4 + (n % 3), max_tool_rounds: 4 }) },
       { role: 'assistant', content: 'It comes in S, M and L, and the linen is very breathable for summer days on the go!' },
@@ -173,7 +190,8 @@ describe('hooks family on the live-commerce fixture', () => {
           const calls = new Map<string, string>();
           aug.messages.forEach((m, i) => {
             if (m.role === 'assistant') for (const c of m.tool_calls ?? []) calls.set(c.id, c.function.name);
-            const named = (m.role === 'user' || m.role === 'system') && m.name?.startsWith('hook:') ? v.state.hooks.find((h) => `hook:${h.id}` === m.name) : undefined;
+            const named =
+              (m.role === 'user' || m.role === 'system') && m.name?.startsWith('hook:') ? v.state.hooks.find((h) => `hook:${h.id}` === m.name) : undefined;
             if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith('hook:')) {
               hookMessages++;
               if (!named) out.push(`messages.${i}: no hook "${m.name}" in the state`);
@@ -182,7 +200,8 @@ describe('hooks family on the live-commerce fixture', () => {
             }
             if (m.role === 'tool' && rec.id.startsWith('syn-') && calls.get(m.tool_call_id) !== 'load_skill') {
               hookMessages++;
-              if (!v.state.hooks.some((h) => h.channel === 'tool' && parseFeedback(h.feedback, textOf(m.content)) !== null)) out.push(`messages.${i}: tool feedback matches no tool-channel hook`);
+              if (!v.state.hooks.some((h) => h.channel === 'tool' && parseFeedback(h.feedback, textOf(m.content)) !== null))
+                out.push(`messages.${i}: tool feedback matches no tool-channel hook`);
             }
           });
           for (const f of out) failures.push(`${rec.id}~v${k} seed ${seed} ${JSON.stringify(v.applied.map((a) => [a.id, a.params]))}: ${f}`);
@@ -218,7 +237,11 @@ describe('hooks family on the live-commerce fixture', () => {
 
   it('a renamed, restyled, moved stop gate: the feedback message follows', () => {
     const rec = records.find((r) => r.messages.some((m) => m.role === 'user' && m.name === 'hook:stop_gate'))!;
-    const resolved = resolveTransforms(family, { 'hooks.rename': { p: 1, intensity: 1 }, 'hooks.feedback-style': { p: 1, intensity: 1 }, 'hooks.channel': { p: 1 } }, 'rewrite');
+    const resolved = resolveTransforms(
+      family,
+      { 'hooks.rename': { p: 1, intensity: 1 }, 'hooks.feedback-style': { p: 1, intensity: 1 }, 'hooks.channel': { p: 1 } },
+      'rewrite',
+    );
     const v = sampleVariant(lc, rec, resolved, 3, 0, builtinWords);
     const aug = rewriteTrajectory(rec, v.plan, lc, v.state);
     const newId = v.plan.hooks.stop_gate!;

@@ -20,7 +20,10 @@ describe('every hooks transform', () => {
     expect((def.options.parse({}) as { p: number }).p).toBeGreaterThanOrEqual(0);
     expect(def.options.safeParse({ p: -0.1 }).success).toBe(false);
     expect(def.options.safeParse({ nope: 1 }).success).toBe(false);
-    const o = def.options as unknown as { shape?: Record<string, { description?: string }>; def?: { in?: { shape: Record<string, { description?: string }> } } };
+    const o = def.options as unknown as {
+      shape?: Record<string, { description?: string }>;
+      def?: { in?: { shape: Record<string, { description?: string }> } };
+    };
     const shape = o.shape ?? o.def?.in?.shape;
     expect(shape).toBeDefined();
     for (const [key, opt] of Object.entries(shape!)) expect(opt.description, `${def.id}.${key}`).toBeTruthy();
@@ -109,7 +112,14 @@ describe('hooks.feedback-style', () => {
       for (const frame of builtinWords.feedbackFrames) {
         const t = fillFeedbackFrame(frame, tag, reason);
         expect(slotsOf(t)).toEqual(slotsOf(h.feedback));
-        const vars: Record<string, unknown> = { chars: 96, max_chars: 80, rounds: 5, max_tool_rounds: 4, tool: 'refuse_request', reason: "must have required property 'item_id'" };
+        const vars: Record<string, unknown> = {
+          chars: 96,
+          max_chars: 80,
+          rounds: 5,
+          max_tool_rounds: 4,
+          tool: 'refuse_request',
+          reason: "must have required property 'item_id'",
+        };
         const text = renderFeedback(t, vars);
         const back = parseFeedback(t, text)!;
         expect(back, `${h.id} in ${frame}`).not.toBeNull();
@@ -126,7 +136,14 @@ describe('hooks.feedback-style', () => {
     const plan = { ...emptyPlan(), args: { set_reminder: [{ op: 'rename' as const, paths: { message: 'msg', remind_at: 'remindAt' } }] } };
     let json = 0;
     for (let seed = 0; seed < 60; seed++) {
-      const r = feedbackStyle.apply(state, { options: feedbackStyle.options.parse({ p: 1, intensity: 1 }), rng: createRng('test', seed, feedbackStyle.id), words: builtinWords, source: state, plan, isTaken: () => false });
+      const r = feedbackStyle.apply(state, {
+        options: feedbackStyle.options.parse({ p: 1, intensity: 1 }),
+        rng: createRng('test', seed, feedbackStyle.id),
+        words: builtinWords,
+        source: state,
+        plan,
+        isTaken: () => false,
+      });
       for (const f of Object.values((r?.params.frames ?? {}) as Record<string, string>)) expect(f).not.toMatch(/\bmessage\b/);
       // Without the rename the JSON frame (`"message":`) is drawn: the test sees the frame it excludes.
       const free = run(feedbackStyle, state, { p: 1, intensity: 1 }, seed)!;
@@ -167,7 +184,7 @@ describe('hooks.feedback-style', () => {
     }
   });
 
-  it('refuses templates another hook\'s feedback could be mistaken for', () => {
+  it("refuses templates another hook's feedback could be mistaken for", () => {
     const a = hook('a', { feedback: '[a] {{tool}} failed.' });
     expect(usableTemplate('{{tool}} failed.', a.feedback, 'a', [hook('b', { feedback: '[b] {{tool}} failed.' })])).toBe(false);
     expect(usableTemplate('(a) {{tool}} failed.', a.feedback, 'a', [hook('b', { feedback: '[b] {{tool}} failed.' })])).toBe(true);
@@ -213,7 +230,12 @@ describe('hooks.order', () => {
       expect(r.state.hooks.map((h) => h.event)).toEqual(state.hooks.map((h) => h.event));
       expect([...ids].sort()).toEqual(state.hooks.map((h) => h.id).sort());
       expect(ids[3]).toBe('stop_loop');
-      expect(r.params).toEqual({ order: { stop: ids.filter((i) => i.startsWith('s') && i !== 'stop_loop' && i !== 'schema_valid'), pre_tool_use: ids.filter((i) => i === 'refusal_whitelist' || i === 'schema_valid') } });
+      expect(r.params).toEqual({
+        order: {
+          stop: ids.filter((i) => i.startsWith('s') && i !== 'stop_loop' && i !== 'schema_valid'),
+          pre_tool_use: ids.filter((i) => i === 'refusal_whitelist' || i === 'schema_valid'),
+        },
+      });
       for (const h of r.state.hooks) expect(h).toEqual(state.hooks.find((k) => k.id === h.id));
       orders.add(ids.join());
     }

@@ -112,7 +112,10 @@ describe('prompt.merge-split', () => {
     const bySplit = new Map<string, string[]>();
     for (const seed of ALL_SEEDS) {
       const r = applied(mergeSplit, state, { mode: 'split' }, seed);
-      bySplit.set(String(r.params.heading), r.state.sections.map((s) => s.text));
+      bySplit.set(
+        String(r.params.heading),
+        r.state.sections.map((s) => s.text),
+      );
     }
     expect([...bySplit.keys()]).toEqual(['C']);
     expect(bySplit.get('C')).toEqual(['# P\n\n## A\n\n- a\n\n## B\n\n- b', '# C\n\n- c']);
@@ -135,7 +138,11 @@ describe('prompt.merge-split', () => {
   });
 
   it.each([
-    ['merge: the sections are in different places', harness({ sections: [text('x', '# X\nA.'), { ...text('y', '# Y\nB.'), placement: 'preamble' }] }), { mode: 'merge' }],
+    [
+      'merge: the sections are in different places',
+      harness({ sections: [text('x', '# X\nA.'), { ...text('y', '# Y\nB.'), placement: 'preamble' }] }),
+      { mode: 'merge' },
+    ],
     ['merge: a section has no title', harness({ sections: [text('x', '# X\nA.'), text('y', 'No title.')] }), { mode: 'merge' }],
     ['split: no ## sub-heading', harness({ sections: [STYLE] }), { mode: 'split' }],
     ['split: the parent would keep no rule', harness({ sections: [text('p', '# P\n## Only\n- x')] }), { mode: 'split' }],

@@ -58,7 +58,8 @@ function pinnedProblems(source: Harness, v: Variant): string[] {
       out.push(`${id}: pinned section is gone`);
       continue;
     }
-    if (resized ? a.fromStart !== b.fromStart && a.fromEnd !== b.fromEnd : a.fromStart !== b.fromStart) out.push(`${id}: moved from ${b.fromStart} to ${a.fromStart}`);
+    if (resized ? a.fromStart !== b.fromStart && a.fromEnd !== b.fromEnd : a.fromStart !== b.fromStart)
+      out.push(`${id}: moved from ${b.fromStart} to ${a.fromStart}`);
     const s = v.state.sections.find((x) => x.id === id)!;
     const orig = source.sections.find((x) => x.id === id)!;
     if (s.placement !== 'system') out.push(`${id}: moved to the ${s.placement}`);
@@ -117,11 +118,7 @@ describe.each(['live-commerce', 'support-desk'])('property: fixture %s', (name) 
   });
 
   it('with p = 0 nothing applies and the render is unchanged', () => {
-    const off = resolveTransforms(
-      registry,
-      Object.fromEntries(Object.keys(registry).map((id) => [id, { p: 0 }])),
-      'rewrite',
-    );
+    const off = resolveTransforms(registry, Object.fromEntries(Object.keys(registry).map((id) => [id, { p: 0 }])), 'rewrite');
     for (const rec of fx.records) {
       for (let k = 0; k < 2; k++) {
         const v = sampleVariant(fx.harness, rec, off, 'p0', k, builtinWords);
@@ -210,13 +207,20 @@ describe('property: generated sections', () => {
         for (const f of checkRules(state, r.state, plan)) failures.push(`${id} seed ${seed}: ${f}`);
         if (id === 'prompt.rule-order') {
           // Lines move as a whole, except that numbered items keep their numbers in place.
-          const lines = (t: string) => t.split('\n').map((l) => l.replace(/^\d+[.)]\s+/, '1. ')).sort().join('\n');
+          const lines = (t: string) =>
+            t
+              .split('\n')
+              .map((l) => l.replace(/^\d+[.)]\s+/, '1. '))
+              .sort()
+              .join('\n');
           r.state.sections.forEach((s, i) => {
             if (lines(s.text) !== lines(state.sections[i]!.text)) failures.push(`${id} seed ${seed}: ${s.id} changed more than line order`);
           });
         }
         if (id === 'prompt.merge-split') {
-          for (const s of r.state.sections) if (state.unordered.includes(s.id) && s.text !== state.sections.find((x) => x.id === s.id)?.text) failures.push(`${id} seed ${seed}: unordered ${s.id} changed`);
+          for (const s of r.state.sections)
+            if (state.unordered.includes(s.id) && s.text !== state.sections.find((x) => x.id === s.id)?.text)
+              failures.push(`${id} seed ${seed}: unordered ${s.id} changed`);
         }
         // Chained with a style change, the rules still hold.
         const styled = apply(headingStyle, r.state, {}, seed + 1);

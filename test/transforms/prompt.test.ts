@@ -74,7 +74,12 @@ describe('prompt.section-order', () => {
 describe('prompt.heading-style', () => {
   const state = harness({ sections: [ROLE, RULES], pinned: ['role'], unordered: ['rules'] });
   it.each<[string, Record<string, unknown>, string, Record<string, unknown>]>([
-    ['xml tags', { headings: ['xml'] }, '<role>\nYou are Mia.\n</role>\n\n<rules>\n- Be brief.\n- Be kind.\n</rules>', { heading: 'xml', headingLevel: 1, titleCase: 'as-is' }],
+    [
+      'xml tags',
+      { headings: ['xml'] },
+      '<role>\nYou are Mia.\n</role>\n\n<rules>\n- Be brief.\n- Be kind.\n</rules>',
+      { heading: 'xml', headingLevel: 1, titleCase: 'as-is' },
+    ],
     [
       'markdown level 2, upper case',
       { headings: ['markdown'], levels: [2], titleCases: ['upper'] },
@@ -87,9 +92,19 @@ describe('prompt.heading-style', () => {
       '### Role\n\nYou are Mia.\n\n### Rules\n\n- Be brief.\n- Be kind.',
       { heading: 'markdown', headingLevel: 3, titleCase: 'as-is' },
     ],
-    ['[bracket], lower case', { headings: ['bracket'], titleCases: ['lower'] }, '[role]\n\nYou are Mia.\n\n[rules]\n\n- Be brief.\n- Be kind.', { heading: 'bracket', headingLevel: 1, titleCase: 'lower' }],
+    [
+      '[bracket], lower case',
+      { headings: ['bracket'], titleCases: ['lower'] },
+      '[role]\n\nYou are Mia.\n\n[rules]\n\n- Be brief.\n- Be kind.',
+      { heading: 'bracket', headingLevel: 1, titleCase: 'lower' },
+    ],
     ['CAPS', { headings: ['caps'] }, 'ROLE\n\nYou are Mia.\n\nRULES\n\n- Be brief.\n- Be kind.', { heading: 'caps', headingLevel: 1, titleCase: 'as-is' }],
-    ['Title:', { headings: ['colon'], titleCases: ['as-is'] }, 'Role:\n\nYou are Mia.\n\nRules:\n\n- Be brief.\n- Be kind.', { heading: 'colon', headingLevel: 1, titleCase: 'as-is' }],
+    [
+      'Title:',
+      { headings: ['colon'], titleCases: ['as-is'] },
+      'Role:\n\nYou are Mia.\n\nRules:\n\n- Be brief.\n- Be kind.',
+      { heading: 'colon', headingLevel: 1, titleCase: 'as-is' },
+    ],
   ])('%s', (_, options, system, params) => {
     const r = applied(headingStyle, state, options);
     expect(r.system).toBe(system);
@@ -174,8 +189,16 @@ describe('prompt.spacing', () => {
   it.each<[string, Record<string, unknown>, string]>([
     ['--- rule', { separators: ['\n\n---\n\n'], recase: 0 }, '# Role\n\nYou are Mia.\n\n---\n\n# Rules\n\n- Be brief.\n- Be kind.'],
     ['two blank lines', { separators: ['\n\n\n'], recase: 0 }, '# Role\n\nYou are Mia.\n\n\n# Rules\n\n- Be brief.\n- Be kind.'],
-    ['==== rule, title case upper', { separators: ['\n\n====\n\n'], recase: 1, titleCases: ['upper'] }, '# ROLE\n\nYou are Mia.\n\n====\n\n# RULES\n\n- Be brief.\n- Be kind.'],
-    ['*** rule, title case lower', { separators: ['\n\n***\n\n'], recase: 1, titleCases: ['lower'] }, '# role\n\nYou are Mia.\n\n***\n\n# rules\n\n- Be brief.\n- Be kind.'],
+    [
+      '==== rule, title case upper',
+      { separators: ['\n\n====\n\n'], recase: 1, titleCases: ['upper'] },
+      '# ROLE\n\nYou are Mia.\n\n====\n\n# RULES\n\n- Be brief.\n- Be kind.',
+    ],
+    [
+      '*** rule, title case lower',
+      { separators: ['\n\n***\n\n'], recase: 1, titleCases: ['lower'] },
+      '# role\n\nYou are Mia.\n\n***\n\n# rules\n\n- Be brief.\n- Be kind.',
+    ],
   ])('%s', (_, options, system) => {
     expect(applied(spacing, state, options).system).toBe(system);
   });

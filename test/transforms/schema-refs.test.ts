@@ -22,9 +22,18 @@ import { REPO } from '../helpers/hsa.js';
 
 const BOOKING: JsonSchema = {
   $defs: {
-    Flight: { properties: { flight_number: { type: 'string' }, date: { type: 'string' } }, required: ['flight_number', 'date'], title: 'Flight', type: 'object' },
+    Flight: {
+      properties: { flight_number: { type: 'string' }, date: { type: 'string' } },
+      required: ['flight_number', 'date'],
+      title: 'Flight',
+      type: 'object',
+    },
     Contact: { properties: { email: { type: 'string' } }, title: 'Contact', type: 'object' },
-    Passenger: { properties: { name: { type: 'string' }, contact: { anyOf: [{ $ref: '#/$defs/Contact' }, { type: 'null' }] } }, title: 'Passenger', type: 'object' },
+    Passenger: {
+      properties: { name: { type: 'string' }, contact: { anyOf: [{ $ref: '#/$defs/Contact' }, { type: 'null' }] } },
+      title: 'Passenger',
+      type: 'object',
+    },
   },
   properties: {
     flights: { items: { $ref: '#/$defs/Flight' }, type: 'array' },
@@ -49,7 +58,22 @@ const paths = (schema: unknown) => {
 
 describe('schema walks through references', () => {
   it.each([
-    ['arrays of referenced models, an Optional model, a model in a model', BOOKING, ['flights', 'flights.flight_number', 'flights.date', 'standby', 'standby.flight_number', 'standby.date', 'passengers', 'passengers.name', 'passengers.contact', 'passengers.contact.email']],
+    [
+      'arrays of referenced models, an Optional model, a model in a model',
+      BOOKING,
+      [
+        'flights',
+        'flights.flight_number',
+        'flights.date',
+        'standby',
+        'standby.flight_number',
+        'standby.date',
+        'passengers',
+        'passengers.name',
+        'passengers.contact',
+        'passengers.contact.email',
+      ],
+    ],
     ['a recursive model (pydantic v1 definitions) is walked once', TREE, ['user_id', 'first', 'first.code', 'first.onward']],
     ['a reference to the root ends too', { properties: { next: { $ref: '#' }, v: { type: 'string' } }, type: 'object' }, ['next', 'v']],
     ['a reference to nothing is left alone', { properties: { a: { $ref: '#/$defs/Missing' } }, type: 'object' }, ['a']],
@@ -68,7 +92,14 @@ describe('schema walks through references', () => {
   });
 
   it('unwalkedPropertyNames: names declared where no argument path reaches (a map of objects, a tuple) keep their names', () => {
-    const schema = { properties: { tags: { additionalProperties: { properties: { label: { type: 'string' } }, type: 'object' }, type: 'object' }, pair: { items: [{ properties: { left: {} } }], type: 'array' }, label: { type: 'string' } }, type: 'object' };
+    const schema = {
+      properties: {
+        tags: { additionalProperties: { properties: { label: { type: 'string' } }, type: 'object' }, type: 'object' },
+        pair: { items: [{ properties: { left: {} } }], type: 'array' },
+        label: { type: 'string' },
+      },
+      type: 'object',
+    };
     expect([...unwalkedPropertyNames(schema)].sort()).toEqual(['label', 'left']);
     expect(unwalkedPropertyNames(BOOKING).size).toBe(0);
   });
@@ -80,10 +111,14 @@ describe('schema walks through references', () => {
     expect(flight.required).toEqual(['flight_no', 'date']);
     expect(JSON.stringify(out).match(/#\/\$defs\/Flight"/g)).toHaveLength(2);
     // A value that spells the name is data (an enum, a default), never renamed.
-    const withEnum = renameSchemaProperties({ $defs: { M: { properties: { kind: { enum: ['flight_number'] }, flight_number: { type: 'string' } } } }, properties: {} }, {}, { flight_number: 'flight_no' });
+    const withEnum = renameSchemaProperties(
+      { $defs: { M: { properties: { kind: { enum: ['flight_number'] }, flight_number: { type: 'string' } } } }, properties: {} },
+      {},
+      { flight_number: 'flight_no' },
+    );
     expect(JSON.stringify(withEnum)).toBe('{"$defs":{"M":{"properties":{"kind":{"enum":["flight_number"]},"flight_no":{"type":"string"}}}},"properties":{}}');
     // Schemas are replaced, never changed in place.
-    expect(Object.keys(((BOOKING.$defs as Record<string, JsonSchema>).Flight!.properties as object))).toEqual(['flight_number', 'date']);
+    expect(Object.keys((BOOKING.$defs as Record<string, JsonSchema>).Flight!.properties as object)).toEqual(['flight_number', 'date']);
   });
 
   it.each([
@@ -92,7 +127,11 @@ describe('schema walks through references', () => {
     ['a key the schema does not declare at its place is data', { flight_number: 'HAT1', flights: [{ flight_no: 'HAT1' }] }, []],
     ['renamed keys are no leak', { flights: [{ flight_no: 'HAT1' }], standby: null }, []],
   ])('keysLeftUnrenamed: %s', (_what, args, expected) => {
-    const schema = renameSchemaProperties(BOOKING, { 'flights.flight_number': 'flight_no', 'standby.flight_number': 'flight_no' }, { flight_number: 'flight_no' });
+    const schema = renameSchemaProperties(
+      BOOKING,
+      { 'flights.flight_number': 'flight_no', 'standby.flight_number': 'flight_no' },
+      { flight_number: 'flight_no' },
+    );
     expect(keysLeftUnrenamed(args, schema, (k) => (k === 'flight_number' ? 'flight_no' : undefined))).toEqual(expected);
   });
 });

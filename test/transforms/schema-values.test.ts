@@ -69,7 +69,7 @@ describe('schema values and discriminators under a parameter rename', () => {
     ['enum of strings: values, not keys', 'label', 'enum', ['seat_type', 'legroom']],
   ] as const)('%s', (_what, prop, key, expected) => {
     const out = renameSchemaValueKeys(renameSchemaProperties(schema, paths, names), names);
-    expect(((out.properties as Record<string, Record<string, unknown>>)[prop]!)[key]).toEqual(expected);
+    expect((out.properties as Record<string, Record<string, unknown>>)[prop]![key]).toEqual(expected);
     expect(valueKeysLeftUnrenamed(out, (k) => (k === 'seat_type' ? 'seatKind' : undefined))).toEqual([]);
     // Before the fix (properties renamed, values not) the check finds them.
     expect(valueKeysLeftUnrenamed(renameSchemaProperties(schema, paths, names), (k) => (k === 'seat_type' ? 'seatKind' : undefined)).length).toBe(3);
@@ -79,12 +79,17 @@ describe('schema values and discriminators under a parameter rename', () => {
     const nested: JsonSchema = {
       $defs: {
         A: { properties: { kind: { const: 'a' } }, type: 'object' },
-        Holder: { properties: { item: { oneOf: [{ $ref: '#/$defs/A' }], discriminator: { propertyName: 'kind', mapping: { a: '#/$defs/A' } } } }, type: 'object' },
+        Holder: {
+          properties: { item: { oneOf: [{ $ref: '#/$defs/A' }], discriminator: { propertyName: 'kind', mapping: { a: '#/$defs/A' } } } },
+          type: 'object',
+        },
       },
       properties: { h: { $ref: '#/$defs/Holder' } },
       type: 'object',
     };
-    const out = renameSchemaProperties(nested, { 'h.item.kind': 'variant' }, { kind: 'variant' }) as { $defs: { Holder: { properties: { item: { discriminator: unknown } } } } };
+    const out = renameSchemaProperties(nested, { 'h.item.kind': 'variant' }, { kind: 'variant' }) as {
+      $defs: { Holder: { properties: { item: { discriminator: unknown } } } };
+    };
     expect(out.$defs.Holder.properties.item.discriminator).toEqual({ propertyName: 'variant', mapping: { a: '#/$defs/A' } });
   });
 });
@@ -112,7 +117,10 @@ describe('on fixtures/pydantic-unions', () => {
       const rec = records[0]!;
       const leaks = checkVariant(rec, rewriteTrajectory(rec, plan, harness, bad), plan, harness, bad, { roundTrip: false, rules: false }).leaks;
       expect(leaks).toContain(`tools.add_payment_method: discriminator names old parameter "source"`);
-      expect(leaks.some((l) => /set_default_seat.*default value keeps old parameter "seat_type"/.test(l)), leaks.join('\n')).toBe(true);
+      expect(
+        leaks.some((l) => /set_default_seat.*default value keeps old parameter "seat_type"/.test(l)),
+        leaks.join('\n'),
+      ).toBe(true);
     }
     expect(followed).toBeGreaterThan(2);
   });
@@ -132,7 +140,10 @@ describe('on fixtures/pydantic-unions', () => {
       const seat = r.state.tools.find((t) => t.name === (map.set_default_seat ?? 'set_default_seat'))!;
       expect(JSON.stringify(seat.parameters)).toContain('"title":"Flight Number"');
       if (map.name_shrimp === undefined || map.name_shrimp === 'name_shrimp') continue;
-      const bad: Harness = { ...r.state, tools: r.state.tools.map((t) => (t.name === map.name_shrimp ? { ...t, parameters: { ...t.parameters, title: 'name_shrimpArguments' } } : t)) };
+      const bad: Harness = {
+        ...r.state,
+        tools: r.state.tools.map((t) => (t.name === map.name_shrimp ? { ...t, parameters: { ...t.parameters, title: 'name_shrimpArguments' } } : t)),
+      };
       const leaks = checkVariant(records[3]!, rewriteTrajectory(records[3]!, plan, harness, bad), plan, harness, bad, { roundTrip: false, rules: false }).leaks;
       expect(leaks).toContain(`tools.${map.name_shrimp}: title "name_shrimpArguments" spells old tool name "name_shrimp"`);
     }

@@ -98,7 +98,11 @@ describe('skills.body-layout', () => {
         const before = state.skills[i]!.body;
         expect([...sectionUnits(s.body)].sort()).toEqual([...sectionUnits(before)].sort());
         // Only markers and heading hashes differ, line for line, up to the order of bullet lines.
-        const strip = (t: string) => t.split('\n').map((l) => l.replace(/^#+/, '#').replace(/^(\s*)[-*+](\s)/, '$1-$2')).sort();
+        const strip = (t: string) =>
+          t
+            .split('\n')
+            .map((l) => l.replace(/^#+/, '#').replace(/^(\s*)[-*+](\s)/, '$1-$2'))
+            .sort();
         expect(strip(s.body)).toEqual(strip(before));
       });
     }
@@ -152,7 +156,8 @@ describe('skills family on the live-commerce fixture', () => {
           const valid = checkTrajectory(aug, v.state, { file: 'augmented', line: 1 })
             .filter((p) => p.severity === 'error')
             .map((p) => `record: ${p.path}: ${p.message}`);
-          for (const f of [...report, ...state, ...valid]) failures.push(`${rec.id}~v${k} seed ${seed} ${JSON.stringify(v.applied.map((a) => a.params))}: ${f}`);
+          for (const f of [...report, ...state, ...valid])
+            failures.push(`${rec.id}~v${k} seed ${seed} ${JSON.stringify(v.applied.map((a) => a.params))}: ${f}`);
           total++;
         }
       }

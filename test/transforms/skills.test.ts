@@ -122,7 +122,12 @@ describe('skills.catalog-order', () => {
       expect([...order].sort()).toEqual(ids);
       expect(r.params).toEqual({ order });
       expect(r.plan).toBeUndefined();
-      expect(catalogText(r.state).split('\n').filter((l) => l.startsWith('- ')).map((l) => l.slice(2, l.indexOf(':')))).toEqual(order);
+      expect(
+        catalogText(r.state)
+          .split('\n')
+          .filter((l) => l.startsWith('- '))
+          .map((l) => l.slice(2, l.indexOf(':'))),
+      ).toEqual(order);
       orders.add(order.join());
     }
     expect(orders.size).toBeGreaterThan(20);
@@ -161,7 +166,9 @@ describe('skills.distractors', () => {
 
   it('converts names to the naming rule: unit_conversion under agent-skills is unit-conversion', () => {
     const names = new Set<string>();
-    for (let seed = 0; seed < 40; seed++) for (const s of run(distractors, harness({ skillNaming: 'agent-skills', skills: [skill('item-qa')] }), { p: 1, max: 9 }, seed)!.state.skills) names.add(s.id);
+    for (let seed = 0; seed < 40; seed++)
+      for (const s of run(distractors, harness({ skillNaming: 'agent-skills', skills: [skill('item-qa')] }), { p: 1, max: 9 }, seed)!.state.skills)
+        names.add(s.id);
     expect(names).toContain('unit-conversion');
     expect([...names].every((n) => !n.includes('_'))).toBe(true);
   });
@@ -203,7 +210,9 @@ describe('skills.describe', () => {
     ['Recommends a size from height and weight.', 'This skill recommends a size from height and weight.'],
     ['Answers $1 questions.', 'Purpose: Answers $1 questions.'],
     ['Greets.', 'When called, it greets.'],
-  ])('rewords %j grammatically, e.g. %j', (text, expected) => expect(rewordings(text, builtinWords.descriptionFrames, 'skill').map((r) => r.text)).toContain(expected));
+  ])('rewords %j grammatically, e.g. %j', (text, expected) =>
+    expect(rewordings(text, builtinWords.descriptionFrames, 'skill').map((r) => r.text)).toContain(expected),
+  );
 
   it('rewords a share of descriptions, keeping the original words inside', () => {
     const ids = ['item_qa', 'greet', 'thanks', 'refusal'];

@@ -108,7 +108,12 @@ describe('tools transforms, one by one', () => {
     const d = applyOne(distractors, live.harness, { max: 3 })!;
     const added = d.params.added as string[];
     expect(added.length).toBeGreaterThan(0);
-    expect(d.state.tools.filter((t) => t.distractor).map((t) => t.name).sort()).toEqual([...added].sort());
+    expect(
+      d.state.tools
+        .filter((t) => t.distractor)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual([...added].sort());
   });
 
   it('tools.schema-style wraps arguments with a matching argument edit, or restyles enums', () => {

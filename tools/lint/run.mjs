@@ -18,7 +18,22 @@ if (!existsSync(bin('eslint')) || !existsSync(bin('prettier'))) {
 }
 const cache = path.join(root, 'node_modules', '.cache');
 const runs = {
-  lint: [bin('eslint'), ['-c', path.join(here, 'eslint.config.mjs'), '--cache', '--cache-strategy', 'content', '--cache-location', path.join(cache, 'eslint/'), '--max-warnings', '0', ...rest, '.']],
+  lint: [
+    bin('eslint'),
+    [
+      '-c',
+      path.join(here, 'eslint.config.mjs'),
+      '--cache',
+      '--cache-strategy',
+      'content',
+      '--cache-location',
+      path.join(cache, 'eslint/'),
+      '--max-warnings',
+      '0',
+      ...rest,
+      '.',
+    ],
+  ],
   'format:check': [bin('prettier'), ['--check', '.', ...rest]],
   format: [bin('prettier'), ['--write', '.', ...rest]],
 };

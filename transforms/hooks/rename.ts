@@ -56,12 +56,23 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant renames hooks'),
     intensity: z.number().min(0).max(1).default(0.5).describe('share of hooks renamed (at least one)'),
-    styles: z.array(z.enum(HOOK_NAME_STYLES)).min(1).default([...HOOK_NAME_STYLES]).describe('naming styles to draw from'),
+    styles: z
+      .array(z.enum(HOOK_NAME_STYLES))
+      .min(1)
+      .default([...HOOK_NAME_STYLES])
+      .describe('naming styles to draw from'),
   }),
   appliesTo: (state) => state.hooks.length > 0,
   apply(state, ctx) {
     const byId = new Map(state.hooks.map((h) => [h.id, h]));
-    const map = renameSome(state.hooks.map((h) => h.id), ctx.options, HOOK_RULES, ctx, undefined, (id) => namingContext(id, byId.get(id)?.description, byId.get(id)?.feedback));
+    const map = renameSome(
+      state.hooks.map((h) => h.id),
+      ctx.options,
+      HOOK_RULES,
+      ctx,
+      undefined,
+      (id) => namingContext(id, byId.get(id)?.description, byId.get(id)?.feedback),
+    );
     if (Object.keys(map).length === 0) return null;
     return { state: renameHooks(state, map), plan: { hooks: map }, params: { renamed: map } };
   },

@@ -21,7 +21,11 @@ export default defineTransform({
       p: z.number().min(0).max(1).default(0.5).describe('probability that a variant changes a hook threshold'),
       minFactor: z.number().positive().max(10).default(0.6).describe('smallest factor applied to the threshold (below 1 = stricter)'),
       maxFactor: z.number().positive().max(10).default(1.5).describe('largest factor applied to the threshold (above 1 = looser)'),
-      checks: z.array(z.enum(NUMERIC_CHECKS)).min(1).default([...NUMERIC_CHECKS]).describe('which kinds of threshold may change'),
+      checks: z
+        .array(z.enum(NUMERIC_CHECKS))
+        .min(1)
+        .default([...NUMERIC_CHECKS])
+        .describe('which kinds of threshold may change'),
     })
     .refine((o) => o.minFactor <= o.maxFactor, { message: 'minFactor must not be larger than maxFactor', path: ['minFactor'] }),
   appliesTo: (state) => state.hooks.length > 0,
@@ -29,7 +33,8 @@ export default defineTransform({
     const targets: { hook: number; check: number; type: NumericCheck }[] = [];
     state.hooks.forEach((h, hi) =>
       h.checks.forEach((c, ci) => {
-        if ((c.type === 'max_chars' || c.type === 'max_tool_rounds') && ctx.options.checks.includes(c.type)) targets.push({ hook: hi, check: ci, type: c.type });
+        if ((c.type === 'max_chars' || c.type === 'max_tool_rounds') && ctx.options.checks.includes(c.type))
+          targets.push({ hook: hi, check: ci, type: c.type });
       }),
     );
     if (targets.length === 0) return null;

@@ -87,11 +87,11 @@ export default defineTransform({
     p: z.number().min(0).max(1).default(0.3).describe('probability that a variant adds or removes a hook'),
     mode: z.enum(['add', 'remove', 'either']).default('either').describe('add a hook, remove one, or either'),
     keep: z.array(z.string()).default([]).describe('hook ids that are never removed'),
-    essentialChecks: z
-      .array(z.enum(CHECK_TYPES))
-      .default(['schema_valid'])
-      .describe('a hook with any of these checks is essential and never removed'),
-    add: z.array(z.enum(ADDABLE)).default([...ADDABLE]).describe('which built-in hooks may be added'),
+    essentialChecks: z.array(z.enum(CHECK_TYPES)).default(['schema_valid']).describe('a hook with any of these checks is essential and never removed'),
+    add: z
+      .array(z.enum(ADDABLE))
+      .default([...ADDABLE])
+      .describe('which built-in hooks may be added'),
     phrases: z
       .array(z.string().min(1))
       .min(1)

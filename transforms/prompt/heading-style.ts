@@ -24,9 +24,17 @@ export default defineTransform({
   description: 'Restyle section headings (markdown levels 1-3, xml tags, [bracket], CAPS, Title:) and their casing.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.6).describe('probability that a variant restyles the section headings'),
-    headings: z.array(z.enum(HEADINGS)).min(1).default([...HEADINGS]).describe('heading styles to draw from'),
+    headings: z
+      .array(z.enum(HEADINGS))
+      .min(1)
+      .default([...HEADINGS])
+      .describe('heading styles to draw from'),
     levels: z.array(z.number().int().min(1).max(3)).min(1).default([1, 2, 3]).describe('markdown heading levels to draw from'),
-    titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from (xml and CAPS ignore it)'),
+    titleCases: z
+      .array(z.enum(TITLE_CASES))
+      .min(1)
+      .default([...TITLE_CASES])
+      .describe('title casings to draw from (xml and CAPS ignore it)'),
   }),
   // Only titles show a heading style: a prompt without one (a logged system message, mostly)
   // previews the same under every style, so the search in apply would try them all to find none.

@@ -19,7 +19,11 @@ export default defineTransform({
   description: 'Restyle list markers in prompt sections (-, *, +, •, 1.).',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles the list markers'),
-    markers: z.array(z.enum(MARKERS)).min(1).default([...MARKERS]).describe('list markers to draw from'),
+    markers: z
+      .array(z.enum(MARKERS))
+      .min(1)
+      .default([...MARKERS])
+      .describe('list markers to draw from'),
   }),
   apply(state, ctx) {
     const base = baseStyle(state);

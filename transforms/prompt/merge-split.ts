@@ -120,7 +120,10 @@ function shiftHeadings(lines: readonly string[], shift: number): string[] {
 }
 
 function trimLines(lines: readonly string[]): string {
-  return lines.join('\n').replace(/^\s*\n/, '').replace(/\s+$/, '');
+  return lines
+    .join('\n')
+    .replace(/^\s*\n/, '')
+    .replace(/\s+$/, '');
 }
 
 /** Non-title units (rules) of section texts, sorted. */
@@ -140,7 +143,9 @@ function mergeCandidates(h: Harness, joiner: string): { index: number; text: str
     const subLevel = Math.min(6, a.level + 1);
     const bodyA = trimLines(a.body);
     const bodyB = trimLines(shiftHeadings(b.body, subLevel - b.level));
-    const text = [`${'#'.repeat(a.level)} ${a.title}${joiner}${b.title}`, bodyA, `${'#'.repeat(subLevel)} ${b.title}`, bodyB].filter((x) => x !== '').join('\n\n');
+    const text = [`${'#'.repeat(a.level)} ${a.title}${joiner}${b.title}`, bodyA, `${'#'.repeat(subLevel)} ${b.title}`, bodyB]
+      .filter((x) => x !== '')
+      .join('\n\n');
     if (rules(text) !== rules(sa.text, sb.text)) continue;
     out.push({ index: i, text });
   }

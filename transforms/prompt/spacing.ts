@@ -27,7 +27,11 @@ export default defineTransform({
       .min(1)
       .default([...SEPARATORS])
       .describe('section separators to draw from; each starts and ends with a newline'),
-    titleCases: z.array(z.enum(TITLE_CASES)).min(1).default([...TITLE_CASES]).describe('title casings to draw from'),
+    titleCases: z
+      .array(z.enum(TITLE_CASES))
+      .min(1)
+      .default([...TITLE_CASES])
+      .describe('title casings to draw from'),
     recase: z.number().min(0).max(1).default(0.5).describe('probability that the title casing is redrawn as well'),
   }),
   // A separator shows only between two sections of one placement, and a title casing only on a

@@ -96,7 +96,7 @@ export function restyleBody(body: string, choice: LayoutChoice, rng: Rng, unorde
   // Shuffle items of safe unordered lists (on the original markers, before restyling).
   let shuffled = 0;
   const result: Line[] = [];
-  for (let i = 0; i < lines.length; ) {
+  for (let i = 0; i < lines.length;) {
     const line = lines[i]!;
     if (!isTopBullet(line)) {
       result.push(line);
@@ -121,8 +121,7 @@ export function restyleBody(body: string, choice: LayoutChoice, rng: Rng, unorde
     while (after < lines.length && !lines[after]!.code && lines[after]!.text.trim() === '') after++;
     const end = lines[j];
     const next = lines[after];
-    const safeEnd =
-      end === undefined || isHeading(end) || (!end.code && end.text.trim() === '' && (next === undefined || next.code || !/^\s/.test(next.text)));
+    const safeEnd = end === undefined || isHeading(end) || (!end.code && end.text.trim() === '' && (next === undefined || next.code || !/^\s/.test(next.text)));
     let order = items;
     const free = (unorderedSkill || markedUnordered(texts, i)) && !isProcedure(items.map((it) => BULLET.exec(it[0]!.text)![3]!.trim()));
     if (items.length > 1 && safeEnd && free && rng.chance(choice.shuffle)) {
@@ -171,7 +170,12 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles skill bodies'),
     maxHeadingLevel: z.number().int().min(1).max(6).default(3).describe('deepest level a body\'s top heading may move to (1 = "#")'),
-    shuffle: z.number().min(0).max(1).default(0.5).describe('probability that each bullet list marked unordered (skills.unordered_lists or <!-- hsa:unordered -->) has its items shuffled'),
+    shuffle: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(0.5)
+      .describe('probability that each bullet list marked unordered (skills.unordered_lists or <!-- hsa:unordered -->) has its items shuffled'),
   }),
   appliesTo: (state) => state.skills.length > 0,
   apply(state, ctx) {

@@ -3,7 +3,6 @@ import { defineTransform } from '../../src/transform/define.js';
 import { cloneState } from '../../src/transform/state.js';
 import { reword } from '../../src/words/reword.js';
 
-
 /** The longest description the Agent Skills convention allows. */
 const MAX_DESCRIPTION = 1024;
 
@@ -23,7 +22,12 @@ export default defineTransform({
   apply(state, ctx) {
     if (state.skills.length === 0) return null;
     const k = Math.max(1, Math.round(state.skills.length * ctx.options.intensity));
-    const chosen = ctx.rng.sample(state.skills.map((s) => s.id), k).sort();
+    const chosen = ctx.rng
+      .sample(
+        state.skills.map((s) => s.id),
+        k,
+      )
+      .sort();
     const out = cloneState(state);
     const reworded: Record<string, string> = {};
     for (const id of chosen) {

@@ -37,7 +37,11 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.7).describe('probability that a variant renames skills'),
     intensity: z.number().min(0).max(1).default(0.5).describe('share of skills renamed (at least one)'),
-    styles: z.array(z.enum(SKILL_NAME_STYLES)).min(1).default([...SKILL_NAME_STYLES]).describe('naming styles to draw from'),
+    styles: z
+      .array(z.enum(SKILL_NAME_STYLES))
+      .min(1)
+      .default([...SKILL_NAME_STYLES])
+      .describe('naming styles to draw from'),
   }),
   appliesTo: (state) => state.skills.some((s) => !s.distractor),
   apply(state, ctx) {

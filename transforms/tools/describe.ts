@@ -13,7 +13,8 @@ export default defineTransform({
   family: 'tools',
   class: 'semantic',
   version: 2,
-  description: 'Reword tool descriptions with grammatical sentence frames chosen by the shape of the first sentence (verb, "This tool …", noun phrase, "Use this when …", Chinese); meaning and the rest of the text kept.',
+  description:
+    'Reword tool descriptions with grammatical sentence frames chosen by the shape of the first sentence (verb, "This tool …", noun phrase, "Use this when …", Chinese); meaning and the rest of the text kept.',
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.3).describe('probability that a variant rewords tool descriptions'),
     intensity: z.number().min(0).max(1).default(0.5).describe('share of tools whose description is reworded'),

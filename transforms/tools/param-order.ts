@@ -44,7 +44,8 @@ function shuffleSchema(schema: unknown, rng: Rng): unknown {
       // Each order of the names would be a hidden class of its own (see src/util/dict.ts).
       const props = keyedObject();
       // Defined, not assigned, as Object.fromEntries would: a property named __proto__ stays a property.
-      for (const [name, sub] of entries) Object.defineProperty(props, name, { value: shuffleSchema(sub, rng), writable: true, enumerable: true, configurable: true });
+      for (const [name, sub] of entries)
+        Object.defineProperty(props, name, { value: shuffleSchema(sub, rng), writable: true, enumerable: true, configurable: true });
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) out[k] = rng.shuffle(v);
     else if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;

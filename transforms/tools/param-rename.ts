@@ -1,7 +1,14 @@
 import { z } from 'zod';
 import { defineTransform } from '../../src/transform/define.js';
 import { nameWords, namingContext, proposeName, renameable, type NamingRules } from '../../src/transform/naming.js';
-import { recursivePropertyNames, renameSchemaProperties, renameSchemaValueKeys, sharedPropertyNames, unwalkedPropertyNames, walkProperties } from '../../src/transform/schema-walk.js';
+import {
+  recursivePropertyNames,
+  renameSchemaProperties,
+  renameSchemaValueKeys,
+  sharedPropertyNames,
+  unwalkedPropertyNames,
+  walkProperties,
+} from '../../src/transform/schema-walk.js';
 import { renameInState, schemaPropertyNames } from '../../src/transform/state.js';
 import type { IdMap } from '../../src/transform/plan.js';
 import { dict } from '../../src/util/dict.js';
@@ -47,7 +54,11 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.7).describe('probability that a variant renames parameters'),
     intensity: z.number().min(0).max(1).default(0.5).describe('share of distinct parameter names renamed (at least one)'),
-    styles: z.array(z.enum(['synonym', 'case', 'affix', 'opaque'])).min(1).default(['synonym', 'case', 'affix']).describe('naming styles to draw from'),
+    styles: z
+      .array(z.enum(['synonym', 'case', 'affix', 'opaque']))
+      .min(1)
+      .default(['synonym', 'case', 'affix'])
+      .describe('naming styles to draw from'),
   }),
   apply(state, ctx) {
     // Every property path per tool (in tool order), with its leaf name.

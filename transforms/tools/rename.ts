@@ -17,12 +17,23 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.8).describe('probability that a variant renames tools'),
     intensity: z.number().min(0).max(1).default(0.6).describe('share of tools renamed (at least one)'),
-    styles: z.array(z.enum(NAME_STYLES)).min(1).default([...NAME_STYLES]).describe('naming styles to draw from'),
+    styles: z
+      .array(z.enum(NAME_STYLES))
+      .min(1)
+      .default([...NAME_STYLES])
+      .describe('naming styles to draw from'),
   }),
   apply(state, ctx) {
     // Synonym senses are read from each tool's own description.
     const byName = new Map(state.tools.map((t) => [t.name, t]));
-    const map = renameSome(state.tools.map((t) => t.name), ctx.options, TOOL_RULES, ctx, undefined, (n) => namingContext(n, byName.get(n)?.description));
+    const map = renameSome(
+      state.tools.map((t) => t.name),
+      ctx.options,
+      TOOL_RULES,
+      ctx,
+      undefined,
+      (n) => namingContext(n, byName.get(n)?.description),
+    );
     if (Object.keys(map).length === 0) return null;
     return { state: renameInState(state, { tools: map }), plan: { tools: map }, params: { renamed: map } };
   },

@@ -13,7 +13,16 @@ const WRAP_KEYS = ['params', 'args', 'input', 'payload', 'request', 'options'];
  * What a restyling did to one tool, for provenance (`meta.transforms[].params.restyled`): a style
  * works both ways (the `wrap` style flattens a wrapper it finds), so the record names the direction.
  */
-type Done = 'enum-to-oneof' | 'oneof-to-enum' | 'enum-oneof-both-ways' | 'type-list-to-anyof' | 'anyof-to-type-list' | 'nullable-both-ways' | 'closed' | `wrap:${string}` | `flatten:${string}`;
+type Done =
+  | 'enum-to-oneof'
+  | 'oneof-to-enum'
+  | 'enum-oneof-both-ways'
+  | 'type-list-to-anyof'
+  | 'anyof-to-type-list'
+  | 'nullable-both-ways'
+  | 'closed'
+  | `wrap:${string}`
+  | `flatten:${string}`;
 
 /**
  * Restructure tool schemas in ways with an exact inverse: enum ↔ oneOf of const, the two nullable
@@ -29,11 +38,20 @@ export default defineTransform({
   options: z.strictObject({
     p: z.number().min(0).max(1).default(0.5).describe('probability that a variant restyles schemas'),
     intensity: z.number().min(0).max(1).default(0.4).describe('share of tools restyled'),
-    styles: z.array(z.enum(RESTYLES)).min(1).default([...RESTYLES]).describe('restylings to draw from'),
+    styles: z
+      .array(z.enum(RESTYLES))
+      .min(1)
+      .default([...RESTYLES])
+      .describe('restylings to draw from'),
   }),
   apply(state, ctx) {
     if (state.tools.length === 0) return null;
-    const chosen = new Set(ctx.rng.sample(state.tools.map((t) => t.name), Math.max(1, Math.round(state.tools.length * ctx.options.intensity))));
+    const chosen = new Set(
+      ctx.rng.sample(
+        state.tools.map((t) => t.name),
+        Math.max(1, Math.round(state.tools.length * ctx.options.intensity)),
+      ),
+    );
     // Restyled tools are new objects (and the loader, when its argument moves); the rest is shared.
     const out = shallowState(state);
     out.tools = [...state.tools];
@@ -45,7 +63,13 @@ export default defineTransform({
       if (!chosen.has(tool.name)) return;
       for (const style of ctx.rng.shuffle(ctx.options.styles)) {
         // A split run (augment --split) draws wrapper keys from its own pool, like every other new name.
-        const edit = restyle(tool, style, ctx.rng, (name) => ctx.isTaken(name) || !(ctx.words.accept?.(name) ?? true), callsOf(ctx.record, mapId(back, tool.name), ctx.plan.args[mapId(back, tool.name)] ?? []));
+        const edit = restyle(
+          tool,
+          style,
+          ctx.rng,
+          (name) => ctx.isTaken(name) || !(ctx.words.accept?.(name) ?? true),
+          callsOf(ctx.record, mapId(back, tool.name), ctx.plan.args[mapId(back, tool.name)] ?? []),
+        );
         if (!edit) continue;
         out.tools[i] = { ...tool, parameters: edit.schema };
         const op = edit.op;
@@ -54,7 +78,10 @@ export default defineTransform({
           // The skill loader's argument moves with the wrapper.
           if (out.skillLoader && out.skillLoader.tool === tool.name) {
             const arg = out.skillLoader.argument;
-            out.skillLoader = { ...out.skillLoader, argument: op.op === 'wrap' ? `${op.key}.${arg}` : arg.startsWith(`${op.key}.`) ? arg.slice(op.key.length + 1) : arg };
+            out.skillLoader = {
+              ...out.skillLoader,
+              argument: op.op === 'wrap' ? `${op.key}.${arg}` : arg.startsWith(`${op.key}.`) ? arg.slice(op.key.length + 1) : arg,
+            };
           }
         }
         applied[tool.name] = edit.done;
@@ -74,7 +101,11 @@ function sourceNames(tools: IdMap): IdMap {
 }
 
 /** Arguments of every call of a source tool in the record, carried to the current state's shape. */
-function callsOf(record: { messages: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }[] } | undefined, sourceName: string, ops: ArgOp[]): unknown[] {
+function callsOf(
+  record: { messages: { role: string; tool_calls?: { function: { name: string; arguments: string } }[] }[] } | undefined,
+  sourceName: string,
+  ops: ArgOp[],
+): unknown[] {
   const out: unknown[] = [];
   for (const m of record?.messages ?? []) {
     for (const c of m.tool_calls ?? []) {
@@ -206,7 +237,8 @@ function visitProps(schema: Record<string, unknown>, f: (p: Record<string, unkno
   // every `$ref` to a model sees the one restyled definition.
   for (const key of ['$defs', 'definitions']) {
     const defs = schema[key];
-    if (defs && typeof defs === 'object' && !Array.isArray(defs)) for (const def of Object.values(defs as Record<string, unknown>)) if (def && typeof def === 'object') visitProps(def as Record<string, unknown>, f);
+    if (defs && typeof defs === 'object' && !Array.isArray(defs))
+      for (const def of Object.values(defs as Record<string, unknown>)) if (def && typeof def === 'object') visitProps(def as Record<string, unknown>, f);
   }
   const props = schema.properties;
   if (!props || typeof props !== 'object') return;

@@ -3,7 +3,11 @@
 // Skill bodies and prompt lists, compared line by line after undoing the renames the plan states
 // and normalising what restyles may change (list markers, heading levels, spacing).
 export function normaliseLine(l) {
-  return l.replace(/^\s*(?:[-*+•]|\d+[.)])[ \t]+/, '').replace(/^#{1,6}[ \t]+/, '').replace(/\s+/g, ' ').trim();
+  return l
+    .replace(/^\s*(?:[-*+•]|\d+[.)])[ \t]+/, '')
+    .replace(/^#{1,6}[ \t]+/, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 // A variant line is explained by a source line when both split into the same identifier tokens and
 // separators, every token being equal or the plan's rename of the source token.
@@ -26,7 +30,10 @@ export function listBlocks(text) {
     const m = !fence && /^((?:[-*+])|\d+[.)])[ \t]+\S/.exec(line);
     if (m) {
       const numbered = /\d/.test(m[1]);
-      if (!cur) { cur = { numbered, items: [] }; blocks.push(cur); }
+      if (!cur) {
+        cur = { numbered, items: [] };
+        blocks.push(cur);
+      }
       cur.items.push(normaliseLine(line));
     } else if (!(line.trim() === '' || /^\s+\S/.test(line))) cur = null; // blank and indented lines stay in a list
   }
@@ -41,7 +48,12 @@ export function answersOf(messages, tool) {
   messages.forEach((m, i) => {
     for (const c of m.tool_calls ?? []) open.push({ id: c.id, name: c.function.name });
     if (m.role === 'tool') {
-      for (let k = open.length - 1; k >= 0; k--) if (open[k].id === m.tool_call_id) { if (open[k].name === tool) out.add(i); open.splice(k, 1); break; }
+      for (let k = open.length - 1; k >= 0; k--)
+        if (open[k].id === m.tool_call_id) {
+          if (open[k].name === tool) out.add(i);
+          open.splice(k, 1);
+          break;
+        }
     }
   });
   return out;

@@ -7,7 +7,8 @@ export const DISTINCTIVE = { test: (n) => /[_\-0-9.:/]|[a-z][A-Z]/.test(n) || (/
 export const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 // A name as a whole token: not inside a longer identifier (`core-x` does not hold `x`... but it is not `x`).
 // A namespaced name (`plants.find`) is not found at the start of a longer one (`plants.find.v2`).
-export const tokenRe = (name) => new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9]${/[.:/]/.test(name) ? '|[.:/][A-Za-z0-9_-]' : ''})`, 'g');
+export const tokenRe = (name) =>
+  new RegExp(`(?<![A-Za-z0-9_])(?<![A-Za-z0-9_]-)${esc(name)}(?![A-Za-z0-9_]|-[A-Za-z0-9]${/[.:/]/.test(name) ? '|[.:/][A-Za-z0-9_-]' : ''})`, 'g');
 
 // A name of several words written for people (`Get Weather`) is a whole phrase: not the start of a
 // longer capitalised one (`Get Weather Forecast`), nor inside a longer name the source's tools spell
@@ -18,7 +19,13 @@ export function phraseHits(name, text, spelled) {
   for (const m of text.matchAll(tokenRe(name))) {
     const at = m.index;
     if (name.includes(' ') && /^[ \t]+[A-Z]/.test(text.slice(at + name.length))) continue;
-    if (longer.some((l) => { const i = l.indexOf(name); return text.startsWith(l, at - i); })) continue;
+    if (
+      longer.some((l) => {
+        const i = l.indexOf(name);
+        return text.startsWith(l, at - i);
+      })
+    )
+      continue;
     out.push(at);
   }
   return out;

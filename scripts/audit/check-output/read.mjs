@@ -11,8 +11,9 @@ export function parseArgs(argv) {
     if (a === '--out') o.out = argv[++i];
     else if (a === '--harness') o.harness = argv[++i];
     else if (a === '--json') o.json = true;
-    else if (a === '--sources') { while (argv[i + 1] && !argv[i + 1].startsWith('--')) o.sources.push(argv[++i]); }
-    else throw new Error(`unknown argument ${a}`);
+    else if (a === '--sources') {
+      while (argv[i + 1] && !argv[i + 1].startsWith('--')) o.sources.push(argv[++i]);
+    } else throw new Error(`unknown argument ${a}`);
   }
   if (!o.out || o.sources.length === 0) throw new Error('usage: check-output.mjs --out OUT --sources traj.jsonl... [--harness DIR] [--json]');
   return o;
@@ -21,19 +22,32 @@ export function parseArgs(argv) {
 export function readJsonl(file) {
   let buf = readFileSync(file);
   if (file.endsWith('.gz')) buf = gunzipSync(buf);
-  return buf.toString('utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+  return buf
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l));
 }
 
 export function partFiles(dir) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => /\.jsonl(\.gz)?$/.test(f)).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => /\.jsonl(\.gz)?$/.test(f))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 // ---- harness folder (only what the checks need: tools, loader, unordered sections) ----
 export function readHarness(dir) {
   const doc = YAML.parse(readFileSync(join(dir, 'harness.yaml'), 'utf8')) ?? {};
   const tools = [];
-  const sources = doc.tools?.sources ?? (existsSync(join(dir, 'tools')) ? readdirSync(join(dir, 'tools')).sort().map((f) => `tools/${f}`) : []);
+  const sources =
+    doc.tools?.sources ??
+    (existsSync(join(dir, 'tools'))
+      ? readdirSync(join(dir, 'tools'))
+          .sort()
+          .map((f) => `tools/${f}`)
+      : []);
   for (const s of sources) {
     const text = readFileSync(join(dir, s), 'utf8');
     let v = s.endsWith('.json') ? JSON.parse(text) : YAML.parse(text);

@@ -33,7 +33,8 @@ export function thoughtOf(m: SourceMessage, i: number): string | Skip {
   if (typeof m.reasoning_content !== 'string') return { kind: 'reasoning content', detail: `messages[${i}].reasoning_content: not a string` };
   const text = typeof m.content === 'string' ? m.content : '';
   for (const t of ['<think>', '</think>']) {
-    if (m.reasoning_content.includes(t) || text.includes(t)) return { kind: 'reasoning content', detail: `messages[${i}]: ${t} inside the reasoning or the text; written as a thought it could not be read back` };
+    if (m.reasoning_content.includes(t) || text.includes(t))
+      return { kind: 'reasoning content', detail: `messages[${i}]: ${t} inside the reasoning or the text; written as a thought it could not be read back` };
   }
   return `<think>\n${m.reasoning_content}\n</think>\n\n`;
 }
@@ -123,7 +124,11 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
       human(text, 'system');
       systemAsUser++;
     } else if (m.role === 'system') {
-      if (i !== 0) return { kind: 'system message not first', detail: `messages[${i}]: sharegpt holds one system prompt, before the conversation (--merge-turns writes it as a user turn)` };
+      if (i !== 0)
+        return {
+          kind: 'system message not first',
+          detail: `messages[${i}]: sharegpt holds one system prompt, before the conversation (--merge-turns writes it as a user turn)`,
+        };
       system = text;
     } else if (m.role === 'user') {
       human(text, 'user');
@@ -132,7 +137,11 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
       // `<tool_call>…</tool_call>` in the value and formats the calls inside it, so the turn renders
       // as Qwen3's template writes text with calls ("text\n<tool_call>\n…"). Text holding those
       // tags, or think tags, would be read as calls or a thought.
-      if (TAGS.some((t) => text.includes(t))) return { kind: 'assistant text alongside tool calls', detail: `messages[${i}]: the text before the calls contains ${TAGS.find((t) => text.includes(t))}, which LLaMA-Factory would read as markup` };
+      if (TAGS.some((t) => text.includes(t)))
+        return {
+          kind: 'assistant text alongside tool calls',
+          detail: `messages[${i}]: the text before the calls contains ${TAGS.find((t) => text.includes(t))}, which LLaMA-Factory would read as markup`,
+        };
       const calls = [];
       for (const c of m.tool_calls) {
         const args = argumentsValue(c.function.arguments);
@@ -151,7 +160,8 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
         if (typeof next.content !== 'string') return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
         results.push(next.content);
       }
-      if (results.length > 1 && results.some((r) => r.includes('</tool_response>'))) return { kind: 'ambiguous parallel results', detail: `messages[${i}]: a tool result contains "</tool_response>", which joins parallel results` };
+      if (results.length > 1 && results.some((r) => r.includes('</tool_response>')))
+        return { kind: 'ambiguous parallel results', detail: `messages[${i}]: a tool result contains "</tool_response>", which joins parallel results` };
       turns.push({ from: 'observation', value: results.join(OBSERVATION_JOIN) });
     } else {
       return { kind: 'role not representable', detail: `messages[${i}].role: "${m.role}" has no sharegpt tag` };
@@ -162,7 +172,10 @@ function sharegpt(record: Record<string, unknown>, ctx: ExportContext, merged: M
     const even = k % 2 === 0;
     if (even !== (t.from === 'human' || t.from === 'observation')) {
       const hint = !ctx.mergeTurns && t.from === 'human' && turns[k - 1]?.from === 'human' ? ' (--merge-turns joins consecutive user turns)' : '';
-      return { kind: 'turns do not alternate', detail: `turn ${k} is "${t.from}" where LLaMA-Factory expects ${even ? 'human/observation' : 'gpt/function_call'}${hint}` };
+      return {
+        kind: 'turns do not alternate',
+        detail: `turn ${k} is "${t.from}" where LLaMA-Factory expects ${even ? 'human/observation' : 'gpt/function_call'}${hint}`,
+      };
     }
   }
   if (turns.length % 2 !== 0) return { kind: 'does not end with the assistant', detail: 'the last turn must be gpt or function_call' };
@@ -198,7 +211,11 @@ export default defineFormat({
   description: 'LLaMA-Factory sharegpt JSONL (human/gpt/function_call/observation, system, tools) and its dataset_info.json entry',
   stages: ['sft'],
   open(ctx) {
-    const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `data/${part}.jsonl`);
+    const files = new PerPartFile(
+      ctx,
+      (file) => ctx.jsonl(file),
+      (part) => `data/${part}.jsonl`,
+    );
     const merged: Merged = { records: 0, user_turns_joined: 0, system_as_user: 0 };
     let tokensCounted = false;
     return {
@@ -226,11 +243,23 @@ export default defineFormat({
             file_name: 'data',
             formatting: 'sharegpt',
             columns: { messages: 'conversations', system: 'system', tools: 'tools' },
-            tags: { role_tag: 'from', content_tag: 'value', user_tag: 'human', assistant_tag: 'gpt', observation_tag: 'observation', function_tag: 'function_call', system_tag: 'system' },
+            tags: {
+              role_tag: 'from',
+              content_tag: 'value',
+              user_tag: 'human',
+              assistant_tag: 'gpt',
+              observation_tag: 'observation',
+              function_tag: 'function_call',
+              system_tag: 'system',
+            },
           },
         };
         await ctx.whole('dataset_info.json', `${JSON.stringify(entry, null, 2)}\n`);
-        return { dataset_info: { file: 'dataset_info.json', name: ctx.name }, ...(ctx.mergeTurns ? { merged_turns: merged } : {}), ...(tokensCounted ? { tokens_counted_as: LF_TOKENS_AS } : {}) };
+        return {
+          dataset_info: { file: 'dataset_info.json', name: ctx.name },
+          ...(ctx.mergeTurns ? { merged_turns: merged } : {}),
+          ...(tokensCounted ? { tokens_counted_as: LF_TOKENS_AS } : {}),
+        };
       },
     };
   },
@@ -277,11 +306,13 @@ function pyNumber(x: number): string {
 }
 
 /** What `tokens` in the export manifest counts, when LLaMA-Factory's template is emulated. */
-const LF_TOKENS_AS = "llamafactory template qwen3: each row's ids as LLaMA-Factory encodes them (an empty think block on every assistant turn), the length cutoff_len applies to";
+const LF_TOKENS_AS =
+  "llamafactory template qwen3: each row's ids as LLaMA-Factory encodes them (an empty think block on every assistant turn), the length cutoff_len applies to";
 
 /** LLaMA-Factory's empty thought (`ReasoningTemplate.add_thought()` with qwen3's thought_words). */
 export const LF_EMPTY_THOUGHT = '<think>\n\n</think>\n\n';
-const LF_TOOL_PROMPT_HEAD = '\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>';
+const LF_TOOL_PROMPT_HEAD =
+  '\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>';
 const LF_TOOL_PROMPT_TAIL =
   '\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>';
 
@@ -305,7 +336,8 @@ export function lfQwen3Elements(row: { conversations: Turn[]; system: string; to
   row.conversations.forEach((t, i) => {
     if (i === 0 && (row.system || row.tools)) out.push(`<|im_start|>system\n${row.system + toolText}<|im_end|>\n`);
     if (t.from === 'human') out.push(slot('<|im_start|>user\n{{content}}<|im_end|>\n<|im_start|>assistant\n', t.value, String(Math.floor(i / 2))));
-    else if (t.from === 'observation') out.push(slot('<|im_start|>user\n<tool_response>\n{{content}}\n</tool_response><|im_end|>\n<|im_start|>assistant\n', t.value));
+    else if (t.from === 'observation')
+      out.push(slot('<|im_start|>user\n<tool_response>\n{{content}}\n</tool_response><|im_end|>\n<|im_start|>assistant\n', t.value));
     else {
       if (!t.value.includes('<think>') && !t.value.includes('</think>')) out.push(LF_EMPTY_THOUGHT);
       if (t.from === 'gpt') out.push(slot('{{content}}<|im_end|>\n', t.value));
@@ -314,7 +346,8 @@ export function lfQwen3Elements(row: { conversations: Turn[]; system: string; to
         const m = /<tool_call>([\s\S]*?)<\/tool_call>/.exec(t.value);
         const thought = m ? null : /<think>\n([\s\S]*?)\n<\/think>\n\n/.exec(t.value);
         const before = m ? t.value.split(m[0]).join('') : thought ? thought[0] : '';
-        const v = JSON.parse(m ? m[1]! : thought ? t.value.split(thought[0]).join('') : t.value) as { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
+        const v = JSON.parse(m ? m[1]! : thought ? t.value.split(thought[0]).join('') : t.value) as
+          { name: string; arguments: unknown } | { name: string; arguments: unknown }[];
         const calls = (Array.isArray(v) ? v : [v]).map((c) => `<tool_call>\n${pyJson({ name: c.name, arguments: c.arguments })}\n</tool_call>`);
         out.push(slot('{{content}}<|im_end|>\n', before + calls.join('\n')));
       }

@@ -50,7 +50,8 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
       // tool_call messages after an assistant text message belong to it when read back: an
       // assistant reply without calls directly before calls with no text would merge with them.
       const prev = messages[i - 1];
-      if (text === '' && prev?.role === 'assistant' && !prev.tool_calls?.length) return { kind: 'ambiguous assistant turns', detail: `messages[${i}]: tool calls right after an assistant reply would read back as one message` };
+      if (text === '' && prev?.role === 'assistant' && !prev.tool_calls?.length)
+        return { kind: 'ambiguous assistant turns', detail: `messages[${i}]: tool calls right after an assistant reply would read back as one message` };
       // A thought alone before the calls gets no line break (Qwen3's template writes none after it).
       if (text !== '') out.push({ role: 'assistant', content: thought + text + TEXT_BEFORE_CALLS });
       else if (thought !== '') out.push({ role: 'assistant', content: thought });
@@ -61,16 +62,31 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
         out.push({ role: 'tool_call', content: JSON.stringify({ name: c.function.name, arguments: args }) });
       }
     } else if (m.role === 'tool') {
-      if (prevOut && prevOut.role !== 'tool_call' && prevOut.role !== 'tool_response') return { kind: 'tool result not after a call', detail: `messages[${i}]: ms-swift folds a tool result that follows a ${prevOut.role} message into that message` };
+      if (prevOut && prevOut.role !== 'tool_call' && prevOut.role !== 'tool_response')
+        return {
+          kind: 'tool result not after a call',
+          detail: `messages[${i}]: ms-swift folds a tool result that follows a ${prevOut.role} message into that message`,
+        };
       out.push({ role: 'tool_response', content: text });
     } else if (m.role === 'user' || (m.role === 'system' && i > 0)) {
-      if (prevOut?.role === 'tool_response') return { kind: 'user turn after tool results', detail: `messages[${i}]: ms-swift pairs tool results with the next message as the model's response and asserts it is the assistant's; the row would be deleted` };
+      if (prevOut?.role === 'tool_response')
+        return {
+          kind: 'user turn after tool results',
+          detail: `messages[${i}]: ms-swift pairs tool results with the next message as the model's response and asserts it is the assistant's; the row would be deleted`,
+        };
       if (m.role === 'system' && !ctx.mergeTurns) {
-        return { kind: 'system message not first', detail: `messages[${i}]: ms-swift's encoder asserts on a system message after the first and, with its default strict=False, deletes the row (--merge-turns writes it as a user turn)` };
+        return {
+          kind: 'system message not first',
+          detail: `messages[${i}]: ms-swift's encoder asserts on a system message after the first and, with its default strict=False, deletes the row (--merge-turns writes it as a user turn)`,
+        };
       }
       if (m.role === 'system') systemAsUser++;
       if (prevOut?.role === 'user') {
-        if (!ctx.mergeTurns) return { kind: 'consecutive user turns', detail: `messages[${i}]: ms-swift concatenates consecutive user messages with no separator (--merge-turns joins them with a blank line)` };
+        if (!ctx.mergeTurns)
+          return {
+            kind: 'consecutive user turns',
+            detail: `messages[${i}]: ms-swift concatenates consecutive user messages with no separator (--merge-turns joins them with a blank line)`,
+          };
         recordJoin(joins, out.length - 1, roles[out.length - 1]!, prevOut.content, m.role, text);
         prevOut.content += TURN_JOIN + text;
         joined++;
@@ -81,7 +97,8 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
         out.push({ role: 'user', content: text });
       }
     } else if (m.role === 'assistant') {
-      if (prevOut?.role === 'assistant') return { kind: 'consecutive assistant turns', detail: `messages[${i}]: ms-swift concatenates consecutive assistant messages with no separator` };
+      if (prevOut?.role === 'assistant')
+        return { kind: 'consecutive assistant turns', detail: `messages[${i}]: ms-swift concatenates consecutive assistant messages with no separator` };
       out.push({ role: 'assistant', content: thought + text });
     } else if (m.role === 'system') {
       out.push({ role: 'system', content: text });
@@ -103,10 +120,14 @@ function agentRow(record: Record<string, unknown>, ctx: ExportContext, merged: M
 /** ms-swift agent JSONL: `tools` as JSON text, tool_call / tool_response messages; one file per source part. */
 export default defineFormat({
   id: 'swift',
-  description: "ms-swift agent JSONL: messages with tool_call/tool_response roles, tools as a JSON string",
+  description: 'ms-swift agent JSONL: messages with tool_call/tool_response roles, tools as a JSON string',
   stages: ['sft', 'opd'],
   open(ctx) {
-    const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `${ctx.stage}/${part}.jsonl`);
+    const files = new PerPartFile(
+      ctx,
+      (file) => ctx.jsonl(file),
+      (part) => `${ctx.stage}/${part}.jsonl`,
+    );
     const merged: Merged = { records: 0, user_turns_joined: 0, system_as_user: 0 };
     let tokensCounted = false;
     return {
@@ -134,7 +155,8 @@ export default defineFormat({
 });
 
 /** What `tokens` in the export manifest counts, when ms-swift's template is emulated. */
-const SWIFT_TOKENS_AS = "ms-swift template qwen3 (hermes agent template): each row's ids as ms-swift encodes them (an empty think block on every assistant turn), the length --max_length applies to";
+const SWIFT_TOKENS_AS =
+  "ms-swift template qwen3 (hermes agent template): each row's ids as ms-swift encodes them (an empty think block on every assistant turn), the length --max_length applies to";
 
 /** ms-swift's `non_thinking_prefix` of the qwen3 template. */
 export const SWIFT_NON_THINKING = '<think>\n\n</think>\n\n';
@@ -167,7 +189,9 @@ export function swiftQwen3Text(row: SwiftRow): string {
       const calls: string[] = [];
       for (; messages[i]?.role === 'tool_call'; i++) {
         const c = JSON.parse(messages[i]!.content) as { name: string; arguments: unknown };
-        calls.push(`<tool_call>\n${pyJson({ name: c.name, arguments: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments })}\n</tool_call>`);
+        calls.push(
+          `<tool_call>\n${pyJson({ name: c.name, arguments: typeof c.arguments === 'string' ? JSON.parse(c.arguments) : c.arguments })}\n</tool_call>`,
+        );
       }
       i--;
       const prev = merged[merged.length - 1];
@@ -186,7 +210,9 @@ export function swiftQwen3Text(row: SwiftRow): string {
   if (tools.length) {
     sys = `${sys ?? ''}\n\n# Tools\n\nYou may call one or more functions to assist with the user query.\n\nYou are provided with function signatures within <tools></tools> XML tags:\n<tools>\n${tools
       .map((t) => pyJson('type' in t || 'function' in t ? t : { type: 'function', function: t }))
-      .join('\n')}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>`;
+      .join(
+        '\n',
+      )}\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>`;
   }
   if (sys) text += `<|im_start|>system\n${sys}<|im_end|>\n`;
   for (const m of merged) {

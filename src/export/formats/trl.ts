@@ -24,8 +24,10 @@ function trlRow(record: Record<string, unknown>): Record<string, unknown> | Skip
   const out: Record<string, unknown>[] = [];
   for (const [i, m] of messages.entries()) {
     const extra = Object.keys(m).filter((k) => !MESSAGE_KEYS.has(k));
-    if (extra.length) return { kind: 'message field not representable', detail: `messages[${i}]: field ${extra.map((k) => `"${k}"`).join(', ')} has no column` };
-    if (m.content !== undefined && m.content !== null && typeof m.content !== 'string') return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
+    if (extra.length)
+      return { kind: 'message field not representable', detail: `messages[${i}]: field ${extra.map((k) => `"${k}"`).join(', ')} has no column` };
+    if (m.content !== undefined && m.content !== null && typeof m.content !== 'string')
+      return { kind: 'content not text', detail: `messages[${i}].content: not a string` };
     const msg: Record<string, unknown> = { role: m.role, content: m.content ?? '' };
     if (m.reasoning_content !== undefined) msg.reasoning_content = m.reasoning_content;
     if (m.name !== undefined) msg.name = m.name;
@@ -50,7 +52,11 @@ export default defineFormat({
   description: "TRL SFTTrainer JSONL: messages (arguments as JSON text), tools and meta as JSON text, so datasets' Arrow loader cannot null-pad them",
   stages: ['sft'],
   open(ctx: ExportContext) {
-    const files = new PerPartFile(ctx, (file) => ctx.jsonl(file), (part) => `${ctx.stage}/${part}.jsonl`);
+    const files = new PerPartFile(
+      ctx,
+      (file) => ctx.jsonl(file),
+      (part) => `${ctx.stage}/${part}.jsonl`,
+    );
     return {
       countTokens(record, counter) {
         // The row as written: its argument text (Python's number forms, `1e-05`) is what TRL renders.

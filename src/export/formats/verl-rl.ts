@@ -104,12 +104,13 @@ class Measure {
  */
 export default defineFormat({
   id: 'verl-rl',
-  description: "verl RL: one train.parquet (+ train.json) for the whole export, hsa's agent loop (each row's own tools, hsa env serve) and the verl settings measured from the rows",
+  description:
+    "verl RL: one train.parquet (+ train.json) for the whole export, hsa's agent loop (each row's own tools, hsa env serve) and the verl settings measured from the rows",
   stages: ['rl'],
   needsTokenizer: true,
   open(ctx: ExportContext) {
     const counter = ctx.counter;
-    if (!counter) throw new UsageError('verl-rl: measures prompts and responses in the student\'s tokens; give --tokenizer (qwen3 is the default)');
+    if (!counter) throw new UsageError("verl-rl: measures prompts and responses in the student's tokens; give --tokenizer (qwen3 is the default)");
     let parquet: ParquetSink | null = null;
     let json: JsonlSink | null = null;
     const measure = new Measure();
@@ -141,7 +142,11 @@ export default defineFormat({
           prompt,
           ability: record.ability ?? null,
           agent_name: AGENT_NAME,
-          reward_model: { style: reward.style ?? null, ground_truth: typeof reward.ground_truth === 'string' ? reward.ground_truth : reward.ground_truth === undefined ? null : JSON.stringify(reward.ground_truth) },
+          reward_model: {
+            style: reward.style ?? null,
+            ground_truth:
+              typeof reward.ground_truth === 'string' ? reward.ground_truth : reward.ground_truth === undefined ? null : JSON.stringify(reward.ground_truth),
+          },
           extra_info: {
             ...Object.fromEntries(EXTRA_INFO.map(([k, t]) => [k, extra[k] === undefined ? null : t === 'int' ? BigInt(extra[k] as number) : String(extra[k])])),
             tool_selection: names,
@@ -149,7 +154,12 @@ export default defineFormat({
           },
         };
         (parquet ??= ctx.parquet('train.parquet', SCHEMA)).write(row);
-        const plain = { ...row.extra_info, index: extra.index ?? null, source_line: extra.source_line ?? null, interaction_kwargs: { ...row.extra_info.interaction_kwargs, index: extra.index ?? null } };
+        const plain = {
+          ...row.extra_info,
+          index: extra.index ?? null,
+          source_line: extra.source_line ?? null,
+          interaction_kwargs: { ...row.extra_info.interaction_kwargs, index: extra.index ?? null },
+        };
         (json ??= ctx.jsonl('train.json')).write({ ...row, extra_info: plain });
         return undefined;
       },
@@ -158,7 +168,10 @@ export default defineFormat({
         if (parquet) ctx.done(await parquet.close());
         if (json) ctx.done(await json.close());
         for (const f of SHIPPED) await ctx.whole(`${PACKAGE}/${f}`, await readFile(new URL(f, INTEGRATION), 'utf8'));
-        await ctx.whole(`${PACKAGE}/__init__.py`, '"""hsa\'s verl agent loop and environment bridge, copied by `hsa export --to verl-rl` from integrations/verl."""\n');
+        await ctx.whole(
+          `${PACKAGE}/__init__.py`,
+          '"""hsa\'s verl agent loop and environment bridge, copied by `hsa export --to verl-rl` from integrations/verl."""\n',
+        );
         // JSON, which YAML (OmegaConf) reads as it is.
         await ctx.whole('agent_loop.yaml', `${JSON.stringify([{ name: AGENT_NAME, _target_: `${PACKAGE}.agent_loop.HsaAgentLoop` }], null, 2)}\n`);
         const settings = verlSettings(measure);
@@ -240,7 +253,13 @@ const THINK_EMPTY = '<think>\n\n</think>\n\n';
  * template teaches, `<|im_end|>`; a reply recorded with its reasoning keeps it instead), the recorded results rendered as the loop appends them (with
  * the next generation prompt), the reply, the next user turn.
  */
-function measureRow(counter: TokenCounter, prompt: unknown[], tools: Tool[], env: Env, groundTruth: unknown): { prompt: number; response: number; parallel: number; result: number } | Skip {
+function measureRow(
+  counter: TokenCounter,
+  prompt: unknown[],
+  tools: Tool[],
+  env: Env,
+  groundTruth: unknown,
+): { prompt: number; response: number; parallel: number; result: number } | Skip {
   let truth: Truth;
   try {
     truth = (typeof groundTruth === 'string' ? JSON.parse(groundTruth) : groundTruth) as Truth;
@@ -263,7 +282,9 @@ function measureRow(counter: TokenCounter, prompt: unknown[], tools: Tool[], env
     const calls = Array.isArray(turn.calls) ? turn.calls : [];
     if (calls.length) {
       parallel = Math.max(parallel, calls.length);
-      response += counter.countText(`${THINK_EMPTY}${calls.map((c) => `<tool_call>\n${pythonJson({ name: c.name, arguments: c.arguments })}\n</tool_call>`).join('\n')}<|im_end|>`);
+      response += counter.countText(
+        `${THINK_EMPTY}${calls.map((c) => `<tool_call>\n${pythonJson({ name: c.name, arguments: c.arguments })}\n</tool_call>`).join('\n')}<|im_end|>`,
+      );
       const results = calls.map((c) => {
         const key = `${c.name}\u0000${canonicalJson(c.arguments ?? {})}`;
         return { role: 'tool', content: replay.get(key)?.shift() ?? '' };

@@ -27,14 +27,20 @@ function trainerArguments(args: unknown): string {
 function trainerMessages(messages: unknown): unknown {
   if (!Array.isArray(messages)) return messages;
   return messages.map((m: SourceMessage) =>
-    m && Array.isArray(m.tool_calls) ? { ...m, tool_calls: m.tool_calls.map((c) => (c && c.function ? { ...c, function: { ...c.function, arguments: trainerArguments(c.function.arguments) } } : c)) } : m,
+    m && Array.isArray(m.tool_calls)
+      ? {
+          ...m,
+          tool_calls: m.tool_calls.map((c) => (c && c.function ? { ...c, function: { ...c.function, arguments: trainerArguments(c.function.arguments) } } : c)),
+        }
+      : m,
   );
 }
 
 /** verl multi-turn SFT: one parquet file per source part. */
 export default defineFormat({
   id: 'verl-sft',
-  description: "parquet for verl's multi-turn SFT (with the shipped HsaMultiTurnSFTDataset): messages (arguments as the JSON text transformers renders), tools (JSON text), enable_thinking (with --enable-thinking)",
+  description:
+    "parquet for verl's multi-turn SFT (with the shipped HsaMultiTurnSFTDataset): messages (arguments as the JSON text transformers renders), tools (JSON text), enable_thinking (with --enable-thinking)",
   stages: ['sft', 'opd'],
   countedMessages: (record) => trainerMessages(record.messages) as unknown[],
   open(ctx: ExportContext) {
@@ -46,7 +52,11 @@ export default defineFormat({
       ...(ctx.enableThinking === undefined ? [] : [{ name: 'enable_thinking', type: 'BOOLEAN', repetition_type: 'OPTIONAL' } as SchemaElement]),
       stringColumn('meta'),
     ];
-    const files = new PerPartFile(ctx, (file) => ctx.parquet(file, schema), (part) => `${ctx.stage}/${part}.parquet`);
+    const files = new PerPartFile(
+      ctx,
+      (file) => ctx.parquet(file, schema),
+      (part) => `${ctx.stage}/${part}.parquet`,
+    );
     return {
       add(record) {
         const messages = parquetMessages(trainerMessages(record.messages));

@@ -54,7 +54,8 @@ export default defineImporter({
         messages.push({ role: 'system', content: parts.length === 1 ? parts[0]!.text : parts });
         continue;
       }
-      if (m.role !== 'user' && m.role !== 'assistant') throw new ConvertError(`${path}.role`, m.role === undefined ? 'missing' : `must be user, assistant or system, not "${String(m.role)}"`);
+      if (m.role !== 'user' && m.role !== 'assistant')
+        throw new ConvertError(`${path}.role`, m.role === undefined ? 'missing' : `must be user, assistant or system, not "${String(m.role)}"`);
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
       if (!Array.isArray(blocks)) throw new ConvertError(`${path}.content`, m.content === undefined ? 'missing' : 'must be a string or a list of blocks');
       if (m.role === 'assistant') {

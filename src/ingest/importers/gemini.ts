@@ -1,6 +1,19 @@
 import type { JsonSchema, OpenAiTool } from '../../harness/types.js';
 import type { Message, ToolCall } from '../../trajectory/types.js';
-import { CallTracker, ConvertError, defineImporter, isObj, loggedCall, openAiToolOf, recordId, sourceMeta, toolMessage, trajectory, uniqueTools, type Obj } from '../importer.js';
+import {
+  CallTracker,
+  ConvertError,
+  defineImporter,
+  isObj,
+  loggedCall,
+  openAiToolOf,
+  recordId,
+  sourceMeta,
+  toolMessage,
+  trajectory,
+  uniqueTools,
+  type Obj,
+} from '../importer.js';
 
 /**
  * Google Gemini / Vertex AI `generateContent` logs: `{request: {systemInstruction, contents,
@@ -18,7 +31,8 @@ import { CallTracker, ConvertError, defineImporter, isObj, loggedCall, openAiToo
  */
 export default defineImporter({
   id: 'gemini',
-  description: 'Google Gemini / Vertex generateContent logs: {request: {systemInstruction, contents, tools}, response: {candidates}} with functionCall / functionResponse parts',
+  description:
+    'Google Gemini / Vertex generateContent logs: {request: {systemInstruction, contents, tools}, response: {candidates}} with functionCall / functionResponse parts',
   convert(value, at) {
     if (!isObj(value)) throw new ConvertError('(record)', 'must be a JSON object');
     const { hasRequest, req, rp, res, resp } = loggedCall(value);
@@ -28,11 +42,17 @@ export default defineImporter({
     const turns: { content: unknown; path: string }[] = contents.map((c, i) => ({ content: c, path: `${rp}contents.${i}` }));
     if (value.response !== undefined || hasRequest) {
       if (!res) throw new ConvertError('response', value.response === undefined ? 'missing' : 'must be an object');
-      if (isObj(res.error)) throw new ConvertError(`${resp}.error`, `the call failed (${String(res.error.status ?? res.error.code ?? 'error')}): no reply to import`);
+      if (isObj(res.error))
+        throw new ConvertError(`${resp}.error`, `the call failed (${String(res.error.status ?? res.error.code ?? 'error')}): no reply to import`);
       const cands = res.candidates;
-      if (!Array.isArray(cands) || cands.length === 0) throw new ConvertError(`${resp}.candidates`, cands === undefined ? 'missing (a blocked prompt has none)' : 'has no candidate');
+      if (!Array.isArray(cands) || cands.length === 0)
+        throw new ConvertError(`${resp}.candidates`, cands === undefined ? 'missing (a blocked prompt has none)' : 'has no candidate');
       const first = cands[0];
-      if (!isObj(first) || !isObj(first.content)) throw new ConvertError(`${resp}.candidates.0.content`, `missing (finish reason ${String(isObj(first) ? (field(first, 'finishReason') ?? 'none') : 'none')})`);
+      if (!isObj(first) || !isObj(first.content))
+        throw new ConvertError(
+          `${resp}.candidates.0.content`,
+          `missing (finish reason ${String(isObj(first) ? (field(first, 'finishReason') ?? 'none') : 'none')})`,
+        );
       turns.push({ content: { role: 'model', ...first.content }, path: `${resp}.candidates.0.content` });
     }
     const tools = toolsOf(field(req, 'tools'), `${rp}tools`);
@@ -42,7 +62,12 @@ export default defineImporter({
     const calls = new CallTracker(id);
     for (const { content, path } of turns) turn(content, path, messages, calls);
     if (messages.length === 0) throw new ConvertError(`${rp}contents`, 'no turns');
-    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'custom_id', 'request_id', 'request', 'response', 'contents', 'systemInstruction', 'system_instruction', 'tools']));
+    return trajectory(
+      id,
+      messages,
+      tools,
+      sourceMeta(value, ['id', 'custom_id', 'request_id', 'request', 'response', 'contents', 'systemInstruction', 'system_instruction', 'tools']),
+    );
   },
 });
 
@@ -57,7 +82,8 @@ const PART_KINDS = ['text', 'functionCall', 'functionResponse', 'inlineData', 'f
 function kindOf(part: Obj, path: string): string {
   const kind = PART_KINDS.find((k) => field(part, k) !== undefined);
   if (kind === undefined) throw new ConvertError(path, 'a part needs text, functionCall or functionResponse');
-  if (kind !== 'text' && kind !== 'functionCall' && kind !== 'functionResponse') throw new ConvertError(path, `"${kind}" parts cannot be imported (only text, function calls and their responses)`);
+  if (kind !== 'text' && kind !== 'functionCall' && kind !== 'functionResponse')
+    throw new ConvertError(path, `"${kind}" parts cannot be imported (only text, function calls and their responses)`);
   return kind;
 }
 
@@ -160,7 +186,15 @@ function toolsOf(v: unknown, path: string): OpenAiTool[] | undefined {
   return out.length === 0 ? undefined : uniqueTools(out, path);
 }
 
-const OPENAPI_TYPES: Record<string, string> = { STRING: 'string', NUMBER: 'number', INTEGER: 'integer', BOOLEAN: 'boolean', ARRAY: 'array', OBJECT: 'object', NULL: 'null' };
+const OPENAPI_TYPES: Record<string, string> = {
+  STRING: 'string',
+  NUMBER: 'number',
+  INTEGER: 'integer',
+  BOOLEAN: 'boolean',
+  ARRAY: 'array',
+  OBJECT: 'object',
+  NULL: 'null',
+};
 
 /**
  * Gemini's OpenAPI-style `parameters` as JSON Schema: its upper-case type names (`STRING`) in
@@ -174,7 +208,8 @@ function openApiSchema(s: unknown, path: string): JsonSchema {
     if (k === 'type' && typeof v === 'string') {
       if (v !== 'TYPE_UNSPECIFIED') out.type = OPENAPI_TYPES[v] ?? v;
     } else if (k === 'nullable') continue;
-    else if ((k === 'properties' || k === '$defs' || k === 'definitions') && isObj(v)) out[k] = Object.fromEntries(Object.entries(v).map(([n, sub]) => [n, openApiSchema(sub, `${path}.${k}.${n}`)]));
+    else if ((k === 'properties' || k === '$defs' || k === 'definitions') && isObj(v))
+      out[k] = Object.fromEntries(Object.entries(v).map(([n, sub]) => [n, openApiSchema(sub, `${path}.${k}.${n}`)]));
     else if ((k === 'items' || k === 'additionalProperties') && isObj(v)) out[k] = openApiSchema(v, `${path}.${k}`);
     else if ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v)) out[k] = v.map((sub, j) => openApiSchema(sub, `${path}.${k}.${j}`));
     else out[k] = v;

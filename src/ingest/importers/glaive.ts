@@ -36,7 +36,9 @@ export default defineImporter({
     const messages: Message[] = [];
     let tools: OpenAiTool[] | undefined;
     if (value.system !== undefined && value.system !== null) {
-      const system = str(value.system, 'system').replace(/^\s*SYSTEM:\s?/, '').trimEnd();
+      const system = str(value.system, 'system')
+        .replace(/^\s*SYSTEM:\s?/, '')
+        .trimEnd();
       if (system !== '') {
         tools = toolsIn(system);
         messages.push({ role: 'system', content: system });
@@ -44,15 +46,20 @@ export default defineImporter({
     }
     const calls = new CallTracker(id);
     const turns = [...chat.matchAll(TURN)];
-    if (turns.length === 0 || chat.slice(0, turns[0]!.index).trim() !== '') throw new ConvertError('chat', 'does not start with a USER:, ASSISTANT: or FUNCTION RESPONSE: turn');
+    if (turns.length === 0 || chat.slice(0, turns[0]!.index).trim() !== '')
+      throw new ConvertError('chat', 'does not start with a USER:, ASSISTANT: or FUNCTION RESPONSE: turn');
     turns.forEach((m, k) => {
       const p = `chat.turns.${k}`;
       const end = k + 1 < turns.length ? turns[k + 1]!.index : chat.length;
-      const text = chat.slice(m.index + m[0].length, end).replace(END, '').trim();
+      const text = chat
+        .slice(m.index + m[0].length, end)
+        .replace(END, '')
+        .trim();
       const who = m[1]!;
       if (who === 'FUNCTION RESPONSE') {
         // A response that opens as JSON but does not parse was cut by a turn marker inside it (rows hold such damage).
-        if (/^[[{]/.test(text) && parseJsonish(text) === undefined) throw new ConvertError(p, 'the function response opens as JSON but is not JSON (cut short, or a turn marker inside it)');
+        if (/^[[{]/.test(text) && parseJsonish(text) === undefined)
+          throw new ConvertError(p, 'the function response opens as JSON but is not JSON (cut short, or a turn marker inside it)');
         messages.push(toolMessage(calls.answer(p), text));
         return;
       }
@@ -69,7 +76,8 @@ export default defineImporter({
       const body = text.slice(at + '<functioncall>'.length).trim();
       const call = parseJsonish(body) ?? quotedArguments(body);
       if (!isObj(call)) throw new ConvertError(`${p}.<functioncall>`, 'is not a JSON object {"name", "arguments"}');
-      if (typeof call.name !== 'string' || call.name === '') throw new ConvertError(`${p}.<functioncall>.name`, call.name === undefined ? 'missing' : 'must be a non-empty string');
+      if (typeof call.name !== 'string' || call.name === '')
+        throw new ConvertError(`${p}.<functioncall>.name`, call.name === undefined ? 'missing' : 'must be a non-empty string');
       // Some rows write `parameters` where the others write `arguments`.
       const argKey = call.arguments === undefined && call.parameters !== undefined ? 'parameters' : 'arguments';
       const args = argumentsString(call[argKey], `${p}.<functioncall>.${argKey}`);

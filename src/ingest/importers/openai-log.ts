@@ -31,7 +31,8 @@ export default defineImporter({
       const res = wrapped ? ((value.response as Obj).body as Obj) : value.response;
       const resp = wrapped ? 'response.body' : 'response';
       if (!isObj(res)) throw new ConvertError(resp, res === undefined ? 'missing' : 'must be an object');
-      if (!Array.isArray(res.choices) || res.choices.length === 0) throw new ConvertError(`${resp}.choices`, res.choices === undefined ? 'missing' : 'has no choice');
+      if (!Array.isArray(res.choices) || res.choices.length === 0)
+        throw new ConvertError(`${resp}.choices`, res.choices === undefined ? 'missing' : 'has no choice');
       const choice = res.choices[0];
       if (!isObj(choice) || !isObj(choice.message)) throw new ConvertError(`${resp}.choices.0.message`, 'missing');
       convo.push({ m: { role: 'assistant', ...choice.message }, path: `${resp}.choices.0.message` });
@@ -41,10 +42,19 @@ export default defineImporter({
     const calls = new CallTracker(id);
     const messages = convo.map(({ m, path }) => message(m, path, calls));
     if (messages.length === 0) throw new ConvertError(`${rp}messages`, 'no messages');
-    const rec = trajectory(id, messages, tools, sourceMeta(value, ['id', 'custom_id', 'request_id', 'messages', 'tools', 'functions', 'request', 'response', 'context', 'harness']));
+    const rec = trajectory(
+      id,
+      messages,
+      tools,
+      sourceMeta(value, ['id', 'custom_id', 'request_id', 'messages', 'tools', 'functions', 'request', 'response', 'context', 'harness']),
+    );
     // A bare record may be an hsa trajectory already: its template context and harness stay what they are.
     if (isObj(value.context)) rec.context = value.context;
-    if (isObj(value.harness) && typeof value.harness.name === 'string' && (typeof value.harness.version === 'string' || typeof value.harness.version === 'number')) {
+    if (
+      isObj(value.harness) &&
+      typeof value.harness.name === 'string' &&
+      (typeof value.harness.version === 'string' || typeof value.harness.version === 'number')
+    ) {
       rec.harness = { name: value.harness.name, version: value.harness.version };
     }
     return rec;
@@ -74,7 +84,9 @@ function message(m: unknown, path: string, calls: CallTracker): Message {
       if (c.type !== undefined && c.type !== 'function') throw new ConvertError(`${cp}.type`, `"${String(c.type)}" tool calls cannot be imported`);
       const fname = c.function.name;
       if (typeof fname !== 'string' || fname === '') throw new ConvertError(`${cp}.function.name`, 'missing');
-      toolCalls.push(calls.call(fname, argumentsString(c.function.arguments, `${cp}.function.arguments`), typeof c.id === 'string' && c.id !== '' ? c.id : undefined));
+      toolCalls.push(
+        calls.call(fname, argumentsString(c.function.arguments, `${cp}.function.arguments`), typeof c.id === 'string' && c.id !== '' ? c.id : undefined),
+      );
     });
   } else if (m.tool_calls !== undefined && m.tool_calls !== null) throw new ConvertError(`${path}.tool_calls`, 'must be a list');
   // SDK dumps of a reply write an empty legacy call beside the real ones (`{"name": "", "arguments": ""}`): no call.
@@ -137,7 +149,10 @@ function content(v: unknown, path: string): string | { type: 'text'; text: strin
 
 function textPart(p: unknown, path: string): { type: 'text'; text: string } {
   if (!isObj(p) || p.type !== 'text' || typeof p.text !== 'string') {
-    throw new ConvertError(path, isObj(p) && p.type !== 'text' ? `"${String(p.type)}" parts cannot be imported (only text)` : 'a text part needs a string `text`');
+    throw new ConvertError(
+      path,
+      isObj(p) && p.type !== 'text' ? `"${String(p.type)}" parts cannot be imported (only text)` : 'a text part needs a string `text`',
+    );
   }
   return { type: 'text', text: p.text };
 }

@@ -1,5 +1,18 @@
 import type { Message, TextContent, ToolCall } from '../../trajectory/types.js';
-import { argumentsString, CallTracker, ConvertError, defineImporter, isObj, loggedCall, recordId, sourceMeta, toolList, toolMessage, trajectory, type Obj } from '../importer.js';
+import {
+  argumentsString,
+  CallTracker,
+  ConvertError,
+  defineImporter,
+  isObj,
+  loggedCall,
+  recordId,
+  sourceMeta,
+  toolList,
+  toolMessage,
+  trajectory,
+  type Obj,
+} from '../importer.js';
 
 /**
  * OpenAI Responses API logs: `{request: {instructions, input, tools}, response: {output}}` as
@@ -58,7 +71,10 @@ export default defineImporter({
         const callId = item.call_id;
         if (typeof callId !== 'string' || callId === '') throw new ConvertError(`${path}.call_id`, 'missing');
         // A request chained by previous_response_id holds only the new items: its results answer calls the log does not hold.
-        const chained = typeof req.previous_response_id === 'string' ? `request continues previous_response_id "${req.previous_response_id}", whose items this line does not hold: ` : '';
+        const chained =
+          typeof req.previous_response_id === 'string'
+            ? `request continues previous_response_id "${req.previous_response_id}", whose items this line does not hold: `
+            : '';
         messages.push(toolMessage(calls.answer(path, { id: callId }, chained), output(item.output, `${path}.output`)));
         continue;
       }
@@ -73,7 +89,11 @@ export default defineImporter({
         reasoning = [];
         continue;
       }
-      if (type !== 'message') throw new ConvertError(`${path}.type`, item.type === undefined ? 'missing' : `"${String(item.type)}" items cannot be imported (only messages, function calls and their outputs)`);
+      if (type !== 'message')
+        throw new ConvertError(
+          `${path}.type`,
+          item.type === undefined ? 'missing' : `"${String(item.type)}" items cannot be imported (only messages, function calls and their outputs)`,
+        );
       const role = item.role;
       if (role === 'assistant') {
         const { text, refusal } = assistantContent(item.content, `${path}.content`);
@@ -95,7 +115,8 @@ export default defineImporter({
       }
       turn = undefined;
       calls.close();
-      if (role !== 'user' && role !== 'system' && role !== 'developer') throw new ConvertError(`${path}.role`, role === undefined ? 'missing' : `unknown role "${String(role)}"`);
+      if (role !== 'user' && role !== 'system' && role !== 'developer')
+        throw new ConvertError(`${path}.role`, role === undefined ? 'missing' : `unknown role "${String(role)}"`);
       messages.push({ role, content: inputContent(item.content, `${path}.content`) });
     }
     if (reasoning.length > 0) {
@@ -147,7 +168,12 @@ function parts(v: unknown, path: string): { texts: { type: 'text'; text: string 
       return;
     }
     if (!isObj(p) || !TEXT_PARTS.has(String(p.type)) || typeof p.text !== 'string') {
-      throw new ConvertError(`${path}.${k}`, isObj(p) && typeof p.type === 'string' && !TEXT_PARTS.has(p.type) ? `"${p.type}" parts cannot be imported (only text)` : 'a text part needs a string `text`');
+      throw new ConvertError(
+        `${path}.${k}`,
+        isObj(p) && typeof p.type === 'string' && !TEXT_PARTS.has(p.type)
+          ? `"${p.type}" parts cannot be imported (only text)`
+          : 'a text part needs a string `text`',
+      );
     }
     texts.push({ type: 'text', text: p.text });
   });

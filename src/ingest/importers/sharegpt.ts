@@ -82,7 +82,7 @@ function parseCalls(text: string, path: string, calls: CallTracker) {
     if (!isObj(c)) throw new ConvertError(cp, 'a function call must be an object {"name", "arguments"}');
     const name = c.name;
     if (typeof name !== 'string' || name === '') throw new ConvertError(`${cp}.name`, 'function call has no name');
-    const args = 'arguments' in c ? c.arguments : (c).parameters;
+    const args = 'arguments' in c ? c.arguments : c.parameters;
     return calls.call(name, argumentsString(args, `${cp}.arguments`), typeof c.id === 'string' && c.id !== '' ? c.id : undefined);
   });
 }

@@ -59,7 +59,10 @@ export default defineImporter({
       if (!parsed) {
         // Text that opens like a call list (`[name(`) but is not one would lose its calls as text.
         if (role === 'assistant' && /^\s*\[\s*[^\s[\](){}"'][^[\](){}"'\n]*\(/.test(text)) {
-          throw new ConvertError(`${p}.value`, 'looks like a Python call list but cannot be read as one (a value that is not a Python literal, or unbalanced brackets)');
+          throw new ConvertError(
+            `${p}.value`,
+            'looks like a Python call list but cannot be read as one (a value that is not a Python literal, or unbalanced brackets)',
+          );
         }
         messages.push({ role, content: text });
         return;
@@ -81,7 +84,8 @@ function namedArgs(c: PythonCall, tools: OpenAiTool[] | undefined, path: string)
   const tool = tools?.find((t) => t.function.name === c.name);
   const props = tool && isObj(tool.function.parameters.properties) ? Object.keys(tool.function.parameters.properties) : undefined;
   if (!props) throw new ConvertError(path, `${c.positional.length} positional argument(s) to "${c.name}", which the record's tools do not describe`);
-  if (c.positional.length > props.length) throw new ConvertError(path, `${c.positional.length} positional arguments to "${c.name}", which has ${props.length} parameter(s)`);
+  if (c.positional.length > props.length)
+    throw new ConvertError(path, `${c.positional.length} positional arguments to "${c.name}", which has ${props.length} parameter(s)`);
   const out: Record<string, unknown> = {};
   c.positional.forEach((v, k) => {
     if (Object.hasOwn(c.args, props[k]!)) throw new ConvertError(path, `"${props[k]}" given twice to "${c.name}"`);
@@ -109,7 +113,10 @@ function toolsInText(text: string, path: string): OpenAiTool[] | undefined {
     if (e < 0) continue;
     const list = parseJsonish(text.slice(s, e + 1));
     if (!Array.isArray(list) || list.length === 0 || !list.every((t) => isObj(t) && typeof t.name === 'string')) continue;
-    return uniqueTools(list.map((t, k) => openAiToolOf(t, `${path}.<tools>.${k}`)), `${path}.<tools>`);
+    return uniqueTools(
+      list.map((t, k) => openAiToolOf(t, `${path}.<tools>.${k}`)),
+      `${path}.<tools>`,
+    );
   }
   return undefined;
 }
@@ -132,7 +139,10 @@ function closingBracket(text: string, start: number): number {
 
 function answerTool(messages: Message[], calls: CallTracker, text: string, path: string): void {
   const parsed = parseJsonish(text);
-  const items = Array.isArray(parsed) && parsed.length > 0 && parsed.every((r) => isObj(r) && typeof r.name === 'string' && 'results' in r) ? (parsed as { name: string; results: unknown }[]) : undefined;
+  const items =
+    Array.isArray(parsed) && parsed.length > 0 && parsed.every((r) => isObj(r) && typeof r.name === 'string' && 'results' in r)
+      ? (parsed as { name: string; results: unknown }[])
+      : undefined;
   if (!items) {
     if (calls.pending > 1) throw new ConvertError(path, `one tool result for ${calls.pending} open calls, and it is not a list of {"name", "results"} items`);
     messages.push(toolMessage(calls.answer(path), text));

@@ -40,8 +40,16 @@ export default defineImporter({
     const calls = new CallTracker(id);
     const history = queryMessages(value.query, calls);
     const toolItems = jsonList(value.tools, 'tools');
-    const marksOptional = toolItems.some((t) => isObj(t) && isObj(t.parameters) && Object.values(t.parameters).some((p) => isObj(p) && ('default' in p || (typeof p.type === 'string' && pythonTypeSchema(p.type).optional))));
-    const tools = uniqueTools(toolItems.map((t, i) => xlamTool(t, `tools.${i}`, marksOptional)), 'tools');
+    const marksOptional = toolItems.some(
+      (t) =>
+        isObj(t) &&
+        isObj(t.parameters) &&
+        Object.values(t.parameters).some((p) => isObj(p) && ('default' in p || (typeof p.type === 'string' && pythonTypeSchema(p.type).optional))),
+    );
+    const tools = uniqueTools(
+      toolItems.map((t, i) => xlamTool(t, `tools.${i}`, marksOptional)),
+      'tools',
+    );
     const answers = jsonList(value.answers, 'answers');
     if (answers.length === 0) throw new ConvertError('answers', 'empty: the record has no call and no text to learn from');
     calls.close();
@@ -52,22 +60,31 @@ export default defineImporter({
       const nameKey = a.name === undefined && a.tool !== undefined ? 'tool' : 'name';
       const name = a[nameKey];
       if (typeof name !== 'string' || name === '') throw new ConvertError(`${p}.${nameKey}`, name === undefined ? 'missing' : 'must be a non-empty string');
-      return calls.call(name, argumentsString(a.arguments ?? a.parameters, `${p}.${a.arguments === undefined && a.parameters !== undefined ? 'parameters' : 'arguments'}`));
+      return calls.call(
+        name,
+        argumentsString(a.arguments ?? a.parameters, `${p}.${a.arguments === undefined && a.parameters !== undefined ? 'parameters' : 'arguments'}`),
+      );
     });
     // A conversation that ends with the agent's words ("…Generate API Request:") ends with its calls.
     const last = history[history.length - 1]!;
     const merge = last.role === 'assistant' && !last.tool_calls;
-    const messages: Message[] = merge ? [...history.slice(0, -1), { role: 'assistant', content: last.content, tool_calls: toolCalls }] : [...history, { role: 'assistant', content: null, tool_calls: toolCalls }];
-    return trajectory(
-      id,
-      messages,
-      tools,
-      sourceMeta(value, ['id', 'query', 'tools', 'answers']),
-    );
+    const messages: Message[] = merge
+      ? [...history.slice(0, -1), { role: 'assistant', content: last.content, tool_calls: toolCalls }]
+      : [...history, { role: 'assistant', content: null, tool_calls: toolCalls }];
+    return trajectory(id, messages, tools, sourceMeta(value, ['id', 'query', 'tools', 'answers']));
   },
 });
 
-const QUERY_ROLES: Record<string, 'system' | 'user' | 'assistant' | 'tool'> = { system: 'system', user: 'user', human: 'user', assistant: 'assistant', agent: 'assistant', gpt: 'assistant', tool: 'tool', observation: 'tool' };
+const QUERY_ROLES: Record<string, 'system' | 'user' | 'assistant' | 'tool'> = {
+  system: 'system',
+  user: 'user',
+  human: 'user',
+  assistant: 'assistant',
+  agent: 'assistant',
+  gpt: 'assistant',
+  tool: 'tool',
+  observation: 'tool',
+};
 
 /**
  * `query`: the user's message, or (API-Bank as the Hammer suite publishes it) the conversation so
@@ -88,7 +105,11 @@ function queryMessages(q: unknown, calls: CallTracker): Message[] {
     calls.close();
     const listed = role === 'assistant' ? callList(content) : undefined;
     if (!listed) return { role, content };
-    return { role: 'assistant', content: '', tool_calls: listed.map((c, k) => calls.call(c.name, argumentsString(c.arguments, `${p}.content[${k}].arguments`))) };
+    return {
+      role: 'assistant',
+      content: '',
+      tool_calls: listed.map((c, k) => calls.call(c.name, argumentsString(c.arguments, `${p}.content[${k}].arguments`))),
+    };
   });
 }
 
@@ -114,7 +135,8 @@ function xlamTool(t: unknown, path: string, marksOptional: boolean): OpenAiTool 
   if (!isObj(t)) throw new ConvertError(path, 'a tool must be an object');
   const params = t.parameters;
   const isSchema = isObj(params) && (params.type === 'object' || params.type === 'dict') && (isObj(params.properties) || params.properties === undefined);
-  if (params === undefined || params === null || isSchema || isObj(t.function) || t.input_schema !== undefined || t.inputSchema !== undefined) return openAiToolOf(t, path);
+  if (params === undefined || params === null || isSchema || isObj(t.function) || t.input_schema !== undefined || t.inputSchema !== undefined)
+    return openAiToolOf(t, path);
   if (!isObj(params)) throw new ConvertError(`${path}.parameters`, 'must be an object {param: {type, description}}');
   const properties: Obj = {};
   const required: string[] = [];
@@ -148,13 +170,32 @@ function xlamTool(t: unknown, path: string, marksOptional: boolean): OpenAiTool 
 }
 
 const SIMPLE: Readonly<Record<string, JsonSchema>> = {
-  str: { type: 'string' }, string: { type: 'string' }, char: { type: 'string' },
-  int: { type: 'integer' }, integer: { type: 'integer' }, long: { type: 'integer' },
-  float: { type: 'number' }, number: { type: 'number' }, double: { type: 'number' }, decimal: { type: 'number' },
-  bool: { type: 'boolean' }, boolean: { type: 'boolean' },
-  list: { type: 'array' }, array: { type: 'array' }, tuple: { type: 'array' }, set: { type: 'array' }, sequence: { type: 'array' }, iterable: { type: 'array' }, frozenset: { type: 'array' },
-  dict: { type: 'object' }, object: { type: 'object' }, mapping: { type: 'object' }, map: { type: 'object' },
-  none: { type: 'null' }, nonetype: { type: 'null' }, null: { type: 'null' },
+  str: { type: 'string' },
+  string: { type: 'string' },
+  char: { type: 'string' },
+  int: { type: 'integer' },
+  integer: { type: 'integer' },
+  long: { type: 'integer' },
+  float: { type: 'number' },
+  number: { type: 'number' },
+  double: { type: 'number' },
+  decimal: { type: 'number' },
+  bool: { type: 'boolean' },
+  boolean: { type: 'boolean' },
+  list: { type: 'array' },
+  array: { type: 'array' },
+  tuple: { type: 'array' },
+  set: { type: 'array' },
+  sequence: { type: 'array' },
+  iterable: { type: 'array' },
+  frozenset: { type: 'array' },
+  dict: { type: 'object' },
+  object: { type: 'object' },
+  mapping: { type: 'object' },
+  map: { type: 'object' },
+  none: { type: 'null' },
+  nonetype: { type: 'null' },
+  null: { type: 'null' },
 };
 const ARRAYS = new Set(['list', 'array', 'set', 'sequence', 'iterable', 'frozenset']);
 

@@ -50,7 +50,8 @@ function encode(text) {
   if (last < text.length) out.push(...encodePiece(text.slice(last)));
   if (++texts % 32 === 1) {
     const whole = tok.encode(text, { add_special_tokens: false });
-    if (whole.length !== out.length || whole.some((t, i) => t !== out[i])) throw new Error(`tokenizer-bridge: piecewise ids differ from whole-text ids for a text of ${text.length} characters`);
+    if (whole.length !== out.length || whole.some((t, i) => t !== out[i]))
+      throw new Error(`tokenizer-bridge: piecewise ids differ from whole-text ids for a text of ${text.length} characters`);
   }
   return out;
 }

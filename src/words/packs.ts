@@ -105,22 +105,36 @@ const feedbackFrame = z.string().refine((f) => f.includes('{tag}') && f.includes
 
 /** The lists a pack (or the config's `words:`) may hold, with their YAML keys. */
 export const packListsShape = {
-  synonyms: z.record(z.string().regex(/^[a-z0-9]+$/, 'a synonym key is one lower-case word'), z.array(z.union([synonymWord, senseSchema])).min(1)).optional(),
-  prefixes: z.array(word).optional(),
-  suffixes: z.array(word).optional(),
-  servers: z.array(word).optional(),
-  id_styles: z.array(idStyle).optional(),
-  distractor_tools: z.array(toolSchema).optional(),
-  distractor_skills: z.array(skillSchema).optional(),
+  synonyms: z
+    .record(z.string().regex(/^[a-z0-9]+$/, 'a synonym key is one lower-case word'), z.array(z.union([synonymWord, senseSchema])).min(1))
+    .optional()
+    .describe(
+      "Synonyms per lower-case word (plain words, or senses with the context words that choose them), for renames and rewording. Default: the selected packs' synonyms.",
+    ),
+  prefixes: z.array(word).optional().describe("Words a rename may put before a name. Default: the selected packs' prefixes."),
+  suffixes: z.array(word).optional().describe("Words a rename may put after a name. Default: the selected packs' suffixes."),
+  servers: z.array(word).optional().describe("Server names for namespaced tool names (server__tool). Default: the selected packs' servers."),
+  id_styles: z.array(idStyle).optional().describe("Forms of generated ids (call ids, tags). Default: the default pack's id styles."),
+  distractor_tools: z
+    .array(toolSchema)
+    .optional()
+    .describe("Tools the distractor transform may add (name, description, parameters). Default: the selected packs' distractor tools."),
+  distractor_skills: z
+    .array(skillSchema)
+    .optional()
+    .describe("Skills the distractor transform may add (id, description, body). Default: the selected packs' distractor skills."),
   description_frames: z
     .strictObject(
-      Object.fromEntries(DESCRIPTION_SHAPES.map((s) => [s, z.array(frame).optional()])) as Record<
-        (typeof DESCRIPTION_SHAPES)[number],
-        z.ZodOptional<z.ZodArray<typeof frame>>
-      >,
+      Object.fromEntries(
+        DESCRIPTION_SHAPES.map((s) => [
+          s,
+          z.array(frame).optional().describe(`Frames of the ${s} description shape, each with one {core} or {Core}. Default: the default pack's.`),
+        ]),
+      ) as Record<(typeof DESCRIPTION_SHAPES)[number], z.ZodOptional<z.ZodArray<typeof frame>>>,
     )
-    .optional(),
-  feedback_frames: z.array(feedbackFrame).optional(),
+    .optional()
+    .describe("Frames that reword descriptions, per description shape. Default: the default pack's frames."),
+  feedback_frames: z.array(feedbackFrame).optional().describe("Formats of hook feedback, each with {tag} and {reason}. Default: the default pack's formats."),
 };
 
 export const packSchema = z.strictObject({ name: z.string().min(1).optional(), description: z.string().optional(), ...packListsShape });
@@ -147,9 +161,17 @@ export type ModeSpec = z.infer<typeof modeSchema>;
 
 /** `words:` in hsa.yaml. */
 export const wordsConfigSchema = z.strictObject({
-  packs: z.array(z.union([z.string().min(1), z.strictObject({ pack: z.string().min(1), mode: modeSchema.optional() })])).optional(),
-  file: z.union([z.string().min(1), z.array(z.string().min(1))]).optional(),
-  mode: modeSchema.optional(),
+  packs: z
+    .array(z.union([z.string().min(1), z.strictObject({ pack: z.string().min(1), mode: modeSchema.optional() })]))
+    .optional()
+    .describe(
+      'Word packs merged in order: built-in names (default, live-commerce, travel, software) or files relative to hsa.yaml, each optionally {pack, mode}. Default: [default].',
+    ),
+  file: z
+    .union([z.string().min(1), z.array(z.string().min(1))])
+    .optional()
+    .describe('One pack file or a list, merged after `packs`. No default.'),
+  mode: modeSchema.optional().describe("How the lists given here combine with the packs': add or replace, for every list or per list. Default: add."),
   ...packListsShape,
 });
 export type WordsConfig = z.infer<typeof wordsConfigSchema>;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaTypes, normaliseTool } from '../src/harness/tools.js';
+import { normaliseTool } from '../src/harness/tools.js';
+import { jsonSchemaTypes } from '../src/harness/schema-spellings.js';
 import type { JsonSchema } from '../src/harness/types.js';
 import { loadHarness } from '../src/harness/load.js';
 import { formatProblem } from '../src/problems.js';

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openAiToolSchema } from '../src/harness/schema.js';
-import { jsonSchemaTypes, normaliseTool, quickOpenAiFunction } from '../src/harness/tools.js';
+import { normaliseTool, quickOpenAiFunction } from '../src/harness/tools.js';
+import { jsonSchemaTypes } from '../src/harness/schema-spellings.js';
 import type { Harness, JsonSchema } from '../src/harness/types.js';
 import { deriveInlineHarness } from '../src/ingest/inline-harness.js';
 import { augmentOne, StatePool } from '../src/trajectory/augment.js';

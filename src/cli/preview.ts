@@ -11,7 +11,7 @@ import type { AnyTransform } from '../transform/define.js';
 import { INLINE_HARNESS, resolveRunConfig } from '../config/augment-config.js';
 import { renderTools } from '../harness/render.js';
 import { loadRunInputs } from '../output/setup.js';
-import { inlineHarnessesFor, statePoolFor } from '../output/produce.js';
+import { inlineHarnessesFor, statePoolFor } from '../output/variants.js';
 import type { StatePool } from '../trajectory/augment.js';
 import type { Io } from './io.js';
 

@@ -12,7 +12,8 @@ import type { HarnessOrigins } from './origins.js';
 import { isDir, isFile, isPlainObject, jsonSyntaxError, listDir, normaliseNewlines, readText } from './read-files.js';
 import { describeIssue, harnessFileSchema, hookSchema, type HarnessFile } from './schema.js';
 import { longDescription, parseSkillFile, SKILL_DESCRIPTION_LIMIT, type SkillLines } from './skill-file.js';
-import { normaliseToolFile, suspectSchemaKeys } from './tools.js';
+import { normaliseToolFile } from './tools.js';
+import { suspectSchemaKeys } from './schema-spellings.js';
 import type { Harness, Hook, Section, Skill, Tool } from './types.js';
 import { validateHarness } from './validate.js';
 

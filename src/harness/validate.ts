@@ -2,7 +2,7 @@ import type { Problem } from '../problems.js';
 import { compileSchema } from '../util/json-schema.js';
 import type { HarnessOrigins } from './origins.js';
 import { templateSlots } from './template.js';
-import { unknownTypes } from './tools.js';
+import { unknownTypes } from './schema-spellings.js';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type Harness } from './types.js';
 
 /**

@@ -1,5 +1,6 @@
 import { renderTools } from '../harness/render.js';
-import { normaliseTool, unknownTypes } from '../harness/tools.js';
+import { normaliseTool } from '../harness/tools.js';
+import { unknownTypes } from '../harness/schema-spellings.js';
 import type { Harness, Section, Tool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
 import { textOf, type Trajectory } from '../trajectory/types.js';

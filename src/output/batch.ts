@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { episodeOptions, statePoolFor, variantsOf } from './produce.js';
+import { episodeOptions, statePoolFor, variantsOf } from './variants.js';
 import { loadRunInputs, makeTeacher } from './setup.js';
 import { hasErrors } from '../problems.js';
 import { checkTrajectory } from '../trajectory/check.js';

@@ -1,14 +1,12 @@
-import path from 'node:path';
 import type { LimitFunction } from 'p-limit';
 import type { RunConfig } from '../config/augment-config.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, type Problem } from '../problems.js';
 import { ReplayTeacher } from '../teacher/replay.js';
-import type { EpisodeOptions } from '../episode/options.js';
 import { runEpisode, type EpisodeResult } from '../teacher/runtime.js';
-import { newCounters } from '../llm/errors.js';
+import { episodeOptions, variantOf, variantsOf } from './variants.js';
 import type { Teacher } from '../teacher/types.js';
-import { augmentOne, sampleOne, StatePool, type AugmentedVariant } from '../trajectory/augment.js';
+import type { StatePool, AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
 import { InlineHarnesses } from '../ingest/inline-harness.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
@@ -392,38 +390,6 @@ function shownTransforms(applied: AppliedTransform[], source: Trajectory, harnes
 }
 const locatedShown = new WeakMap<AppliedTransform[], WeakMap<Harness, AppliedTransform[]>>();
 
-/**
- * The variants of a source record under the run's config: each one's harness state (from the pool
- * when there is one), plan, and — when the result may be it — the rewritten and checked reference.
- * `hsa augment` and `hsa teacher export` both take variants from here, so they ask the same
- * requests.
- */
-export function variantsOf(ctx: Pick<ProduceContext, 'cfg' | 'harness' | 'transforms' | 'words' | 'pool'>, source: Trajectory): AugmentedVariant[] {
-  return Array.from({ length: ctx.cfg.variants }, (_, k) => variantOf(ctx, source, k));
-}
-
-/** The K-th variant of a source record (see `variantsOf`). */
-export function variantOf(ctx: Pick<ProduceContext, 'cfg' | 'harness' | 'transforms' | 'words' | 'pool'>, source: Trajectory, k: number): AugmentedVariant {
-  const { cfg, harness, transforms, words, pool } = ctx;
-  // The openai teacher needs no rewritten reference unless a fallback may keep it.
-  const needsReference = cfg.teacher.mode !== 'openai' || cfg.teacher.fallback === 'rewrite';
-  return (needsReference ? augmentOne : sampleOne)(source, harness, transforms, cfg.seed, k, words, pool);
-}
-
-/**
- * The inline harnesses of a run, each with its own state pool seeded by (run seed, harness hash),
- * then by slot as usual; at most 16 harnesses (and their pools) are kept at a time: logs mostly either
- * repeat a few tool sets or give every record its own, and a pool holds up to state_pool states.
- */
-export function inlineHarnessesFor(cfg: RunConfig, transforms: readonly ResolvedTransform[], words: WordLists): InlineHarnesses<StatePool | undefined> {
-  return new InlineHarnesses((h, hash) => statePoolFor({ ...cfg, seed: `${cfg.seed}:${hash}` }, h, transforms, words));
-}
-
-/** The run's shared harness states (`state_pool`), or undefined for a state per record and variant. */
-export function statePoolFor(cfg: RunConfig, harness: Harness, transforms: readonly ResolvedTransform[], words: WordLists): StatePool | undefined {
-  return cfg.statePool > 0 ? new StatePool(harness, transforms, cfg.seed, words, cfg.statePool) : undefined;
-}
-
 /** One teacher episode for a variant (the rewritten record is the replay teacher's reference). */
 async function episode(ctx: ProduceContext, source: Trajectory, v: AugmentedVariant): Promise<{ result: EpisodeResult }> {
   const { harness, teacher, cfg } = ctx;
@@ -434,41 +400,4 @@ async function episode(ctx: ProduceContext, source: Trajectory, v: AugmentedVari
   } finally {
     if (teacher instanceof ReplayTeacher) teacher.forget(v.id);
   }
-}
-
-/** How the run's teacher episodes go (shared by `hsa augment` and `hsa teacher export`). */
-export function episodeOptions(cfg: RunConfig, warn: (line: string) => void): EpisodeOptions {
-  return {
-    consistency: cfg.teacher.consistency,
-    maxRoundsPerTurn: cfg.teacher.maxRounds,
-    maxCallRetries: cfg.teacher.recovery.maxCallRetries,
-    maxAttempts: cfg.teacher.recovery.maxAttempts,
-    ...(cfg.allowCommandHooks ? { commandHooks: { cwd: harnessRoot(cfg.harness), warn } } : {}),
-    ...(cfg.teacher.judge ? { accept: acceptanceOf(cfg) } : {}),
-  };
-}
-
-/** One judge per run (its client holds the cache index and the rate limiter), made on first use. */
-const acceptances = new WeakMap<RunConfig, NonNullable<EpisodeOptions['accept']>>();
-
-function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
-  let a = acceptances.get(cfg);
-  if (!a) {
-    const j = cfg.teacher.judge!;
-    // The judge (and the OpenAI client under it) is loaded on first use: rewrite-mode runs never need it.
-    let made: Promise<NonNullable<EpisodeOptions['accept']>> | undefined;
-    a = async (trajectory, source) => {
-      made ??= import('../llm/judge.js').then(({ RubricJudge, teacherAcceptance }) =>
-        teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore),
-      );
-      return (await made)(trajectory, source);
-    };
-    acceptances.set(cfg, a);
-  }
-  return a;
-}
-
-/** The folder command hooks run in: the harness folder, or the folder of a single-file harness. */
-function harnessRoot(harness: string): string {
-  return harness.endsWith('.yaml') || harness.endsWith('.yml') ? path.dirname(harness) : harness;
 }

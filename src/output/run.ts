@@ -7,7 +7,8 @@ import { buildManifest, manifestConfig, writeManifest } from './manifest.js';
 import { prepareOut, removeShardRecords, writeInputs, writeShardRecord, type Shard } from './out-folder.js';
 import type { MakePartPool } from './part-pool.js';
 import type { OutputSize } from './part-writer.js';
-import { inlineHarnessesFor, produceRecord, statePoolFor, type InputItem, type ProduceContext } from './produce.js';
+import { produceRecord, type InputItem, type ProduceContext } from './produce.js';
+import { inlineHarnessesFor, statePoolFor } from './variants.js';
 import { setUpRun, makeTeacher } from './setup.js';
 import { noteId, type Bucket, type PartCounts } from './shared.js';
 

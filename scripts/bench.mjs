@@ -30,21 +30,34 @@
 //        --env-episodes N  RL environment episodes (scripts/bench/env.mjs; default 2000)
 //        --regen           regenerate data even when the params match
 
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The helpers and measurements are in scripts/bench/measure.mjs.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_SEED, ensureHarness, ensureInput, sizeFromArgs } from './bench-gen.mjs';
 import { firstLines } from './bench/bench-io.mjs';
+import {
+  DATA,
+  HARNESS,
+  MB,
+  ROOT,
+  SLICE_RECORDS,
+  failure,
+  fmtMB,
+  fmtNum,
+  fmtS,
+  gitDescribe,
+  log,
+  measureAugment,
+  measureValidate,
+  newestMtime,
+  passThrough,
+  rel,
+  runHsa,
+} from './bench/measure.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DATA = path.join(ROOT, 'bench-data');
-const HARNESS = path.join(DATA, 'harness');
-const PRELOAD = pathToFileURL(path.join(ROOT, 'scripts/bench/rss-preload.mjs')).href;
-const PASSTHROUGH = path.join(ROOT, 'scripts/bench/passthrough.mjs');
-const BIN = path.join(ROOT, 'bin/hsa');
-const MB = 2 ** 20;
 const GB = 2 ** 30;
 const RSS_LIMIT_MB = 300;
 // Issue #26: 30 KB records (this input) stay at ≥ 0.6× the pass-through.
@@ -62,135 +75,6 @@ const augmentRuns = Math.max(1, Number(opt('--augment-runs', 2)));
 const mainBytes = sizeFromArgs(argv, 256);
 const regen = flag('--regen');
 const bigBytes = Math.round(Number(opt('--big-mb', 1024)) * MB);
-const rel = (p) => path.relative(ROOT, p) || '.';
-const log = (s) => process.stderr.write(`${s}\n`);
-
-// ---------------------------------------------------------------------------------------------
-// helpers
-
-function fmtNum(x, digits = 0) {
-  return x.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
-}
-const fmtMB = (b) => `${fmtNum(b / MB, 1)} MB`;
-const fmtS = (s) => `${fmtNum(s, 2)} s`;
-
-/** Run `node --import preload bin/hsa …args`; resolves with wall time, exit code, output and rusage. */
-function runHsa(args, tag) {
-  const rssFile = path.join(DATA, `.rss-${tag}.json`);
-  rmSync(rssFile, { force: true });
-  return new Promise((resolve) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(process.execPath, ['--import', PRELOAD, BIN, ...args], {
-      cwd: ROOT,
-      env: { ...process.env, HSA_BENCH_RSS_FILE: rssFile },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => {
-      out = (out + d).slice(-20000);
-    });
-    child.stderr.on('data', (d) => {
-      err = (err + d).slice(-20000);
-    });
-    child.on('close', (code, signal) => {
-      const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-      let usage = null;
-      try {
-        usage = JSON.parse(readFileSync(rssFile, 'utf8'));
-      } catch {
-        /* reported as n/a */
-      }
-      resolve({ code: code ?? (signal ? 128 : 1), signal, wall, out, err, usage, args });
-    });
-  });
-}
-
-function passThrough(input, output) {
-  rmSync(output, { force: true });
-  const r = spawnSync(process.execPath, [PASSTHROUGH, input, output], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`pass-through failed: ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split('\n').pop());
-}
-
-function failure(what, r) {
-  const tail = (s) => s.trim().split('\n').slice(-15).join('\n');
-  return `${what} exited ${r.code}${r.signal ? ` (${r.signal})` : ''}: node bin/hsa ${r.args.join(' ')}\n${tail(r.err)}\n${tail(r.out)}`;
-}
-
-function newestMtime(dir) {
-  let newest = 0;
-  if (!existsSync(dir)) return 0;
-  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!e.isFile() || !e.name.endsWith('.ts')) continue;
-    const m = statSync(path.join(e.parentPath ?? e.path, e.name)).mtimeMs;
-    if (m > newest) newest = m;
-  }
-  return newest;
-}
-
-function gitDescribe() {
-  try {
-    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'transforms'], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-    return `${sha}${dirty ? ' (src/transforms modified)' : ''}`;
-  } catch {
-    return 'unknown';
-  }
-}
-
-const SLICE_RECORDS = 500;
-
-const rssMB = (r) => (r.usage ? r.usage.maxRSS_kb / 1024 : null);
-const cpuS = (r) => (r.usage ? (r.usage.user_us + r.usage.system_us) / 1e6 : null);
-
-function readManifest(outDir) {
-  try {
-    return JSON.parse(readFileSync(path.join(outDir, 'manifest.json'), 'utf8'));
-  } catch {
-    return null;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// measurements
-
-async function measureAugment(input, inBytes, outDir, tag, extra = []) {
-  log(`augment${extra.length ? ` ${extra.join(' ')}` : ''}: ${rel(input)} → ${rel(outDir)} …`);
-  // The previous run's output (GBs) is removed before the clock starts, as for the pass-through.
-  rmSync(outDir, { recursive: true, force: true });
-  const r = await runHsa(
-    ['augment', '--no-gzip', '--harness', rel(HARNESS), '-t', rel(input), '-o', rel(outDir), '--force', '--stages', 'sft', '-q', ...extra],
-    tag,
-  );
-  if (r.code !== 0) return { ok: false, error: failure('hsa augment', r), r };
-  const m = readManifest(outDir);
-  const outRecords = m?.stages?.sft?.records ?? m?.totals?.variants_written ?? 0;
-  return {
-    ok: true,
-    r,
-    outRecords,
-    variants: m?.config?.variants ?? null,
-    statePool: m?.config?.state_pool ?? null,
-    rejected: (m?.totals?.variants_rejected ?? 0) + (m?.totals?.rejected_records ?? 0),
-    recPerS: outRecords / r.wall,
-    mbPerS: inBytes / MB / r.wall,
-    rss: rssMB(r),
-    cpu: cpuS(r),
-    outBytes: m?.stages?.sft?.bytes ?? null,
-  };
-}
-
-async function measureValidate(input, records, tag) {
-  log(`validate: ${rel(input)} …`);
-  const r = await runHsa(['validate', rel(HARNESS), '--trajectories', rel(input)], tag);
-  if (r.code !== 0) return { ok: false, error: failure('hsa validate --trajectories', r), r };
-  return { ok: true, r, recPerS: records / r.wall, rss: rssMB(r), cpu: cpuS(r) };
-}
 
 // ---------------------------------------------------------------------------------------------
 // main

@@ -37,7 +37,12 @@ const DEFAULTS = ['--stages', 'sft'];
 /** The input, written unless it is already there for these parameters. */
 function ensureInput(file, records, seed) {
   const stamp = `${file}.params`;
-  const params = JSON.stringify({ v: 1, records, seed, gen: statSync(path.join(ROOT, 'scripts/bench/bfcl-live.mjs')).size });
+  const params = JSON.stringify({
+    v: 1,
+    records,
+    seed,
+    gen: ['bfcl-live.mjs', 'bfcl-live-data.mjs'].map((f) => statSync(path.join(ROOT, 'scripts/bench', f)).size).join('+'),
+  });
   if (existsSync(file) && existsSync(stamp) && readFileSync(stamp, 'utf8') === params) return { file, bytes: statSync(file).size, records };
   const r = writeBfclLiveInput(file, records, seed);
   writeFileSync(stamp, params);

@@ -8,7 +8,7 @@ import { episodeOptions, variantOf, variantsOf } from './variants.js';
 import type { Teacher } from '../teacher/types.js';
 import type { StatePool, AugmentedVariant } from '../trajectory/augment.js';
 import { checkTrajectory, type CheckContext } from '../trajectory/check.js';
-import { InlineHarnesses } from '../ingest/inline-harness.js';
+import type { InlineHarnesses } from '../ingest/inline-harness.js';
 import { parseTrajectoryLine } from '../trajectory/read.js';
 import type { Trajectory } from '../trajectory/types.js';
 import type { ResolvedTransform } from '../transform/variant.js';

@@ -1,35 +1,12 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadHarness, type LoadResult } from '../src/harness/load.js';
+import { describe, expect, it } from 'vitest';
+import { loadHarness } from '../src/harness/load.js';
 import { renderTools } from '../src/harness/render.js';
 import { openAiSafeName } from '../src/harness/tools.js';
-import type { Harness } from '../src/harness/types.js';
-import { formatProblem, type Problem } from '../src/problems.js';
-import { makeTmp, openAiTool, writeTree } from './helpers/tmp.js';
+import { openAiTool } from './helpers/tmp.js';
+import { errorsOf, loaded, useHarnessDirs, warningsOf } from './helpers/harness-dirs.js';
 
-let tmp: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  tmp = await makeTmp('hsa-load-');
-});
-afterAll(async () => {
-  await tmp.cleanup();
-});
-
-let counter = 0;
-/** Write a harness into a fresh sub-folder of the temp folder; returns that folder. */
-async function harnessDir(files: Record<string, string>): Promise<string> {
-  const dir = path.join(tmp.dir, `h${++counter}`);
-  await writeTree(dir, files);
-  return dir;
-}
-
-const errorsOf = (r: LoadResult): Problem[] => r.problems.filter((p) => p.severity === 'error');
-const warningsOf = (r: LoadResult): Problem[] => r.problems.filter((p) => p.severity === 'warning');
-function loaded(r: LoadResult): Harness {
-  expect(errorsOf(r).map(formatProblem)).toEqual([]);
-  expect(r.harness).toBeDefined();
-  return r.harness!;
-}
+const { harnessDir } = useHarnessDirs();
 
 describe('tool formats', () => {
   const schema = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };

@@ -1,36 +1,13 @@
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { UnreadableInputError } from '../src/errors.js';
-import { loadHarness, type LoadResult } from '../src/harness/load.js';
+import { loadHarness } from '../src/harness/load.js';
 import { renderPrompt, renderSystemPrompt, renderTools } from '../src/harness/render.js';
-import type { Harness } from '../src/harness/types.js';
-import { formatProblem, type Problem } from '../src/problems.js';
 import { REPO } from './helpers/hsa.js';
-import { makeTmp, openAiTool, writeTree } from './helpers/tmp.js';
+import { openAiTool } from './helpers/tmp.js';
+import { errorsOf, loaded, useHarnessDirs, warningsOf } from './helpers/harness-dirs.js';
 
-let tmp: { dir: string; cleanup: () => Promise<void> };
-beforeAll(async () => {
-  tmp = await makeTmp('hsa-load-');
-});
-afterAll(async () => {
-  await tmp.cleanup();
-});
-
-let counter = 0;
-/** Write a harness into a fresh sub-folder of the temp folder; returns that folder. */
-async function harnessDir(files: Record<string, string>): Promise<string> {
-  const dir = path.join(tmp.dir, `h${++counter}`);
-  await writeTree(dir, files);
-  return dir;
-}
-
-const errorsOf = (r: LoadResult): Problem[] => r.problems.filter((p) => p.severity === 'error');
-const warningsOf = (r: LoadResult): Problem[] => r.problems.filter((p) => p.severity === 'warning');
-function loaded(r: LoadResult): Harness {
-  expect(errorsOf(r).map(formatProblem)).toEqual([]);
-  expect(r.harness).toBeDefined();
-  return r.harness!;
-}
+const { root, harnessDir } = useHarnessDirs();
 
 describe('folder form', () => {
   it('loads fixtures/bad/_harness: prompt files, skills, tools, hooks and settings', async () => {
@@ -128,7 +105,7 @@ describe('folder form', () => {
   });
 
   it('throws UnreadableInputError for a path that does not exist, or a folder without harness.yaml', async () => {
-    await expect(loadHarness(path.join(tmp.dir, 'nope'))).rejects.toBeInstanceOf(UnreadableInputError);
+    await expect(loadHarness(path.join(root(), 'nope'))).rejects.toBeInstanceOf(UnreadableInputError);
     const empty = await harnessDir({ 'prompt/a.md': 'A' });
     await expect(loadHarness(empty)).rejects.toThrow(/harness\.yaml: cannot read \(no such file\)/);
     await expect(loadHarness(empty)).rejects.toMatchObject({ code: 'HSA_UNREADABLE', exitCode: 2 });

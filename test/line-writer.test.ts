@@ -25,7 +25,10 @@ function lines(n: number): (string | (string | Uint8Array)[])[] {
 }
 
 function expected(all: ReturnType<typeof lines>): Buffer {
-  return Buffer.from(all.map((l) => (typeof l === 'string' ? l : l.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString('utf8'))).join(''))).join('\n') + '\n', 'utf8');
+  return Buffer.from(
+    all.map((l) => (typeof l === 'string' ? l : l.map((p) => (typeof p === 'string' ? p : Buffer.from(p).toString('utf8'))).join(''))).join('\n') + '\n',
+    'utf8',
+  );
 }
 
 describe('LineFileWriter', () => {

@@ -48,7 +48,11 @@ export class LineFileWriter {
    */
   write(line: OutputLine): Promise<void> | undefined {
     if (typeof line === 'string') this.text(line);
-    else for (const p of line) typeof p === 'string' ? this.text(p) : this.bytes(p);
+    else
+      for (const p of line) {
+        if (typeof p === 'string') this.text(p);
+        else this.bytes(p);
+      }
     this.room(1);
     this.buf[this.pos++] = 10;
     this.lines++;
@@ -93,7 +97,7 @@ export class LineFileWriter {
     const fh = this.fh!;
     const done: Promise<void> = (async () => {
       if (before) await before;
-      for (let off = 0; off < length; ) off += (await fh.write(full, off, length - off)).bytesWritten;
+      for (let off = 0; off < length;) off += (await fh.write(full, off, length - off)).bytesWritten;
       this.free.push(full);
     })();
     // A failed write is reported where it is awaited (a later write, commit or abort), not as unhandled.

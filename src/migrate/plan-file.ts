@@ -132,8 +132,9 @@ export function parsePlan(file: string, text: string | LocatedDoc | ParseFailure
       problems.push(problem(doc, keyPath, d.message));
     }
   }
-  // Unknown keys aside, the plan is read on, so every problem is reported at once.
-  const lenient = lenientPlanSchema.safeParse(doc.value);
+  // Unknown keys aside, the plan is read on, so every problem is reported at once (a plan the strict
+  // schema took has no unknown key: the lenient one would give the same value).
+  const lenient = strict.success ? strict : lenientPlanSchema.safeParse(doc.value);
   if (!lenient.success) throw new BadPlanError(problems);
   const v: PlanFile = lenient.data;
   const err = (path: (string | number)[], message: string) => problems.push(problem(doc, path, message));

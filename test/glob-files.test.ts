@@ -19,13 +19,20 @@ function tree(): string {
   return root;
 }
 
-describe('globFiles (the readdir path for dir/*.ext patterns)', () => {
+describe('globFiles (the readdir path for dir/*.ext patterns, the stat path for plain paths)', () => {
   const cases: string[][] = [
     ['tools/*.json', 'tools/*.yaml', 'tools/*.yml'],
     ['tools/*.json'],
     ['tools/deep/*.json'],
     ['nothere/*.json'],
     ['tools/*.json', 'tools/*.json'],
+    // Plain paths (the stat path): a file, a link to one, a broken link, folders, a link to a folder,
+    // one that is not there, one given twice; mixed with a dir/*.ext pattern.
+    ['tools/a.json', 'tools/link.json', 'tools/broken.json', 'tools/deep', 'tools/sub.json', 'tools/nothere.json', 'tools/a.json'],
+    ['tools/deep/d.json', 'tools/*.yaml', 'tools/dirlink.json', 'tools/notjson'],
+    // Not plain (a dot file, a space): fast-glob answers these.
+    ['tools/.hidden.json', 'tools/a.json'],
+    ['tools/b c.json'],
     // Not the simple shape: fast-glob answers these itself.
     ['tools/**/*.json'],
     ['tools/{a,z}.*'],

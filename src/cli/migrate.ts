@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HsaError, UsageError } from '../errors.js';
+import { HsaError, UnreadableInputError, UsageError } from '../errors.js';
 import { loadHarness } from '../harness/load.js';
 import type { Harness } from '../harness/types.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
@@ -88,26 +88,30 @@ export async function migratePlanCommand(opts: MigratePlanOptions, io: Io): Prom
 
 /** `hsa migrate apply --plan plan.yaml [--to B] -t logs -o migrated.jsonl`: carry records into B, each proved. */
 export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Promise<number> {
-  const [{ readPlanFile }, { applyPlan }, { readFile }] = await Promise.all([
+  const [{ parsePlan }, { applyPlan }, { readFile }, { parseLocated, isParseFailure }] = await Promise.all([
     import('../migrate/plan-file.js'),
     import('../migrate/run.js'),
     import('node:fs/promises'),
+    import('../util/located.js'),
   ]);
   // The plan names its snapshots; --from/--to override (a snapshot moved since the plan was made).
-  const { parse } = await import('yaml');
-  let head: { from?: { path?: unknown }; to?: { path?: unknown } } = {};
+  // It is parsed once: its paths are read first, the whole of it once both harnesses are loaded.
+  let text: string;
   try {
-    head = (parse(await readFile(opts.plan, 'utf8')) ?? {}) as typeof head;
+    text = await readFile(opts.plan, 'utf8');
   } catch {
-    // readPlanFile reports it with its line.
+    throw new UnreadableInputError(`${opts.plan}: cannot read the plan file`);
   }
+  const doc = parseLocated(opts.plan, text);
+  const value = isParseFailure(doc) ? undefined : doc.value;
+  const head = (value !== null && typeof value === 'object' ? value : {}) as { from?: { path?: unknown }; to?: { path?: unknown } };
   const planDir = path.dirname(opts.plan);
   const fromPath = opts.from ?? (typeof head.from?.path === 'string' ? path.join(planDir, head.from.path) : undefined);
   const toPath = opts.to ?? (typeof head.to?.path === 'string' ? path.join(planDir, head.to.path) : undefined);
   if (!fromPath) throw new UsageError('migrate apply: the plan names no path for harness A (from.path); give --from');
   if (!toPath) throw new UsageError('migrate apply: give --to (harness B)');
   const [a, b] = await Promise.all([loadValid(fromPath, 'A'), loadValid(toPath, 'B')]);
-  const plan = await readPlanFile(opts.plan, a, b);
+  const plan = parsePlan(opts.plan, doc, a, b);
   const inputs = await expandInputs(opts.trajectories, '--trajectories');
   const rejects = opts.rejects ?? `${opts.out.replace(/\.jsonl$/, '')}.rejects.jsonl`;
   const teacher = opts.teacher ? await applyTeacher(opts) : undefined;

@@ -22,7 +22,7 @@ export class JsonlFileWriter {
     return this.w.lines;
   }
 
-  write(value: unknown): Promise<void> {
+  write(value: unknown): Promise<void> | undefined {
     return this.w.write(JSON.stringify(value));
   }
 

@@ -1,11 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import { HsaError, UnreadableInputError } from '../errors.js';
+import { HsaError } from '../errors.js';
 import { describeIssue } from '../harness/schema.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { formatProblem, sortProblems, type Problem } from '../problems.js';
-import { isParseFailure, parseLocated, type LocatedDoc } from '../util/located.js';
+import { isParseFailure, parseLocated, type LocatedDoc, type ParseFailure } from '../util/located.js';
 import { PLAN_FORMAT, type CallMapping, type MigrationPlan, type ToolEntry } from './types.js';
 
 /** A plan file that does not parse, has an unknown key, or names what its harnesses do not have. */
@@ -117,19 +116,10 @@ const lenientPlanSchema = planSchemaOf(false);
 type PlanFile = z.infer<typeof lenientPlanSchema>;
 type CaseFile = NonNullable<NonNullable<PlanFile['tools'][number]['split']>['cases'][string]>;
 
-/** Read and check a plan file against the two harnesses; every problem at once, each with its line and key. */
-export async function readPlanFile(file: string, a: Harness, b: Harness): Promise<MigrationPlan> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    throw new UnreadableInputError(`${file}: cannot read the plan file`);
-  }
-  return parsePlan(file, text, a, b);
-}
-
-export function parsePlan(file: string, text: string, a: Harness, b: Harness): MigrationPlan {
-  const doc = parseLocated(file, text);
+/** Check a plan file (its text, or as parseLocated read it) against the two harnesses; every problem at once, each with its line and key. */
+export function parsePlan(file: string, text: string | LocatedDoc | ParseFailure, a: Harness, b: Harness): MigrationPlan {
+  // (Text, or the file as parseLocated read it already: the CLI reads the harness paths from it first.)
+  const doc = typeof text === 'string' ? parseLocated(file, text) : text;
   if (isParseFailure(doc))
     throw new BadPlanError([{ file, ...(doc.line !== undefined ? { line: doc.line } : {}), path: '', message: doc.message, severity: 'error' }]);
   const problems: Problem[] = [];
@@ -142,8 +132,9 @@ export function parsePlan(file: string, text: string, a: Harness, b: Harness): M
       problems.push(problem(doc, keyPath, d.message));
     }
   }
-  // Unknown keys aside, the plan is read on, so every problem is reported at once.
-  const lenient = lenientPlanSchema.safeParse(doc.value);
+  // Unknown keys aside, the plan is read on, so every problem is reported at once (a plan the strict
+  // schema took has no unknown key: the lenient one would give the same value).
+  const lenient = strict.success ? strict : lenientPlanSchema.safeParse(doc.value);
   if (!lenient.success) throw new BadPlanError(problems);
   const v: PlanFile = lenient.data;
   const err = (path: (string | number)[], message: string) => problems.push(problem(doc, path, message));

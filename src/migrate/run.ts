@@ -78,7 +78,8 @@ export async function applyPlan(
         const r = migrateRecord(item.record, cp, a, b, { file, line: item.line, ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}) });
         if (r.ok) {
           // B's prompt and tool list are the same objects for every record: their JSON is made once.
-          await writer.write(recordLine(r.record as unknown as Record<string, unknown>, SHARED, WRITERS));
+          const wait = writer.write(recordLine(r.record as unknown as Record<string, unknown>, SHARED, WRITERS));
+          if (wait) await wait;
           continue;
         }
         // --teacher: the episode runtime re-runs the record under B; written when it passes every check.

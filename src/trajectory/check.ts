@@ -44,6 +44,9 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
   }
 
   const { harnessTools, skills, hooks } = harnessFacts(h);
+  // A record showing the harness's own tools is checked against the harness's schemas (the same
+  // values): only a record with tools of its own needs a map of them.
+  let ownTools = false;
   if (rec.tools && !jsonEqual(rec.tools, renderTools(h))) {
     const diff = toolListDifference(rec.tools, h);
     // The same tools written another way (`strict`, no description or parameters, a dotted name):
@@ -54,10 +57,12 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
         'tools',
         `differ from the tools of harness ${h.name} (${diff}): every variant carries the harness tools, so this record cannot be augmented under this harness; augment without --harness to make the tools and system message of each record its harness`,
       );
+      ownTools = true;
     }
   }
 
-  const recordTools = rec.tools ? new Map(rec.tools.map((t) => [t.function.name, t.function.parameters ?? { type: 'object', properties: {} }])) : null;
+  const recordTools =
+    rec.tools && ownTools ? new Map(rec.tools.map((t) => [t.function.name, t.function.parameters ?? { type: 'object', properties: {} }])) : null;
 
   const prefix = h.hookMessages.namePrefix;
   const seenCallIds = new Set<string>();

@@ -33,11 +33,15 @@ export class LruCache<K, V> {
 
   constructor(private readonly maxEntries: number) {}
 
+  /** The key at the back of the order (the most recently used): a hit on it moves nothing. */
+  private newest: K | undefined;
+
   get(key: K): V | undefined {
     const v = this.map.get(key);
-    if (v !== undefined) {
+    if (v !== undefined && key !== this.newest) {
       this.map.delete(key);
       this.map.set(key, v);
+      this.newest = key;
     }
     return v;
   }
@@ -46,5 +50,6 @@ export class LruCache<K, V> {
     this.map.delete(key);
     if (this.map.size >= this.maxEntries) this.map.delete(this.map.keys().next().value as K);
     this.map.set(key, value);
+    this.newest = key;
   }
 }

@@ -36,16 +36,31 @@ export async function expandInputs(patterns: readonly string[], what: string): P
 const GLOB_CHARS = /[*?[\]{}()!+@\\]/;
 /** `dir/sub/*.ext`: plain folder names (none starting with a dot), then `*` and a plain extension. */
 const SIMPLE = /^((?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*)\*(\.[A-Za-z0-9_-]+)$/;
+/** `dir/file.ext`: plain names only (none starting with a dot, no glob character): a path, not a pattern. */
+const LITERAL = /^(?:[A-Za-z0-9_-][A-Za-z0-9_.-]*\/)*[A-Za-z0-9_-][A-Za-z0-9_.-]*$/;
 
 /**
  * The files matching any of `patterns` (relative to `cwd`), as fast-glob's `onlyFiles`, `dot: false`
  * gives them (its paths, deduplicated; order unspecified). The harness's default `tools/*.json`
- * kind of pattern is answered with one readdir; any other pattern goes to fast-glob.
+ * kind of pattern is answered with one readdir, a plain path (`tools/tools.yaml`) with one stat;
+ * any other pattern goes to fast-glob.
  */
 export async function globFiles(patterns: readonly string[], cwd?: string): Promise<string[]> {
-  if (!patterns.every((p) => SIMPLE.test(p))) return (await fastGlob())([...patterns], { ...(cwd !== undefined ? { cwd } : {}), onlyFiles: true, dot: false });
+  if (!patterns.every((p) => SIMPLE.test(p) || LITERAL.test(p)))
+    return (await fastGlob())([...patterns], { ...(cwd !== undefined ? { cwd } : {}), onlyFiles: true, dot: false });
   const out = new Set<string>();
   for (const p of patterns) {
+    if (LITERAL.test(p)) {
+      // A plain path (`tools/tools.yaml`) names itself: it is there when it is a file or a link to one.
+      if (
+        await stat(path.join(cwd ?? '.', p)).then(
+          (s) => s.isFile(),
+          () => false,
+        )
+      )
+        out.add(p);
+      continue;
+    }
     const [, dir, ext] = SIMPLE.exec(p)!;
     let entries;
     try {

@@ -3,15 +3,26 @@ import path from 'node:path';
 import { HsaError } from '../errors.js';
 import type { OutputLine } from './json-out.js';
 
+/** Bytes gathered before a write: two buffers of this size, one filled while the other is written. */
+const CHUNK = 1 << 20;
+
 /**
  * A JSONL file of output lines (a string, or pieces with shared UTF-8 bytes, as recordLine makes
  * them), written to `<file>.tmp` in large chunks and renamed into place by `commit`, so a file
  * under its final name is complete. A target that is no regular file (`/dev/null`) is written directly.
+ *
+ * Lines are encoded straight into one of two reused buffers (no joined string, no Buffer per
+ * chunk); `write` returns a promise only when a full buffer goes to the file, and that write runs
+ * while the other buffer fills.
  */
 export class LineFileWriter {
   private fh: FileHandle | undefined;
-  private chunks: (string | Uint8Array)[] = [];
-  private size = 0;
+  private buf: Buffer = Buffer.allocUnsafe(CHUNK);
+  private pos = 0;
+  /** Buffers whose bytes are in the file (free to fill again). */
+  private readonly free: Buffer[] = [];
+  /** The last file write handed out; each waits for the one before it. */
+  private inFlight: Promise<void> | undefined;
   lines = 0;
 
   private constructor(
@@ -31,40 +42,70 @@ export class LineFileWriter {
     return w;
   }
 
-  /** One line (without its newline). */
-  async write(line: OutputLine): Promise<void> {
-    if (typeof line === 'string') {
-      this.chunks.push(line, '\n');
-      this.size += line.length + 1;
-    } else {
+  /**
+   * One line (without its newline). Returns a promise when the line filled a buffer and the
+   * previous buffer's write had to be waited for (await it before the next write), else nothing.
+   */
+  write(line: OutputLine): Promise<void> | undefined {
+    if (typeof line === 'string') this.text(line);
+    else
       for (const p of line) {
-        this.chunks.push(p);
-        this.size += p.length;
+        if (typeof p === 'string') this.text(p);
+        else this.bytes(p);
       }
-      this.chunks.push('\n');
-      this.size++;
-    }
+    this.room(1);
+    this.buf[this.pos++] = 10;
     this.lines++;
-    if (this.size >= 1 << 20) await this.flush();
+    return this.pos >= CHUNK - (CHUNK >> 4) ? this.flush() : undefined;
   }
 
-  private async flush(): Promise<void> {
-    if (this.chunks.length === 0) return;
-    // Runs of strings are joined and encoded once; shared bytes are copied as they are.
-    const parts: Uint8Array[] = [];
-    let text = '';
-    for (const c of this.chunks) {
-      if (typeof c === 'string') text += c;
-      else {
-        if (text !== '') parts.push(Buffer.from(text, 'utf8'));
-        text = '';
-        parts.push(c);
-      }
+  private text(s: string): void {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8.
+    if (this.pos + s.length * 3 > this.buf.length) {
+      const n = Buffer.byteLength(s, 'utf8');
+      if (this.pos + n > this.buf.length) this.grow(n);
     }
-    if (text !== '') parts.push(Buffer.from(text, 'utf8'));
-    this.chunks = [];
-    this.size = 0;
-    await this.fh!.write(Buffer.concat(parts));
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  private bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  private room(n: number): void {
+    if (this.pos + n > this.buf.length) this.grow(n);
+  }
+
+  /** A line longer than what is left: a bigger buffer for this one (the bytes so far kept). */
+  private grow(n: number): void {
+    const bigger = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.pos + n));
+    this.buf.copy(bigger, 0, 0, this.pos);
+    this.buf = bigger;
+  }
+
+  /**
+   * Hands the filled buffer to the file, after the writes before it, and goes on in a free one (a
+   * new one when every buffer is still being written: a caller that does not wait is not made to).
+   */
+  private flush(): Promise<void> {
+    if (this.pos === 0) return this.inFlight ?? Promise.resolve();
+    const full = this.buf;
+    const length = this.pos;
+    const before = this.inFlight;
+    const fh = this.fh!;
+    const done: Promise<void> = (async () => {
+      if (before) await before;
+      for (let off = 0; off < length;) off += (await fh.write(full, off, length - off)).bytesWritten;
+      this.free.push(full);
+    })();
+    // A failed write is reported where it is awaited (a later write, commit or abort), not as unhandled.
+    done.catch(() => undefined);
+    this.inFlight = done;
+    this.buf = this.free.pop() ?? Buffer.allocUnsafe(CHUNK);
+    this.pos = 0;
+    return done;
   }
 
   async commit(): Promise<void> {
@@ -76,6 +117,7 @@ export class LineFileWriter {
   }
 
   async abort(): Promise<void> {
+    await this.inFlight?.catch(() => undefined);
     await this.fh?.close().catch(() => undefined);
     if (!this.direct) await rm(`${this.file}.tmp`, { force: true });
   }

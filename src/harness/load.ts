@@ -1,6 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { isScalar, parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { UnreadableInputError } from '../errors.js';
 import { cmp, type Problem } from '../problems.js';
@@ -62,8 +61,8 @@ export async function loadHarness(input: string): Promise<LoadResult> {
   }
   const cfg: HarnessFile = parsed.data;
   // A YAML number version is kept as written (`1.10` stays "1.10", not "1.1").
-  const versionNode = parseDocument(stripBom(mainText)).get('version', true);
-  if (isScalar(versionNode) && typeof versionNode.value === 'number' && versionNode.source) cfg.version = versionNode.source;
+  const writtenVersion = mainDoc.numberSource(['version']);
+  if (writtenVersion !== undefined) cfg.version = writtenVersion;
   const origins: HarnessOrigins = { harnessFile, harnessDoc: mainDoc, skills: {}, tools: {}, hooks: {}, sections: {} };
 
   // Prompt sections: files of the prompt folder (folder form or explicit dir), then inline ones.

@@ -1,5 +1,5 @@
 import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv, ValidateFunction } from 'ajv';
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { schemaMemo } from './derived.js';
@@ -16,7 +16,14 @@ import { quickCheck } from './quick-schema.js';
 // kept lean: no meta-schema pass for schemas hsa produced itself, no code optimisation pass. The
 // instances are replaced with the cache, because ajv keeps every schema it compiled.
 const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { optimize: false } } as const;
-let draft7 = new Ajv(AJV_OPTIONS);
+// ajv (a CommonJS package of ~100 files, ~30 ms to load) is loaded for the first schema compiled:
+// a run whose every call the quick test answers never needs it.
+let AjvClass: typeof Ajv | undefined;
+function newAjv(options: ConstructorParameters<typeof Ajv>[0]): Ajv {
+  AjvClass ??= (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
+  return new AjvClass(options);
+}
+let draft7: Ajv | undefined;
 let draft2020: Ajv2020 | undefined;
 const cache = new Map<string, ValidateFunction | { error: string }>();
 
@@ -67,14 +74,14 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
   let out: ValidateFunction | { error: string };
   try {
     const s = schema as { $schema?: unknown };
-    const ajv = schemaDraft(s) === '7' ? draft7 : (draft2020 ??= newAjv2020(AJV_OPTIONS));
+    const ajv = schemaDraft(s) === '7' ? (draft7 ??= newAjv(AJV_OPTIONS)) : (draft2020 ??= newAjv2020(AJV_OPTIONS));
     out = ajv.compile(schema as object);
   } catch (e) {
     out = { error: (e as Error).message };
   }
   if (cache.size > 2_000) {
     cache.clear();
-    draft7 = new Ajv(AJV_OPTIONS);
+    draft7 = undefined;
     draft2020 = undefined;
   }
   cache.set(key, out);
@@ -161,7 +168,7 @@ const validationIds = new WeakMap<object, number>();
 // them). Cached per validation meaning; the ajv instance is replaced with the cache, because ajv
 // keeps every schema it compiled.
 const FAST_OPTIONS = { strict: false, allErrors: false, messages: false, validateFormats: false, validateSchema: false, code: { optimize: false } } as const;
-let fastDraft7 = new Ajv(FAST_OPTIONS);
+let fastDraft7: Ajv | undefined;
 let fastDraft2020: Ajv2020 | undefined;
 const fastById = new Map<number, ValidateFunction | null>();
 const fastByObject = new WeakMap<object, ValidateFunction | null>();
@@ -174,12 +181,12 @@ function fastValidator(schema: object): ValidateFunction | null {
   if (v === undefined) {
     if (fastById.size >= 1_024) {
       fastById.clear();
-      fastDraft7 = new Ajv(FAST_OPTIONS);
+      fastDraft7 = undefined;
       fastDraft2020 = undefined;
     }
     try {
       const s = schema as { $schema?: unknown };
-      v = (schemaDraft(s) === '7' ? fastDraft7 : (fastDraft2020 ??= newAjv2020(FAST_OPTIONS))).compile(schema);
+      v = (schemaDraft(s) === '7' ? (fastDraft7 ??= newAjv(FAST_OPTIONS)) : (fastDraft2020 ??= newAjv2020(FAST_OPTIONS))).compile(schema);
     } catch {
       v = null; // the interpreter reports what is wrong
     }

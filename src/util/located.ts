@@ -16,6 +16,8 @@ export interface LocatedDoc {
   value: unknown;
   /** 1-based line of the node at `path`, or of its nearest existing ancestor. */
   lineOf(path: readonly (string | number)[]): number | undefined;
+  /** The text as written of a number at `path` (`1.10`, which the value reads as 1.1), if a number is there. */
+  numberSource(path: readonly (string | number)[]): string | undefined;
 }
 
 export interface ParseFailure {
@@ -38,6 +40,10 @@ export function parseLocated(file: string, text: string): LocatedDoc | ParseFail
     file,
     value: doc.toJS({ maxAliasCount: 1000 }),
     lineOf: (path) => lineOfPath(doc, lineCounter, path),
+    numberSource: (path) => {
+      const node = doc.getIn(path, true);
+      return yaml().isScalar(node) && typeof node.value === 'number' && node.source ? node.source : undefined;
+    },
   };
 }
 

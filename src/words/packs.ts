@@ -1,7 +1,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Ajv } from 'ajv';
+import type { Ajv } from 'ajv';
+import { createRequire } from 'node:module';
 import { z } from 'zod';
 import { HsaError } from '../errors.js';
 import { describeIssue } from '../harness/schema.js';
@@ -59,7 +60,9 @@ const objectSchema = z
 // value: valid YAML, a valid lax JSON Schema, and a broken tool in every variant that adds it.)
 let strictAjv: Ajv | undefined;
 function strictSchemaProblem(schema: unknown): { message: string; path: (string | number)[] } | undefined {
-  strictAjv ??= new Ajv({ strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, logger: false });
+  // (ajv is loaded here, for a word pack read from YAML, not with this module.)
+  const AjvClass = (createRequire(import.meta.url)('ajv') as typeof import('ajv')).Ajv;
+  strictAjv ??= new AjvClass({ strict: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: false, logger: false });
   try {
     strictAjv.compile(schema as object);
     return undefined;

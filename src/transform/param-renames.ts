@@ -44,6 +44,27 @@ function propertiesOf(schema: object): readonly Property[] {
 const PARAM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const PARAM_RULES: NamingRules = { valid: (n) => PARAM_NAME.test(n), cases: ['snake', 'camel'], opaquePrefix: 'arg' };
 
+/**
+ * True when a schema has no `$ref`, no tuple `items` and no `additionalProperties` schema anywhere
+ * (values included): then no name is shared by a reference, recursive or off every argument path,
+ * and the three walks that find those would find none (most per-record tool lists are like this).
+ */
+function plainSchema(v: unknown): boolean {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) if (!plainSchema(v[i])) return false;
+    return true;
+  }
+  if (v === null || typeof v !== 'object') return true;
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const x = o[k];
+    if (k === '$ref') return false;
+    if (x === null || typeof x !== 'object') continue;
+    if ((k === 'items' && Array.isArray(x)) || k === 'additionalProperties' || !plainSchema(x)) return false;
+  }
+  return true;
+}
+
 export interface ParamDraw {
   /** old → new parameter name. */
   map: IdMap;
@@ -71,9 +92,11 @@ export function drawParamRenames(state: Harness, ctx: ParamDrawContext, toolName
   // keep their names.
   const shared = new Set<string>();
   for (const t of state.tools) {
-    for (const n of sharedPropertyNames(t.parameters)) shared.add(n);
-    for (const n of recursivePropertyNames(t.parameters)) shared.add(n);
-    for (const n of unwalkedPropertyNames(t.parameters)) shared.add(n);
+    if (!plainSchema(t.parameters)) {
+      for (const n of sharedPropertyNames(t.parameters)) shared.add(n);
+      for (const n of recursivePropertyNames(t.parameters)) shared.add(n);
+      for (const n of unwalkedPropertyNames(t.parameters)) shared.add(n);
+    }
     const list = propertiesOf(t.parameters);
     for (let i = 0; i < list.length; i++) names.add(list[i]!.leaf);
     perTool.push(list);

@@ -161,7 +161,18 @@ describe('direct state builder', () => {
     const run = (workers: number) => {
       const out = join(dir, `out-${workers}`);
       const args = ['augment', '-t', input, '-o', out, '--no-gzip', '--force', '-q', '--part-size', '20', '--workers', String(workers)];
-      execFileSync(process.execPath, ['bin/hsa', ...args, '--variants', '2', '--transforms', 'tools.rename', 'tools.param-rename', 'tools.order', '--stages', 'sft']);
+      execFileSync(process.execPath, [
+        'bin/hsa',
+        ...args,
+        '--variants',
+        '2',
+        '--transforms',
+        'tools.rename',
+        'tools.param-rename',
+        'tools.order',
+        '--stages',
+        'sft',
+      ]);
       const sft = join(out, 'sft');
       return readdirSync(sft)
         .sort()

@@ -8,5 +8,6 @@ export const HSA_VERSION: string = (JSON.parse(readFileSync(new URL('../../packa
  * bumped when engine-level behaviour changes output bytes, so a resumed run never mixes parts made
  * by different behaviour (DESIGN §5.12). A transform's own changes bump that transform's version.
  * 2: OPD prompt selection (`opd.prompts`, default 1 per output record; CHANGELOG.md).
+ * 3: the direct state builder of small inline harnesses (src/transform/direct.ts; CHANGELOG.md).
  */
-export const ENGINE_VERSION = 2;
+export const ENGINE_VERSION = 3;

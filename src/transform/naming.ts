@@ -5,6 +5,7 @@ import type { Rng } from './rng.js';
 import { LazyWordContext, synonymsFor, wordContext, type WordContext } from '../words/senses.js';
 import type { WordLists } from '../words/types.js';
 import { dict } from '../util/dict.js';
+import { OPENAI_TOOL_NAME } from '../harness/types.js';
 
 export const NAME_STYLES = ['synonym', 'case', 'affix', 'opaque', 'mcp'] as const;
 export type NameStyle = (typeof NAME_STYLES)[number];
@@ -17,6 +18,9 @@ export interface NamingRules {
   /** Prefix of opaque names (`t` → `t_3fa9`). */
   opaquePrefix: string;
 }
+
+/** Tool names as OpenAI allows them, in any case style (`tools.rename` and the direct state builder). */
+export const TOOL_NAME_RULES: NamingRules = { valid: (n) => OPENAI_TOOL_NAME.test(n), cases: ['snake', 'camel', 'kebab', 'pascal'], opaquePrefix: 'tool' };
 
 /**
  * Propose a new name for `old` in one of `styles`, valid for the namespace and not taken.

@@ -130,10 +130,11 @@ function gluedToolNames(h: Harness, tools: IdMap): ((s: string) => string) | und
   const names = Object.keys(tools).filter((n) => tools[n] !== n && distinctiveName(n) && h.tools.some((t) => t.name === n));
   if (names.length === 0) return undefined;
   // Longer names first, so a name inside a longer renamed one is not taken for it.
-  const rules = names.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map((n) => [gluedNamePattern(n), tools[n]!] as const);
+  const rules = names.sort((a, b) => b.length - a.length || (a < b ? -1 : 1)).map((n) => [n, gluedNamePattern(n), tools[n]!] as const);
   return (s) => {
     let out = s;
-    for (const [re, to] of rules) out = out.replace(re, () => to);
+    // (A text without the name has nothing to match: most texts are looked at without a regexp.)
+    for (const [name, re, to] of rules) if (out.includes(name)) out = out.replace(re, () => to);
     return out;
   };
 }

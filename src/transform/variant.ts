@@ -3,34 +3,16 @@ import { HsaError } from '../errors.js';
 import { promptLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { hashState } from '../util/hash.js';
-import type { AnyTransform, VariantMessage, VariantRecord, TransformClass, TransformContext } from './define.js';
+import type { AnyTransform, VariantMessage, VariantRecord, TransformContext } from './define.js';
+import type { AppliedTransform, ResolvedTransform, Variant } from './variant-types.js';
+import { directApplies, directVariant } from './direct.js';
 import { composePlans, emptyPlan, type RewritePlan } from './plan.js';
 import { createRng } from './rng.js';
 import { eligibleIdentifiers } from './identifiers.js';
 import { stateIdentifiers } from './state.js';
 import type { WordLists } from '../words/types.js';
 
-/** A transform chosen for a run, with its validated options. */
-export interface ResolvedTransform {
-  def: AnyTransform;
-  options: { p: number } & Record<string, unknown>;
-}
-
-/** One applied transform, as recorded in provenance. */
-export interface AppliedTransform {
-  id: string;
-  version: number;
-  class: TransformClass;
-  params: Record<string, unknown>;
-}
-
-export interface Variant {
-  state: Harness;
-  plan: RewritePlan;
-  applied: AppliedTransform[];
-  /** sha256 of the state's canonical JSON. */
-  stateHash: string;
-}
+export type { AppliedTransform, ResolvedTransform, Variant } from './variant-types.js';
 
 export class TransformRefusedError extends HsaError {
   constructor(message: string) {
@@ -148,6 +130,11 @@ export function sampleVariant(
   const recWords = wordsOf(record);
   const kept = keptNames(source, record);
   const keep = kept.size > 0 ? (name: string) => kept.has(name) : undefined;
+  if (directApplies(source, transforms)) {
+    const isTaken = (name: string) => sourceNames.has(name) || recWords.has(name);
+    const direct = directVariant(source, transforms, seed, variantIndex, words, sourceId, keep ? { isTaken, keep } : { isTaken });
+    if (direct) return direct;
+  }
   for (const t of transforms) {
     if (t.def.appliesTo && !t.def.appliesTo(state)) continue;
     const rng = createRng(seed, sourceId, variantIndex, `${t.def.id}@${t.def.version}`);

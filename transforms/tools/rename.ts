@@ -1,11 +1,7 @@
 import { z } from 'zod';
-import { OPENAI_TOOL_NAME } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
-import { NAME_STYLES, namingContext, renameSome, type NamingRules } from '../../src/transform/naming.js';
+import { NAME_STYLES, namingContext, renameSome, TOOL_NAME_RULES } from '../../src/transform/naming.js';
 import { renameInState } from '../../src/transform/state.js';
-
-/** Tool names as OpenAI allows them, in any case style. */
-const TOOL_RULES: NamingRules = { valid: (n) => OPENAI_TOOL_NAME.test(n), cases: ['snake', 'camel', 'kebab', 'pascal'], opaquePrefix: 'tool' };
 
 /** Rename tools: word synonyms, case changes, affixes, opaque ids or MCP-style `server__tool` names. */
 export default defineTransform({
@@ -29,7 +25,7 @@ export default defineTransform({
     const map = renameSome(
       state.tools.map((t) => t.name),
       ctx.options,
-      TOOL_RULES,
+      TOOL_NAME_RULES,
       ctx,
       undefined,
       (n) => namingContext(n, byName.get(n)?.description),

@@ -296,7 +296,7 @@ function promptPieces(r: Rendered, parts: readonly Part[]): Pieces | null {
   parts.forEach((p, i) => {
     if (i > 0) text += sep;
     if (p.staticId === null) {
-      text += escape(p.text);
+      text += escapedFill(p.text);
       return;
     }
     let bytes = cache.get(p.staticId);
@@ -309,6 +309,13 @@ function promptPieces(r: Rendered, parts: readonly Part[]): Pieces | null {
 }
 
 const escape = (t: string): string => JSON.stringify(t).slice(1, -1);
+// A filled section's text recurs under every state of its style (see styledFills): escaped once.
+const escapedFills = new TextKeyedCache<string>(2_000_000);
+function escapedFill(t: string): string {
+  let e = escapedFills.get(t);
+  if (e === undefined) escapedFills.set(t, (e = escape(t)));
+  return e;
+}
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { restyleSection } from '../src/harness/markdown.js';
-import { renderPrompt, renderRecordPrompt } from '../src/harness/render.js';
+import { messageContentJson, promptMessage, renderPrompt, renderRecordPrompt } from '../src/harness/render.js';
+import { lineText } from '../src/util/json-out.js';
 import type { Harness, Section } from '../src/harness/types.js';
 import { checkTrajectory } from '../src/trajectory/check.js';
 import type { Trajectory } from '../src/trajectory/types.js';
@@ -59,6 +60,17 @@ describe('renders kept per context', () => {
       for (const room of ['ks-1', 'ks-2']) for (const i of order) expect(renderPrompt(states[i]!, ctx(room)).system).toBe(want(states[i]!, room));
     }
     expect(new Set(states.map((h) => renderPrompt(h, ctx('ks-1')).system)).size).toBe(4);
+    // Each render's content written as JSON pieces (the filled sections' escaping is kept by text) is
+    // JSON.stringify of that render's own text, whichever state escaped an equal text first.
+    for (const room of ['ks-"q"\n', 'ks-\u00e9\u6625', 'ks-"q"\n']) {
+      for (const h of [...states, ...states.reverse()]) {
+        const r = renderPrompt(h, ctx(room));
+        const pieces = messageContentJson(promptMessage({ role: 'system', content: r.system }, r));
+        expect(pieces).toBeDefined();
+        expect(lineText(pieces!)).toBe(JSON.stringify(r.system));
+        expect(r.system).toBe(want(h, room));
+      }
+    }
   });
 
   it('a kept context answers like a new one, many contexts later (and a failing render is never kept)', () => {

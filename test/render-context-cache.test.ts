@@ -51,12 +51,19 @@ describe('renders kept per context', () => {
 
   it('restyles are kept per filled text and style: each state gets its own style, however the renders interleave', () => {
     const section = text('role', '# Room {{room.name}}\n- greet viewers\n- keep it short');
-    const style = (heading: 'xml' | 'caps' | 'bracket', listMarker: '-' | '*' | '•') => ({ heading, headingLevel: 2, titleCase: 'upper', listMarker, separator: '\n\n' }) as const;
-    const states = [style('xml', '*'), style('caps', '•'), style('bracket', '-'), style('xml', '-')].map((promptStyle) => baseHarness({ sections: [section], promptStyle }));
+    const style = (heading: 'xml' | 'caps' | 'bracket', listMarker: '-' | '*' | '•') =>
+      ({ heading, headingLevel: 2, titleCase: 'upper', listMarker, separator: '\n\n' }) as const;
+    const states = [style('xml', '*'), style('caps', '•'), style('bracket', '-'), style('xml', '-')].map((promptStyle) =>
+      baseHarness({ sections: [section], promptStyle }),
+    );
     const want = (h: Harness, room: string) => restyleSection(`# Room ${room}\n- greet viewers\n- keep it short`, h.promptStyle!);
     // Every state over the same two filled texts, in several orders (each render after the first
     // of a pair is answered from what was kept), and the same style on two states gives one text.
-    for (const order of [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2]]) {
+    for (const order of [
+      [0, 1, 2, 3],
+      [3, 2, 1, 0],
+      [1, 3, 0, 2],
+    ]) {
       for (const room of ['ks-1', 'ks-2']) for (const i of order) expect(renderPrompt(states[i]!, ctx(room)).system).toBe(want(states[i]!, room));
     }
     expect(new Set(states.map((h) => renderPrompt(h, ctx('ks-1')).system)).size).toBe(4);

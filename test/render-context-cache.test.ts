@@ -1,5 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { renderPrompt, renderRecordPrompt } from '../src/harness/render.js';
+import { restyleSection } from '../src/harness/markdown.js';
+import { messageContentJson, promptMessage, renderPrompt, renderRecordPrompt } from '../src/harness/render.js';
+import { lineText } from '../src/util/json-out.js';
 import type { Harness, Section } from '../src/harness/types.js';
 import { checkTrajectory } from '../src/trajectory/check.js';
 import type { Trajectory } from '../src/trajectory/types.js';
@@ -45,6 +47,37 @@ describe('renders kept per context', () => {
     warm(a, () => ctx('kc-5'));
     expect(renderPrompt(b, ctx('kc-5')).system).toBe('Host Zoe in kc-5');
     expect(renderPrompt(a, ctx('kc-5')).system).toBe('Host Mia in kc-5');
+  });
+
+  it('restyles are kept per filled text and style: each state gets its own style, however the renders interleave', () => {
+    const section = text('role', '# Room {{room.name}}\n- greet viewers\n- keep it short');
+    const style = (heading: 'xml' | 'caps' | 'bracket', listMarker: '-' | '*' | '•') =>
+      ({ heading, headingLevel: 2, titleCase: 'upper', listMarker, separator: '\n\n' }) as const;
+    const states = [style('xml', '*'), style('caps', '•'), style('bracket', '-'), style('xml', '-')].map((promptStyle) =>
+      baseHarness({ sections: [section], promptStyle }),
+    );
+    const want = (h: Harness, room: string) => restyleSection(`# Room ${room}\n- greet viewers\n- keep it short`, h.promptStyle!);
+    // Every state over the same two filled texts, in several orders (each render after the first
+    // of a pair is answered from what was kept), and the same style on two states gives one text.
+    for (const order of [
+      [0, 1, 2, 3],
+      [3, 2, 1, 0],
+      [1, 3, 0, 2],
+    ]) {
+      for (const room of ['ks-1', 'ks-2']) for (const i of order) expect(renderPrompt(states[i]!, ctx(room)).system).toBe(want(states[i]!, room));
+    }
+    expect(new Set(states.map((h) => renderPrompt(h, ctx('ks-1')).system)).size).toBe(4);
+    // Each render's content written as JSON pieces (the filled sections' escaping is kept by text) is
+    // JSON.stringify of that render's own text, whichever state escaped an equal text first.
+    for (const room of ['ks-"q"\n', 'ks-\u00e9\u6625', 'ks-"q"\n']) {
+      for (const h of [...states, ...states.reverse()]) {
+        const r = renderPrompt(h, ctx(room));
+        const pieces = messageContentJson(promptMessage({ role: 'system', content: r.system }, r));
+        expect(pieces).toBeDefined();
+        expect(lineText(pieces!)).toBe(JSON.stringify(r.system));
+        expect(r.system).toBe(want(h, room));
+      }
+    }
   });
 
   it('a kept context answers like a new one, many contexts later (and a failing render is never kept)', () => {

@@ -93,7 +93,7 @@ function unescapeTimes(s: string, times: number): string | null {
   return out;
 }
 
-const cache = new Map<string, { re: RegExp; names: string[] }>();
+const cache = new Map<string, { re: RegExp; names: string[]; head: string; tail: string }>();
 
 /** The variables a feedback text was rendered with, or `null` when it does not match the template. */
 export function parseFeedback(template: string, text: string): Record<string, string> | null {
@@ -113,11 +113,15 @@ export function parseFeedback(template: string, text: string): Record<string, st
       last = m.index + m[0].length;
     }
     src += escape(template.slice(last));
-    entry = { re: new RegExp(`^${src}$`), names };
+    // The literal text before the first slot and after the last: a text that does not start and end
+    // with them cannot match (most tool results are no feedback), so the regex is not run on it.
+    const first = names.length === 0 ? template.length : template.search(/\{\{\s*[A-Za-z_][\w.]*\s*\}\}/);
+    entry = { re: new RegExp(`^${src}$`), names, head: template.slice(0, first), tail: names.length === 0 ? '' : template.slice(last) };
     // Transforms make new templates per variant: keep the cache bounded.
     if (cache.size >= 5000) cache.clear();
     cache.set(template, entry);
   }
+  if (text.length < entry.head.length + entry.tail.length || !text.startsWith(entry.head) || !text.endsWith(entry.tail)) return null;
   const m = entry.re.exec(text);
   if (!m) return null;
   const out: Record<string, string> = {};

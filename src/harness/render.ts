@@ -296,7 +296,7 @@ function promptPieces(r: Rendered, parts: readonly Part[]): Pieces | null {
   parts.forEach((p, i) => {
     if (i > 0) text += sep;
     if (p.staticId === null) {
-      text += escape(p.text);
+      text += escapedFill(p.text);
       return;
     }
     let bytes = cache.get(p.staticId);
@@ -309,6 +309,13 @@ function promptPieces(r: Rendered, parts: readonly Part[]): Pieces | null {
 }
 
 const escape = (t: string): string => JSON.stringify(t).slice(1, -1);
+// A filled section's text recurs under every state of its style (see styledFills): escaped once.
+const escapedFills = new TextKeyedCache<string>(2_000_000);
+function escapedFill(t: string): string {
+  let e = escapedFills.get(t);
+  if (e === undefined) escapedFills.set(t, (e = escape(t)));
+  return e;
+}
 const isHigh = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 const isLow = (c: number): boolean => c >= 0xdc00 && c <= 0xdfff;
 
@@ -350,10 +357,8 @@ function renderSection(h: Harness, s: Section, context: unknown, defaults: Recor
   if (hit.static) return { text: hit.out, static: true };
   const text = hit.text;
   if (text === '') return { text: '', static: false };
-  // A record's variants mostly fill the same section text with the same context, and many share a
-  // style: the fills of the last few contexts and the restyles of the last few filled texts are
-  // kept. Keys are the long-lived texts themselves (their hashes are computed once), in small maps
-  // cleared often, so their entries die young.
+  // A record's variants mostly fill the same section text with the same context: the fills of the
+  // last few contexts are kept, keyed by the long-lived texts themselves (hashes computed once).
   const fills = fillsFor(context, defaultsKey(h, defaults));
   let filled = fills.get(text);
   if (filled === undefined) {
@@ -362,16 +367,25 @@ function renderSection(h: Harness, s: Section, context: unknown, defaults: Recor
     fills.set(text, filled);
   }
   if (!h.promptStyle) return { text: filled, static: false };
-  // (Filled texts are the record's own: restyled without the per-text cache.) The parse is kept
-  // with the styles: a record's variants restyle the same filled text, each in its own style.
-  let styles = recentStyled.get(filled);
+  // Restyles are kept by (filled text, style), the parse once per filled text: the few filled texts
+  // of a log's live sessions recur in every pooled state's style. Within a budget of characters
+  // kept, cleared whole when spent (logs whose every record has its own context just refill it).
+  let styles = styledFills.get(filled);
   if (styles === undefined) {
-    if (recentStyled.size >= 32) recentStyled.clear();
-    recentStyled.set(filled, (styles = { parsed: undefined, out: new Map() }));
+    if (styledChars + filled.length > STYLED_CHARS) clearStyled();
+    styledFills.set(filled, (styles = { parsed: undefined, out: new Map() }));
+    styledChars += filled.length;
   }
   const sk = styleKey(h.promptStyle);
   let out = styles.out.get(sk);
-  if (out === undefined) styles.out.set(sk, (out = renderMarkdownSection((styles.parsed ??= parseSection(filled)), h.promptStyle)));
+  if (out === undefined) {
+    out = renderMarkdownSection((styles.parsed ??= parseSection(filled)), h.promptStyle);
+    if (styledChars + out.length > STYLED_CHARS) clearStyled();
+    else {
+      styles.out.set(sk, out);
+      styledChars += out.length;
+    }
+  }
   return { text: out, static: false };
 }
 
@@ -393,7 +407,14 @@ function fillsFor(context: unknown, defaults: string): Map<string, string> {
 const RECENT_FILLS = 4;
 const recentFills: { context: unknown; defaults: string; texts: Map<string, string> }[] = [];
 let fillNext = 0;
-const recentStyled = new Map<string, { parsed: ParsedSection | undefined; out: Map<string, string> }>();
+const styledFills = new Map<string, { parsed: ParsedSection | undefined; out: Map<string, string> }>();
+/** Characters of filled texts and restyles kept in styledFills (~2 bytes each), at most STYLED_CHARS. */
+const STYLED_CHARS = 2_000_000;
+let styledChars = 0;
+function clearStyled(): void {
+  styledFills.clear();
+  styledChars = 0;
+}
 const defaultsKeys = new WeakMap<Harness, string>();
 
 function defaultsKey(h: Harness, defaults: Record<string, unknown>): string {

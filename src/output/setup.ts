@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
 import { INLINE_HARNESS } from '../config/augment-config.js';
-import { loadHarness, type LoadResult } from '../harness/load.js';
+import type { LoadResult } from '../harness/load.js';
 import { deriveInlineHarness } from '../ingest/inline-harness.js';
 import { withPinnedSections } from '../harness/render.js';
 import { formatProblem, hasErrors, sortProblems } from '../problems.js';
@@ -43,6 +43,8 @@ export async function loadRunInputs(cfg: RunConfig, warn?: (line: string) => voi
     const harness = deriveInlineHarness({ id: '', messages: [] }, { file: '', line: 0 }).harness!;
     return { transforms, words, loaded: { harness, problems: [], files: [] } as LoadResult, harness, files };
   }
+  // (The folder loader and its schemas are loaded for a harness folder only: inline runs never need them.)
+  const { loadHarness } = await import('../harness/load.js');
   const loaded = await loadHarness(cfg.harness);
   for (const p of sortProblems(loaded.problems)) if (p.severity === 'warning') warn?.(formatProblem(p));
   if (!loaded.harness || hasErrors(loaded.problems)) {

@@ -159,8 +159,7 @@ function tokenLines(tokens: Record<string, unknown> | undefined): string {
   return `  tokens (${t.tokenizer.name}): ${parts.join('; ')}\n`;
 }
 
-/** `--workers N`: the run's records produced on N threads (the main thread and N − 1 workers). */
+/** `--workers N`: the run's parts written on up to N threads (the main thread and N − 1 workers). */
 async function workerPool(size: number): Promise<MakePartPool> {
-  const { WorkerPool } = await import('../scale/workers.js');
-  return (init, hooks) => new WorkerPool(init, size, hooks);
+  return (await import('../scale/workers.js')).workerPool(size);
 }

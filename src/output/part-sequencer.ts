@@ -1,7 +1,7 @@
 import type { IdIndex } from '../util/id-index.js';
-import type { PartOutcome, PartReport, Verdict } from './claimed-parts.js';
-import type { RunProgress } from './executor.js';
-import type { PartMarker } from './out-folder.js';
+import { ClaimedParts, type PartOutcome, type PartReport, type Verdict } from './claimed-parts.js';
+import { InterruptedError, type PartContext, type PartsResult, type RunProgress } from './executor.js';
+import { ownsPart, type PartMarker, type Shard } from './out-folder.js';
 
 export interface SequencerOptions {
   /** The run's ids, noted here in input order (every part's, resumed and other shards' included). */
@@ -129,5 +129,106 @@ export class PartSequencer {
       last = pos;
     }
     return { last, fresh };
+  }
+}
+
+/** What a thread other than the main one sends the main thread (a worker's messages, revived). */
+export interface PeerEvents {
+  report(r: PartReport): void;
+  outcome(o: PartOutcome): void;
+  /** Records, outputs and input bytes done since the last call. */
+  progress(records: number, outputs: number, bytes: number): void;
+  /** The thread failed outside any part (it died, or could not start). */
+  fail(error: unknown): void;
+}
+
+/** Another thread as the main thread drives it. */
+export interface PeerThread {
+  verdict(index: number, v: Verdict): void;
+  /** Resolves once it has dropped its open part and the parts waiting for a verdict. */
+  stop(): Promise<void>;
+}
+
+export interface ClaimedRun {
+  /** The main thread's producer and progress (its `produce` does not note ids). */
+  ctx: PartContext;
+  files: readonly string[];
+  shard: Shard | undefined;
+  seenIds: IdIndex;
+  signal: AbortSignal | undefined;
+  /** The main thread's claim on a part (the peers claim in their own threads). */
+  claim(index: number): boolean;
+  /** Tell every thread to stop (read by `stopping`). */
+  stopAll(): void;
+  stopping(): boolean;
+  /** The other threads, started on the run with the main thread's event sinks. */
+  peers(events: (thread: number) => PeerEvents): PeerThread[];
+}
+
+/**
+ * Write the parts this process owns on the main thread and its peers, as `runParts` does alone:
+ * the main thread claims and writes parts like any thread and settles every thread's reports in
+ * part order (see PartSequencer). On a failure every thread drops its open and waiting parts.
+ */
+export async function runClaimedParts(run: ClaimedRun): Promise<PartsResult> {
+  const { ctx, files, shard, signal } = run;
+  const { progress, onProgress } = ctx;
+  const seq = new PartSequencer({
+    seenIds: run.seenIds,
+    files,
+    progress,
+    onProgress,
+    verdict: (thread, index, verdict) => (thread === 0 ? main.verdict(index, verdict) : peers[thread - 1]!.verdict(index, verdict)),
+  });
+  const main = new ClaimedParts({
+    thread: 0,
+    ctx,
+    files,
+    shard,
+    claim: (index) => run.claim(index),
+    stopping: () => run.stopping(),
+    report: (r) => seq.receive(r),
+    outcome: (o) => seq.outcome(o),
+    signal,
+  });
+  const peers = run.peers(() => ({
+    report: (r) => seq.receive(r),
+    outcome: (o) => seq.outcome(o),
+    progress: (records, outputs, bytes) => {
+      progress.records += records;
+      progress.outputs += outputs;
+      progress.bytesRead += bytes;
+      onProgress?.(progress);
+    },
+    fail: (e) => seq.fail(e),
+  }));
+  const interrupt = () => seq.fail(new InterruptedError());
+  signal?.addEventListener('abort', interrupt, { once: true });
+  const scanned = main.run().then(
+    (r) => {
+      seq.end(r.parts);
+      return r;
+    },
+    (e: unknown) => {
+      seq.fail(e);
+      throw e;
+    },
+  );
+  scanned.catch(() => undefined);
+  try {
+    const markers = await seq.run();
+    const { parts, records } = await scanned;
+    progress.bytesRead = progress.bytesTotal;
+    onProgress?.(progress);
+    const owned = Array.from({ length: parts }, (_, i) => i).filter((i) => ownsPart(shard, i));
+    return { markers, parts, owned, records };
+  } catch (e) {
+    // What is left is what one thread leaves: every part before the failing one, none after.
+    run.stopAll();
+    await Promise.all([main.stop(), ...peers.map((p) => p.stop())]);
+    if (signal?.aborted) throw new InterruptedError();
+    throw e;
+  } finally {
+    signal?.removeEventListener('abort', interrupt);
   }
 }

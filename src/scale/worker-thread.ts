@@ -12,19 +12,26 @@ import type { PartContext, RunProgress } from '../output/executor.js';
 import { runTransforms } from '../output/run-transforms.js';
 import { produceRecord, type ProduceContext } from '../output/produce.js';
 import { inlineHarnessesFor, statePoolFor } from '../output/variants.js';
-import { claimPart, describeError, type FromWorker, type ToWorker, type WorkerInit } from './workers.js';
+import { claimPart, describeError, type FromWorker, type ToWorker, type WorkerStart } from './workers.js';
+import type { PartPoolInit } from '../output/part-pool.js';
 
-const { init, thread, claims } = workerData as WorkerInit;
-const { cfg, general, harness, fingerprint, buckets, files, shard } = init;
+const { cfg, thread, claims } = workerData as WorkerStart;
 const flags = new Int32Array(claims);
 const post = (m: FromWorker) => parentPort!.postMessage(m);
 
-async function context(): Promise<ProduceContext> {
+// Started while the main thread sets the run up: what needs only the config is built meanwhile.
+const built = (async () => {
   const { transforms, words } = await runTransforms(cfg);
-  const inline = cfg.harness === INLINE_HARNESS;
   // Each thread counts with its own tokenizer (the same bytes as the main thread's, so the same counts).
   // (Its module, with the template engine and tokenizer library, is loaded only for a run that counts.)
   const counter = cfg.tokenizer !== null ? await (await import('../tokenize/tokenizer.js')).loadTokenCounter(cfg.tokenizer) : undefined;
+  return { transforms, words, counter };
+})();
+built.catch(() => undefined);
+
+async function context({ harness, general }: PartPoolInit): Promise<ProduceContext> {
+  const { transforms, words, counter } = await built;
+  const inline = cfg.harness === INLINE_HARNESS;
   return {
     ...(counter ? { tokens: counter } : {}),
     cfg,
@@ -53,13 +60,23 @@ function sendProgress(p: RunProgress, force = false): void {
 // Verdicts come only for reported parts, so only once the thread runs; a stop may come any time.
 let claimer: ClaimedParts | undefined;
 parentPort!.on('message', (m: ToWorker) => {
-  if (m.type === 'verdict') claimer?.verdict(m.index, m.verdict);
+  if (m.type === 'init') void start(m.init);
+  else if (m.type === 'verdict') claimer?.verdict(m.index, m.verdict);
   else if (claimer) void claimer.stop().then(() => post({ type: 'stopped' }));
   else post({ type: 'stopped' });
 });
 
-try {
-  const produceCtx = await context();
+async function start(init: PartPoolInit): Promise<void> {
+  try {
+    await run(init);
+  } catch (e) {
+    post({ type: 'fatal', error: describeError(e) });
+  }
+}
+
+async function run(init: PartPoolInit): Promise<void> {
+  const { fingerprint, buckets, files, shard } = init;
+  const produceCtx = await context(init);
   const progress: RunProgress = { bytesRead: 0, bytesTotal: 0, records: 0, outputs: 0, partsDone: 0, partsSkipped: 0 };
   const ctx: PartContext = {
     cfg,
@@ -87,6 +104,4 @@ try {
   });
   claimer = c;
   await c.run();
-} catch (e) {
-  post({ type: 'fatal', error: describeError(e) });
 }

@@ -1,11 +1,11 @@
 import { open } from 'node:fs/promises';
+import type { RunConfig } from '../config/augment-config.js';
 import { Worker } from 'node:worker_threads';
 import { HsaError, type ErrorCode } from '../errors.js';
-import { ClaimedParts, type PartOutcome, type PartReport, type Verdict } from '../output/claimed-parts.js';
-import { InterruptedError, type PartContext, type PartsResult } from '../output/executor.js';
-import { ownsPart } from '../output/out-folder.js';
+import type { PartOutcome, PartReport, Verdict } from '../output/claimed-parts.js';
+import type { PartContext, PartsResult } from '../output/executor.js';
 import type { MakePartPool, PartPool, PartPoolHooks, PartPoolInit } from '../output/part-pool.js';
-import { PartSequencer } from '../output/part-sequencer.js';
+import { runClaimedParts, type PeerEvents, type PeerThread } from '../output/part-sequencer.js';
 import { BadRecordError } from '../output/shared.js';
 
 /** An error as it crosses threads (errors are not cloned with their class). */
@@ -27,9 +27,12 @@ export function reviveError(e: ThreadError): Error {
   return new Error(e.message);
 }
 
-/** What a worker thread is started with. */
-export interface WorkerInit {
-  init: PartPoolInit;
+/**
+ * What a worker thread is started with, before the run has set up (it loads its modules and builds
+ * its transforms meanwhile); the rest (`init`) comes as its first message.
+ */
+export interface WorkerStart {
+  cfg: RunConfig;
   thread: number;
   /** `[next part to claim, stop]`, shared by every thread. */
   claims: SharedArrayBuffer;
@@ -45,7 +48,7 @@ export type FromWorker =
   | { type: 'fatal'; error: ThreadError }
   | { type: 'stopped' };
 
-export type ToWorker = { type: 'verdict'; index: number; verdict: Verdict } | { type: 'stop' };
+export type ToWorker = { type: 'init'; init: PartPoolInit } | { type: 'verdict'; index: number; verdict: Verdict } | { type: 'stop' };
 
 /** Claim part `index` on the shared counter (every thread asks in part order, so the counter is at `index` or past it). */
 export function claimPart(claims: Int32Array, index: number): boolean {
@@ -59,101 +62,67 @@ export function claimPart(claims: Int32Array, index: number): boolean {
  * manifest. Only part reports cross threads (ids and markers, a few KB a part), never records.
  */
 export class WorkerPool implements PartPool {
-  private readonly workers: Worker[];
-  private readonly claims = new SharedArrayBuffer(8);
-  private readonly flags = new Int32Array(this.claims);
+  private readonly flags: Int32Array;
+  readonly size: number;
 
   constructor(
     private readonly init: PartPoolInit,
-    readonly size: number,
+    private readonly workers: Worker[],
+    claims: SharedArrayBuffer,
     private readonly hooks: PartPoolHooks,
   ) {
-    const url = new URL('./worker-thread.js', import.meta.url);
-    this.workers = Array.from(
-      { length: size - 1 },
-      (_, i) => new Worker(url, { workerData: { init, thread: i + 1, claims: this.claims } satisfies WorkerInit }),
-    );
+    this.flags = new Int32Array(claims);
+    this.size = workers.length + 1;
+    for (const w of workers) {
+      w.ref();
+      w.postMessage({ type: 'init', init } satisfies ToWorker);
+    }
   }
 
   async runParts(ctx: PartContext, opts: { signal?: AbortSignal | undefined }): Promise<PartsResult> {
-    const { files, shard } = this.init;
-    const { progress, onProgress } = ctx;
     const stopping = () => Atomics.load(this.flags, 1) !== 0;
-    const seq = new PartSequencer({
-      seenIds: this.hooks.seenIds,
-      files,
-      progress,
-      onProgress,
-      verdict: (thread, index, verdict) => {
-        if (thread === 0) main.verdict(index, verdict);
-        else this.workers[thread - 1]!.postMessage({ type: 'verdict', index, verdict } satisfies ToWorker);
-      },
-    });
-    const main = new ClaimedParts({
-      thread: 0,
-      ctx,
-      files,
-      shard,
-      claim: (index) => claimPart(this.flags, index),
-      stopping,
-      report: (r) => seq.receive(r),
-      outcome: (o) => seq.outcome(o),
-      signal: opts.signal,
-    });
-    const stopped = this.workers.map(
-      (w) =>
-        new Promise<void>((resolve) => {
-          w.on('message', (m: FromWorker) => {
-            if (m.type === 'report') seq.receive(m.report.kind === 'failed' ? { ...m.report, error: reviveError(m.report.error) } : m.report);
-            else if (m.type === 'outcome') seq.outcome('error' in m.outcome ? { index: m.outcome.index, error: reviveError(m.outcome.error) } : m.outcome);
-            else if (m.type === 'progress') {
-              progress.records += m.records;
-              progress.outputs += m.outputs;
-              progress.bytesRead += m.bytes;
-              onProgress?.(progress);
-            } else if (m.type === 'fatal') seq.fail(reviveError(m.error));
-            else resolve();
-          });
-          w.on('error', (e) => seq.fail(e));
-          w.on('exit', (code) => {
-            if (code !== 0 && !stopping()) seq.fail(new Error(`a worker thread exited with code ${code}`));
-            resolve();
-          });
-        }),
-    );
-    const interrupt = () => seq.fail(new InterruptedError());
-    opts.signal?.addEventListener('abort', interrupt, { once: true });
-    const scanned = main.run().then(
-      (r) => {
-        seq.end(r.parts);
-        return r;
-      },
-      (e: unknown) => {
-        seq.fail(e);
-        throw e;
-      },
-    );
-    scanned.catch(() => undefined);
     try {
-      const markers = await seq.run();
-      const { parts, records } = await scanned;
-      progress.bytesRead = progress.bytesTotal;
-      onProgress?.(progress);
-      const owned = Array.from({ length: parts }, (_, i) => i).filter((i) => ownsPart(shard, i));
-      return { markers, parts, owned, records };
-    } catch (e) {
-      // Every thread drops its open part and the parts waiting for a verdict: what is left is what one thread leaves.
-      Atomics.store(this.flags, 1, 1);
-      for (const w of this.workers) w.postMessage({ type: 'stop' } satisfies ToWorker);
-      await main.stop();
-      await Promise.all(stopped);
-      if (opts.signal?.aborted) throw new InterruptedError();
-      throw e;
+      return await runClaimedParts({
+        ctx,
+        files: this.init.files,
+        shard: this.init.shard,
+        seenIds: this.hooks.seenIds,
+        signal: opts.signal,
+        claim: (index) => claimPart(this.flags, index),
+        stopAll: () => Atomics.store(this.flags, 1, 1),
+        stopping,
+        peers: (events) => this.workers.map((w, i) => peer(w, events(i + 1), stopping)),
+      });
     } finally {
-      opts.signal?.removeEventListener('abort', interrupt);
+      // The threads end with the run (a finished one may still be reading the inputs' tail).
       await Promise.all(this.workers.map((w) => w.terminate()));
     }
   }
+}
+
+/** A worker thread as the main thread drives it: its messages revived into `events`. */
+function peer(w: Worker, events: PeerEvents, stopping: () => boolean): PeerThread {
+  let stopped!: () => void;
+  const done = new Promise<void>((resolve) => (stopped = resolve));
+  w.on('message', (m: FromWorker) => {
+    if (m.type === 'report') events.report(m.report.kind === 'failed' ? { ...m.report, error: reviveError(m.report.error) } : m.report);
+    else if (m.type === 'outcome') events.outcome('error' in m.outcome ? { index: m.outcome.index, error: reviveError(m.outcome.error) } : m.outcome);
+    else if (m.type === 'progress') events.progress(m.records, m.outputs, m.bytes);
+    else if (m.type === 'fatal') events.fail(reviveError(m.error));
+    else stopped();
+  });
+  w.on('error', (e) => events.fail(e));
+  w.on('exit', (code) => {
+    if (code !== 0 && !stopping()) events.fail(new Error(`a worker thread exited with code ${code}`));
+    stopped();
+  });
+  return {
+    verdict: (index, verdict) => w.postMessage({ type: 'verdict', index, verdict } satisfies ToWorker),
+    stop: () => {
+      w.postMessage({ type: 'stop' } satisfies ToWorker);
+      return done;
+    },
+  };
 }
 
 /**
@@ -179,11 +148,28 @@ export async function countLines(files: readonly string[]): Promise<number> {
   return n;
 }
 
-/** `--workers N`: a pool of up to N threads (the main thread and N − 1 workers), or none when the inputs make one part. */
-export function workerPool(size: number): MakePartPool {
+/**
+ * `--workers N`: a pool of up to N threads (the main thread and N − 1 workers), or none when the
+ * inputs make one part. The workers start now, before the run sets up: loading their modules and
+ * building their transforms overlaps the main thread's setup (hashing the inputs, loading the
+ * harness) instead of delaying their first part. Until the run takes them they do not keep the
+ * process alive, and the ones it has no part for are stopped.
+ */
+export function workerPool(size: number, cfg: RunConfig): MakePartPool {
+  const claims = new SharedArrayBuffer(8);
+  const url = new URL('./worker-thread.js', import.meta.url);
+  const spawned = Array.from({ length: Math.max(0, size - 1) }, (_, i) => {
+    const w = new Worker(url, { workerData: { cfg, thread: i + 1, claims } satisfies WorkerStart });
+    w.unref();
+    // A worker that fails before the run takes it is reported by the run (or not needed).
+    w.on('error', () => undefined);
+    return w;
+  });
   return async (init, hooks) => {
     const parts = Math.ceil((await countLines(init.files)) / init.cfg.partSize);
     const threads = Math.min(size, parts);
-    return threads > 1 ? new WorkerPool(init, threads, hooks) : undefined;
+    const used = threads > 1 ? spawned.slice(0, threads - 1) : [];
+    await Promise.all(spawned.slice(used.length).map((w) => w.terminate()));
+    return used.length ? new WorkerPool(init, used, claims, hooks) : undefined;
   };
 }

@@ -76,8 +76,8 @@ async function augmentWhole(cfg: RunConfig, flags: AugmentFlags & { check?: stri
       signal: controller.signal,
       counters,
       ...(shard ? { shard } : {}),
-      // Worker threads are loaded only by a run that asks for them.
-      ...(flags.workers !== undefined && flags.workers > 1 ? { pool: await workerPool(flags.workers) } : {}),
+      // Worker threads are loaded only by a run that asks for them (rewrite mode: teacher modes ignore --workers).
+      ...(flags.workers !== undefined && flags.workers > 1 && cfg.teacher.mode === 'rewrite' ? { pool: await workerPool(flags.workers, cfg) } : {}),
     });
   } finally {
     process.removeListener('SIGINT', onSigint);
@@ -159,8 +159,7 @@ function tokenLines(tokens: Record<string, unknown> | undefined): string {
   return `  tokens (${t.tokenizer.name}): ${parts.join('; ')}\n`;
 }
 
-/** `--workers N`: the run's records produced on N threads (the main thread and N − 1 workers). */
-async function workerPool(size: number): Promise<MakePartPool> {
-  const { WorkerPool } = await import('../scale/workers.js');
-  return (init, hooks) => new WorkerPool(init, size, hooks);
+/** `--workers N`: the run's parts written on up to N threads (the main thread and N − 1 workers). */
+async function workerPool(size: number, cfg: RunConfig): Promise<MakePartPool> {
+  return (await import('../scale/workers.js')).workerPool(size, cfg);
 }

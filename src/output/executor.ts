@@ -5,7 +5,6 @@ import { TokenTally } from '../tokenize/stats.js';
 import type { JsonlRange } from '../util/jsonl.js';
 import { readJsonlRanges } from '../util/jsonl.js';
 import { ownsPart, partFileName, readMarker, writeMarker, type PartMarker, type Shard } from './out-folder.js';
-import type { PartPool } from './part-pool.js';
 import { PartWriter, syncDir, type PartFile } from './part-writer.js';
 import type { InputItem } from './produce.js';
 import { emptyCounts, emptyTeacherTotals, type Bucket, type Output, type PartCounts, type TeacherTotals } from './shared.js';
@@ -39,20 +38,19 @@ export interface PartContext {
   buckets: Bucket[];
   progress: RunProgress;
   onProgress: ((p: RunProgress) => void) | undefined;
-  /** The output of one input record, a line of `file` (in this thread, or in a worker thread). */
-  produce: (file: string, r: JsonlRange, pos: number, partIndex: number) => Promise<Output>;
+  /**
+   * The output of one input record, a line of `file`; `duplicateOf` (where its id came first) when
+   * the caller has found its id a duplicate already (a part made again on threads, see claimed-parts.ts).
+   */
+  produce: (file: string, r: JsonlRange, pos: number, partIndex: number, duplicateOf?: string) => Promise<Output>;
   /** A record of a part not written here (resumed, another shard's): its id still counts. */
   noteSkipped: (item: InputItem) => void;
   /** Wait until the teacher answers received so far are in the cache. */
   settle: () => Promise<void>;
-  /** Worker threads: batches are sent before waiting on a result, buffers reused once written. */
-  workers?: PartPool;
-  /** Records in flight per part (default: none in rewrite mode, the teacher's concurrency × 8 otherwise). */
-  window?: number;
 }
 
 /** One part being written: every stage's writer, its counts and reject reasons. */
-class PartJob {
+export class PartJob {
   private readonly writers: Record<Bucket, PartWriter>;
   private readonly counts: PartCounts = emptyCounts();
   private readonly reasons: Record<string, number> = {};
@@ -60,6 +58,8 @@ class PartJob {
   private readonly recovery: Record<string, number> = {};
   private tokens: { sft: TokenTally; opd: TokenTally; tooLong: { sft: number; opd: number } } | null = null;
   private first: { file: string; line: number } | null = null;
+  /** The id of the record written last (when it parsed), for threads that report a part's ids. */
+  lastId: string | undefined;
 
   constructor(
     private readonly ctx: PartContext,
@@ -78,11 +78,11 @@ class PartJob {
    * (immediate in rewrite mode, teacher episodes otherwise) and written strictly in input order, so
    * bytes never depend on which episode finishes first; at most `window` records are in flight.
    */
-  async add(file: string, r: JsonlRange, pos: number): Promise<void> {
+  async add(file: string, r: JsonlRange, pos: number, duplicateOf?: string): Promise<void> {
     this.first ??= { file, line: r.line };
     this.counts.input_records++;
     this.ctx.progress.records++;
-    const task = this.ctx.produce(file, r, pos, this.index);
+    const task = this.ctx.produce(file, r, pos, this.index, duplicateOf);
     // The error is taken when the task is drained; until then it must not count as unhandled.
     task.catch(() => undefined);
     this.queue.push(task);
@@ -91,15 +91,13 @@ class PartJob {
 
   private readonly queue: Promise<Output>[] = [];
   private get window(): number {
-    return this.ctx.window ?? (this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency) * 8);
+    return this.ctx.cfg.teacher.mode === 'rewrite' ? 0 : Math.max(1, this.ctx.cfg.concurrency) * 8;
   }
 
   private async drainOne(): Promise<void> {
-    const next = this.queue.shift()!;
-    this.ctx.workers?.flushFor(next);
-    const out = await next;
+    const out = await this.queue.shift()!;
+    this.lastId = out.id;
     for (const [bucket, line] of out.lines) await this.writers[bucket].writeLine(line);
-    this.ctx.workers?.released(out);
     for (const [k, n] of Object.entries(out.counts) as [keyof PartCounts, number][]) this.counts[k] += n;
     for (const r of out.reasons) this.reason(r);
     for (const [k, n] of Object.entries(out.teacher) as [keyof TeacherTotals, number][]) this.teacher[k] += n;
@@ -143,9 +141,7 @@ class PartJob {
   }
 
   async abort(): Promise<void> {
-    // Let produced tasks settle (their errors are the ones already being reported); records still
-    // in the open batch are sent, or they would never settle.
-    this.ctx.workers?.flush();
+    // Let produced tasks settle (their errors are the ones already being reported).
     await Promise.allSettled(this.queue.splice(0));
     for (const b of this.ctx.buckets) await this.writers[b].abort();
   }
@@ -173,7 +169,7 @@ export async function runParts(
   files: readonly string[],
   opts: { signal?: AbortSignal | undefined; shard?: Shard | undefined },
 ): Promise<PartsResult> {
-  const { cfg, fingerprint, buckets, progress, workers } = shared;
+  const { cfg, fingerprint, buckets, progress } = shared;
   const markers: PartMarker[] = [];
   let index = 0;
   let pos = 0;
@@ -239,17 +235,14 @@ export async function runParts(
     }
     await finish();
     await committing;
-    await workers?.settled();
   } catch (e) {
     await committing.catch(() => undefined);
-    await workers?.close();
     // Answers already paid for are kept for the rerun.
     await shared.settle().catch(() => undefined);
     if (job && !('skip' in job)) await job.abort();
     if (opts.signal?.aborted) throw new InterruptedError();
     throw e;
   }
-  await workers?.close();
   progress.bytesRead = progress.bytesTotal;
   shared.onProgress?.(progress);
   return { markers, parts: index, owned, records: recordsPerFile };

@@ -83,37 +83,29 @@ export async function runAugment(cfg: RunConfig, opts: RunOptions): Promise<RunS
     seenIds,
     ...(counter ? { tokens: counter } : {}),
   };
-  // Worker threads (rewrite mode): records are produced there from their bytes; ids are still
-  // noted here, in input order (resumed and other shards' records included), and a duplicate is
-  // produced again here as the reject it is.
-  const workers =
+  // Worker threads (rewrite mode): in-process shards, each writing the parts it claims; ids are
+  // noted here, in input order, from the parts' reports (see claimed-parts.ts).
+  const threads =
     cfg.teacher.mode === 'rewrite' && opts.pool
-      ? opts.pool(
-          { cfg, general: general?.prompts ?? [], harness },
-          { seenIds, produceHere: (item, pos, partIndex, dup) => produceRecord(here, item, pos, partIndex, dup) },
-        )
+      ? await opts.pool({ cfg, general: general?.prompts ?? [], harness, fingerprint, buckets, files, shard: opts.shard }, { seenIds })
       : undefined;
-  // The pool notes ids itself (in order, whichever thread made the record).
-  const here: ProduceContext = { ...produceCtx, seenIds: undefined };
+  // On threads the pool notes ids itself (in order, whichever thread made the record).
+  const here: ProduceContext = threads ? { ...produceCtx, seenIds: undefined } : produceCtx;
   const shared: PartContext = {
     cfg,
     fingerprint,
     buckets,
     progress,
     onProgress: opts.onProgress,
-    produce: workers
-      ? (file, r, pos, partIndex) => workers.produce(file, r, pos, partIndex)
-      : (file, r, pos, partIndex) => produceRecord(produceCtx, { file, line: r.line, text: decode(r) }, pos, partIndex),
-    noteSkipped: (item: InputItem) => {
-      if (workers) workers.noteSkipped(() => noteId(item, seenIds));
-      else noteId(item, seenIds);
-    },
-    ...(workers ? { workers, window: workers.size * 64 } : {}),
+    produce: (file, r, pos, partIndex, duplicateOf) => produceRecord(here, { file, line: r.line, text: decode(r) }, pos, partIndex, duplicateOf),
+    noteSkipped: (item: InputItem) => noteId(item, seenIds),
     settle: async () => {
       await teacher?.settle?.();
     },
   };
-  const { markers, parts, owned, records } = await runParts(shared, files, { signal: opts.signal, shard: opts.shard });
+  const { markers, parts, owned, records } = threads
+    ? await threads.runParts(shared, { signal: opts.signal })
+    : await runParts(shared, files, { signal: opts.signal, shard: opts.shard });
 
   // What `hsa merge` needs besides the part markers: the same bytes from every shard and whole run.
   // The tokenizer's name is stated in the manifest but not in the fingerprint (its bytes are).

@@ -121,16 +121,19 @@ describe('augment --workers', () => {
     expect(treeHashes(shard)).toEqual(expected);
   }, 90_000);
 
-  it('fails on a bad record under --on-error fail exactly as one thread does', async () => {
+  it('fails on a bad record under --on-error fail exactly as one thread does, leaving the same folder', async () => {
     const traj = input();
-    const runs = await Promise.all(
-      [1, 2].map((n) =>
-        runHsaAsync(['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', path.join(tempDir('hsa-workers-'), 'out'), '-q', '--workers', String(n)]),
-      ),
-    );
-    expect(runs[0]!.code).toBe(1);
-    expect(runs[1]!.code).toBe(1);
-    expect(runs[1]!.stderr).toBe(runs[0]!.stderr);
-    expect(runs[0]!.stderr).toMatch(/in\.jsonl:11: id:/);
+    // One part (the default size: the run stays on one thread), then parts of 4 records on threads.
+    for (const extra of [[], ['--part-size', '4']]) {
+      const outs = [1, 2].map(() => path.join(tempDir('hsa-workers-'), 'out'));
+      const runs = await Promise.all(
+        [1, 2].map((n, i) => runHsaAsync(['augment', '--no-gzip', '--harness', HARNESS, '-t', traj, '-o', outs[i]!, '-q', '--workers', String(n), ...extra])),
+      );
+      expect(runs[0]!.code).toBe(1);
+      expect(runs[1]!.code).toBe(1);
+      expect(runs[1]!.stderr).toBe(runs[0]!.stderr);
+      expect(runs[0]!.stderr).toMatch(/in\.jsonl:11: id:/);
+      expect(treeHashes(outs[1]!)).toEqual(treeHashes(outs[0]!));
+    }
   }, 30_000);
 });

@@ -153,7 +153,11 @@ export function buildProgram(io: Io, setCode: (code: number) => void): Command {
       "write one shard of M (parts p with p mod M = the index; default: HSA_NUM_SHARDS, the config's shards:, SLURM_ARRAY_TASK_COUNT)",
       parseCount,
     )
-    .option('--workers <n>', 'rewrite mode: N threads (the main one and N − 1 workers) each making whole parts (output identical whatever N; default 1)', parseCount)
+    .option(
+      '--workers <n>',
+      'rewrite mode: N threads (the main one and N − 1 workers) each making whole parts (output identical whatever N; default 1)',
+      parseCount,
+    )
     .option(
       '--shard-index <i>',
       'this shard (default: HSA_SHARD_INDEX, JOB_COMPLETION_INDEX, SLURM_ARRAY_TASK_ID − SLURM_ARRAY_TASK_MIN); a shard writes no manifest, hsa merge does',

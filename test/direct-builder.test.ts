@@ -154,7 +154,8 @@ describe('direct state builder', () => {
     for (let i = 0; i < 60; i++) {
       const r = record(`r${i}`);
       r.tools![0]!.function.name = `create_ticket_${i}`;
-      (r.messages[2]!.tool_calls![1]!.function as { name: string }).name = `create_ticket_${i}`;
+      const calls = (r.messages[2] as { tool_calls?: { function: { name: string } }[] }).tool_calls!;
+      calls[1]!.function.name = `create_ticket_${i}`;
       lines.push(JSON.stringify(r));
     }
     writeFileSync(input, lines.join('\n') + '\n');

@@ -9,5 +9,6 @@ export const HSA_VERSION: string = (JSON.parse(readFileSync(new URL('../../packa
  * by different behaviour (DESIGN §5.12). A transform's own changes bump that transform's version.
  * 2: OPD prompt selection (`opd.prompts`, default 1 per output record; CHANGELOG.md).
  * 3: the direct state builder of small inline harnesses (src/transform/direct.ts; CHANGELOG.md).
+ * 4: OPD prompts cut before a run of assistant messages, never inside one (CHANGELOG.md).
  */
-export const ENGINE_VERSION = 3;
+export const ENGINE_VERSION = 4;

@@ -102,6 +102,27 @@ describe('OPD prompt selection', () => {
     expect(['b', 'c', 'd', 'e'].map((s) => pick('0', s).join()).some((o) => o !== pick('0', 'a').join())).toBe(true);
   });
 
+  it('a run of assistant messages is one turn: no prompt ends with an assistant message', () => {
+    // An API-Bank-shaped record (as xLAM ships it): a reply, then the calls, as two messages.
+    const split: Message[] = [
+      { role: 'user', content: 'Renew my card 22-7781 please.' },
+      { role: 'assistant', content: 'Renewing it now.' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c1', type: 'function', function: { name: 'renew', arguments: '{"card":"22-7781"}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '{"until":"2027-01-31"}' },
+      { role: 'assistant', content: 'Done.' },
+      { role: 'user', content: 'And my fines?' },
+      { role: 'assistant', content: 'Let me look.' },
+      { role: 'assistant', content: '', tool_calls: [{ id: 'c2', type: 'function', function: { name: 'fines', arguments: '{"card":"22-7781"}' } }] },
+    ];
+    const cfg = cfgOf({ prompts: 'all' });
+    expect(cuts(input('s', 0, split), cfg)).toEqual([1, 4, 6]);
+    for (let v = 0; v < 8; v++)
+      for (const rec of opdRecords(input('s', v, split), cfgOf({}), [])) {
+        const m = rec.messages as Message[];
+        expect(m[m.length - 1]!.role).not.toBe('assistant');
+      }
+  });
+
   it('`turns: first` with any number of prompts keeps only the first assistant turn', () => {
     expect(cuts(input('a', 5, msgs), cfgOf({ turns: 'first', prompts: 3 }))).toEqual([all[0]]);
   });

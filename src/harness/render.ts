@@ -15,6 +15,12 @@ export interface RenderedPrompt {
   preamble: string;
 }
 
+/**
+ * The context of a record that has none: one object for all of them, so the render caches keyed by
+ * the context object (recentPrompts, ContextCache.of) answer without serialising a fresh `{}`.
+ */
+export const NO_CONTEXT: Readonly<Record<string, never>> = Object.freeze({});
+
 export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {
   // A record's prompt is rendered under its source state (input check, round trip) and under each
   // target state. The context object itself is the fast key (records are never modified): the
@@ -147,7 +153,7 @@ export function promptLayout(message: object | undefined): PromptLayout | undefi
  * `--system-prompt locate` every section is pinned, so no transform moves or merges them).
  */
 export function renderRecordPrompt(h: Harness, rec: { context?: unknown; messages: readonly object[] }): RenderedPrompt {
-  const context = rec.context ?? {};
+  const context = rec.context ?? NO_CONTEXT;
   const layout = promptLayout(rec.messages[0]);
   if (layout === undefined) return renderPrompt(h, context);
   // Keyed by the record's own context object (a missing one is `undefined`, not a fresh `{}`).

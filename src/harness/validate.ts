@@ -3,6 +3,7 @@ import { compileSchema } from '../util/json-schema.js';
 import type { HarnessOrigins } from './origins.js';
 import { templateSlots } from './template.js';
 import { unknownTypes } from './schema-spellings.js';
+import { isObjectParameters } from './root-object.js';
 import { SKILL_NAME_MAX, SKILL_NAME_PATTERNS, type Harness } from './types.js';
 
 /**
@@ -22,7 +23,7 @@ export function validateHarness(h: Harness, origins: HarnessOrigins): Problem[] 
     const o = origins.tools[t.name];
     const file = o?.file ?? main;
     const p = t.parameters as { type?: unknown };
-    if (p.type !== 'object') at(file, `${t.name}.parameters.type`, 'tool parameters must be a JSON Schema of type "object"', o?.line);
+    if (!isObjectParameters(p)) at(file, `${t.name}.parameters.type`, 'tool parameters must be a JSON Schema of type "object"', o?.line);
     // A type name hsa does not read is named as such (ajv would answer with a list of schema paths).
     const unknown = unknownTypes(t.parameters, [t.name, 'parameters']);
     for (const u of unknown) at(file, u.path.join('.'), u.message, o?.line);

@@ -1,5 +1,5 @@
 import { parseFeedback } from '../harness/feedback.js';
-import { promptLayout, renderedSections, setPromptLayout } from '../harness/render.js';
+import { NO_CONTEXT, promptLayout, renderedSections, setPromptLayout } from '../harness/render.js';
 import type { Harness } from '../harness/types.js';
 import { checkTrajectory, type SystemPromptMode } from '../trajectory/check.js';
 import { checkLeaks, leakFinder } from '../trajectory/invariants.js';
@@ -73,7 +73,7 @@ export function migrateRecord(source: Trajectory, cp: CompiledPlan, a: Harness, 
         'prompt_layout',
         'text of the record between located sections of A has no place in B (only text before the first and after the last section is kept)',
       );
-    const ids = renderedSections(b, source.context ?? {}).map((s) => s.id);
+    const ids = renderedSections(b, source.context ?? NO_CONTEXT).map((s) => s.id);
     const bSep = b.promptStyle?.separator ?? b.separator;
     const first = { ...source.messages[0]! };
     setPromptLayout(first, {

@@ -142,7 +142,7 @@ export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly Gene
 
 /**
  * The assistant turns an OPD prompt of this output is cut before, in order. The candidates are every
- * assistant turn after the first message (or only the first with `opd.turns: first`); with
+ * assistant turn (a run of consecutive assistant messages, cut before its first) after the first message (or only the first with `opd.turns: first`); with
  * `opd.prompts: N` an output keeps N of them. On-policy distillation trains on what the student
  * generates from each prompt, so a prompt is a context, and the prefixes of one conversation are
  * near copies of one context (same system prompt and tool list, one more turn each). The variants of
@@ -152,8 +152,11 @@ export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly Gene
  */
 function opdTurns(x: StageInput, cfg: RunConfig): number[] {
   const turns: number[] = [];
-  x.record.messages.forEach((m, i) => {
-    if (m.role === 'assistant' && i > 0) turns.push(i);
+  const msgs = x.record.messages;
+  // A turn is a run of assistant messages (a reply, then its calls, as some logs split one turn):
+  // a prompt is cut before the run's first message, never between two of them.
+  msgs.forEach((m, i) => {
+    if (m.role === 'assistant' && i > 0 && msgs[i - 1]!.role !== 'assistant') turns.push(i);
   });
   const candidates = cfg.opd.turns === 'first' ? turns.slice(0, 1) : turns;
   const n = cfg.opd.prompts;

@@ -120,6 +120,15 @@ export class StateRebuilder {
   /** Load the harness and resolve the run's transforms; a transform whose version changed is an error. */
   static async create(manifest: Manifest, harnessPath: string): Promise<StateRebuilder> {
     const cfg = manifest.config ?? {};
+    // `--harness inline`, as augment spells a run without a harness folder: the sources' own harnesses.
+    if (harnessPath === INLINE_HARNESS) {
+      if (StateRebuilder.isInlineRun(manifest)) return StateRebuilder.createInline(manifest);
+      throw new HsaError(
+        'HSA_USAGE',
+        `--harness inline: this run was made with the harness ${JSON.stringify(cfg.harness ?? null)} (manifest.json config.harness), not with each record's own tools; give that harness`,
+        2,
+      );
+    }
     const { transforms, words, seed, poolSize } = await StateRebuilder.runSettings(manifest);
     const loaded = await loadHarness(harnessPath);
     if (!loaded.harness || hasErrors(loaded.problems)) {

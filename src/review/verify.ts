@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Problem } from '../problems.js';
 import { trainerMessages } from '../output/stages.js';
-import { promptLayout, renderPrompt, setPromptLayout, type PromptLayout } from '../harness/render.js';
+import { NO_CONTEXT, promptLayout, renderPrompt, setPromptLayout, type PromptLayout } from '../harness/render.js';
 import { setUserTextLayout, userTextLayout, type UserTextLayout } from '../harness/user-text-layout.js';
 import type { Harness } from '../harness/types.js';
 import { checkTrajectory, firstUserTurn, mcpNames, type SystemPromptMode } from '../trajectory/check.js';
@@ -18,6 +18,7 @@ import { newTally, readPartLines } from './part-reader.js';
 import { appliedTransforms, asTrajectory, callProblems, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
 import { LeakScanCache, metaLeaks } from './meta-leaks.js';
 import { SourceIndex, StateRebuilder } from './rebuild.js';
+import { INLINE_HARNESS } from '../config/augment-config.js';
 
 export interface VerifyOptions {
   out: string;
@@ -84,6 +85,8 @@ export async function runVerify(opts: VerifyOptions): Promise<VerifyReport> {
   const rebuilder = opts.harness ? await StateRebuilder.create(manifest, opts.harness) : inline ? await StateRebuilder.createInline(manifest) : undefined;
   const warnings = [...(rebuilder?.warnings ?? [])];
   if (sources && !rebuilder) warnings.push('--sources without --harness: the round trip needs the harness; only the record checks ran');
+  if (!sources && opts.harness === INLINE_HARNESS)
+    warnings.push("--harness inline without --sources: each record's harness is its source's own; only the record checks ran");
 
   balanceProblems(manifest, manifestFile).forEach(add);
   for (const f of await unlistedFiles(opts.out, manifest))
@@ -352,7 +355,7 @@ function carryUserTexts(source: Trajectory, rec: Trajectory, plan: RewritePlan, 
 /** The harness's system prompt for a record's context, or undefined when its context cannot fill it. */
 function renderPromptOrUndefined(harness: Harness, rec: Trajectory): string | undefined {
   try {
-    return renderPrompt(harness, rec.context ?? {}).system;
+    return renderPrompt(harness, rec.context ?? NO_CONTEXT).system;
   } catch {
     return undefined;
   }

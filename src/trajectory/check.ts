@@ -1,4 +1,4 @@
-import { renderPrompt, renderedSections, renderTools, setPromptLayout } from '../harness/render.js';
+import { NO_CONTEXT, renderPrompt, renderedSections, renderTools, setPromptLayout } from '../harness/render.js';
 import { locateUserTexts, setUserTextLayout } from '../harness/user-text-layout.js';
 import { normaliseTool } from '../harness/tools.js';
 import type { Harness, JsonSchema, OpenAiTool } from '../harness/types.js';
@@ -129,7 +129,7 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
   if (first && first.role === 'system') {
     let expected: string | undefined;
     try {
-      expected = renderPrompt(h, rec.context ?? {}).system;
+      expected = renderPrompt(h, rec.context ?? NO_CONTEXT).system;
     } catch (e) {
       add('context', (e as Error).message);
     }
@@ -195,7 +195,7 @@ function checkSystemMessage(
   }
   const mode = at.systemPrompt ?? 'match';
   if (mode === 'locate') {
-    const sections = renderedSections(h, rec.context ?? {});
+    const sections = renderedSections(h, rec.context ?? NO_CONTEXT);
     const outer: string[] = [];
     let pos = 0;
     for (const s of sections) {
@@ -225,7 +225,7 @@ function checkSystemMessage(
   }
   // Every section of the harness inside the logged message, in order, with text of the log's own
   // around them: that is what `locate` keeps, so say so.
-  const hint = sectionsInOrder(renderedSections(h, rec.context ?? {}), actual)
+  const hint = sectionsInOrder(renderedSections(h, rec.context ?? NO_CONTEXT), actual)
     ? ' (every section of the harness is in it, in order, with text of its own around them: --system-prompt locate keeps that text and uses the sections)'
     : '';
   add('messages.0.content', `system message differs from the rendered harness: ${shortDiff(expected, actual)}${hint}`);

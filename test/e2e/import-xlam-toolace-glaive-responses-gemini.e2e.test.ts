@@ -119,6 +119,32 @@ describe('xlam: query/tools/answers as JSON strings, parameters with Python type
     expect(bank.messages[3]!.tool_call_id).toBe('apibank-1:c1');
   }, 90_000);
 
+  it('every stage of the import passes hsa verify --sources (API-Bank splits a turn into a reply and its calls)', async () => {
+    const dir = tempDir('hsa-third-xlam-verify-');
+    const imported = path.join(dir, 'x.jsonl');
+    const i = await runHsaAsync(['import', '--from', 'xlam', fx('xlam/transit-library.json'), '-o', imported, '--on-error', 'skip']);
+    expect(i.code, i.stderr).toBe(0);
+    const out = path.join(dir, 'out');
+    // Every OPD prompt (`all`), so the cut inside the API-Bank record's split turn would be written.
+    const a = await runHsaAsync(['augment', '-t', imported, '-o', out, '-k', '4', '--opd-prompts', 'all', '-q']);
+    expect(a.code, a.stderr).toBe(0);
+    const v = await runHsaAsync(['verify', out, '--sources', imported]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
+    expect(v.stdout + v.stderr).toMatch(/^sound: /m);
+    // `--harness inline`, as augment spells it, is the same proof; on a harness-folder run it is refused.
+    const vi = await runHsaAsync(['verify', out, '--harness', 'inline', '--sources', imported]);
+    expect(vi.code, vi.stdout + vi.stderr).toBe(0);
+    expect(vi.stderr).toContain('round trip to the sources');
+    const folderOut = path.join(dir, 'folder');
+    const f = await runHsaAsync(['augment', '--harness', 'fixtures/live-commerce/harness', '-t', 'fixtures/live-commerce/trajectories.jsonl', '-o', folderOut, '-k', '1', '-q'], {
+      cwd: REPO,
+    });
+    expect(f.code, f.stderr).toBe(0);
+    const vf = await runHsaAsync(['verify', folderOut, '--harness', 'inline']);
+    expect(vf.code).toBe(2);
+    expect(vf.stderr).toContain('--harness inline: this run was made with the harness "fixtures/live-commerce/harness"');
+  }, 90_000);
+
   it('a tool named like a renamed parameter of another tool keeps its name, and the checker takes it for no leak', async () => {
     const dir = tempDir('hsa-third-xlam-tags-');
     const imported = path.join(dir, 'x.jsonl');

@@ -49,7 +49,23 @@ describe('a harness folder whose tool parameters are a root $ref', () => {
     const v = await runHsaAsync(['validate', harness, '-t', traj]);
     expect(v.code, v.stdout + v.stderr).toBe(0);
     const out = path.join(dir, 'out');
-    const a = await runHsaAsync(['augment', '--harness', harness, '-t', traj, '-o', out, '-k', '8', '--transforms', 'tools.param-rename', '--stages', 'sft', '--no-gzip', '-q']);
+    const a = await runHsaAsync([
+      'augment',
+      '--harness',
+      harness,
+      '-t',
+      traj,
+      '-o',
+      out,
+      '-k',
+      '8',
+      '--transforms',
+      'tools.param-rename',
+      '--stages',
+      'sft',
+      '--no-gzip',
+      '-q',
+    ]);
     expect(a.code, a.stderr).toBe(0);
     const sft = readFileSync(path.join(out, 'sft/part-00000.jsonl'), 'utf8').trim().split('\n');
     // Variants renamed parameters of the referenced model: the calls' keys differ between variants.
@@ -57,8 +73,7 @@ describe('a harness folder whose tool parameters are a root $ref', () => {
     const keys = new Set<string>();
     for (const l of sft)
       for (const m of (JSON.parse(l) as Rec).messages)
-        for (const c of m.tool_calls ?? [])
-          if (c.function.name === 'add_payment_method') keys.add(Object.keys(c.function.arguments as object).join(','));
+        for (const c of m.tool_calls ?? []) if (c.function.name === 'add_payment_method') keys.add(Object.keys(c.function.arguments as object).join(','));
     expect(keys.size).toBeGreaterThan(1);
     const r = await runHsaAsync(['verify', out, '--harness', harness, '--sources', traj]);
     expect(r.code, r.stdout + r.stderr).toBe(0);

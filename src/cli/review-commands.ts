@@ -14,7 +14,10 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     )
     .argument('<out>', 'output folder (with manifest.json)')
     .option('--sources <glob...>', 'the source trajectories: with --harness, every exact variant is round-tripped to its source')
-    .option('--harness <path>', "the run's harness: rebuild each record's state (its hash must match) and run the engine's leak check (\"inline\", or omitted with --sources, for a run without a harness folder)")
+    .option(
+      '--harness <path>',
+      "the run's harness: rebuild each record's state (its hash must match) and run the engine's leak check (\"inline\", or omitted with --sources, for a run without a harness folder)",
+    )
     .option('--json', 'print one JSON report on stdout')
     .option('-q, --quiet', 'no progress or summary on stderr')
     .action(async (out: string, o: Omit<VerifyCommandOptions, 'out'>) => {
@@ -62,7 +65,10 @@ export function addReviewCommands(program: Command, io: Io, setCode: (code: numb
     .argument('<out>', 'output folder (with manifest.json)')
     .requiredOption('--id <id>', 'record id: SOURCE~vK (SFT), SOURCE~vK#J (OPD), SOURCE~src, or an RL index')
     .option('--sources <glob...>', 'the source trajectories (default: the kept source SOURCE~src in the folder, when the run kept sources)')
-    .option('--harness <path>', "the run's harness: rebuild the record's state and run the engine's leak check and round trip (\"inline\", or omitted with --sources, for a run without a harness folder)")
+    .option(
+      '--harness <path>',
+      "the run's harness: rebuild the record's state and run the engine's leak check and round trip (\"inline\", or omitted with --sources, for a run without a harness folder)",
+    )
     .option('--html <file>', 'also write the view as one self-contained HTML page')
     .option('--json', 'print the view as JSON on stdout')
     .action(async (out: string, o: Omit<ShowCommandOptions, 'out'>) => {

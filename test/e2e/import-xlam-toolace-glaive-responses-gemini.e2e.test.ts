@@ -136,9 +136,12 @@ describe('xlam: query/tools/answers as JSON strings, parameters with Python type
     expect(vi.code, vi.stdout + vi.stderr).toBe(0);
     expect(vi.stderr).toContain('round trip to the sources');
     const folderOut = path.join(dir, 'folder');
-    const f = await runHsaAsync(['augment', '--harness', 'fixtures/live-commerce/harness', '-t', 'fixtures/live-commerce/trajectories.jsonl', '-o', folderOut, '-k', '1', '-q'], {
-      cwd: REPO,
-    });
+    const f = await runHsaAsync(
+      ['augment', '--harness', 'fixtures/live-commerce/harness', '-t', 'fixtures/live-commerce/trajectories.jsonl', '-o', folderOut, '-k', '1', '-q'],
+      {
+        cwd: REPO,
+      },
+    );
     expect(f.code, f.stderr).toBe(0);
     const vf = await runHsaAsync(['verify', folderOut, '--harness', 'inline']);
     expect(vf.code).toBe(2);

@@ -48,7 +48,14 @@ export async function runModel(
 ): Promise<{ outcomes: EpisodeOutcome[]; counters: TeacherCounters }> {
   const counters = newCounters();
   const controller = new AbortController();
-  const client = new OpenAiTeacher(model, new TeacherCache(o.cacheDir), { requireCache: o.requireCache ?? false, signal: controller.signal, counters });
+  const client = new OpenAiTeacher(model, new TeacherCache(o.cacheDir), {
+    requireCache: o.requireCache ?? false,
+    signal: controller.signal,
+    counters,
+    who: 'the model',
+    keySetting: 'model.api_key_env',
+    keyFlag: '--key-env',
+  });
   const limit = pLimit(Math.max(1, o.concurrency));
   let stop: Error | undefined;
   const outcomes = await Promise.all(

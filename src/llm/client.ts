@@ -31,15 +31,18 @@ export interface EndpointSettings {
   tpm?: number;
 }
 
-export interface ClientOptions {
+export interface ClientOptions extends EndpointLabels {
   /** Fail on a request missing from the cache instead of sending it. */
   requireCache: boolean;
   signal?: AbortSignal;
   counters: TeacherCounters;
-  /** Who the endpoint is in messages (default "teacher"); its key setting and flag (default teacher.api_key_env, --teacher-key-env). */
+}
+
+/** Who the endpoint is in messages (default "teacher"), its key setting and flag (default teacher.api_key_env, --teacher-key-env; null: no flag). */
+export interface EndpointLabels {
   who?: string;
   keySetting?: string;
-  keyFlag?: string;
+  keyFlag?: string | null;
 }
 
 /** A tool call as the Chat Completions API sends it (arguments: the JSON text as sent). */
@@ -99,7 +102,7 @@ export class EndpointClient {
     // (runs that only read the cache need no key).
     if (!apiKey && !opts.requireCache && !isLoopback(cfg.baseUrl)) {
       throw new TeacherFatalError(
-        `${opts.keySetting ?? 'teacher.api_key_env'}: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}, or name another variable with ${opts.keyFlag ?? '--teacher-key-env'})`,
+        `${opts.keySetting ?? 'teacher.api_key_env'}: the variable ${cfg.apiKeyEnv} is not set, and ${cfg.baseUrl} is not a loopback address, so a key is needed (set ${cfg.apiKeyEnv}${opts.keyFlag === null ? '' : `, or name another variable with ${opts.keyFlag ?? '--teacher-key-env'}`})`,
       );
     }
     this.client = new OpenAI({
@@ -164,7 +167,7 @@ export class EndpointClient {
     const hit = await this.cache.get(key);
     if (hit !== undefined) {
       c.cacheHits++;
-      return readCompletion(hit, true);
+      return readCompletion(hit, true, this.who);
     }
     if (this.opts.requireCache) throw new CacheMissError(key, body);
     if (this.fatal) throw this.fatal;
@@ -185,7 +188,7 @@ export class EndpointClient {
           .finally(() => this.opts.signal?.removeEventListener('abort', onAbort));
         c.inFlight--;
         c.done++;
-        const reply = readCompletion(response, false);
+        const reply = readCompletion(response, false, this.who);
         c.tokensIn += reply.usage.prompt;
         c.tokensOut += reply.usage.completion;
         if (reply.finishReason !== 'length' && isWellFormed(response)) this.store(key, response);
@@ -244,7 +247,7 @@ function isWellFormed(response: unknown): boolean {
 }
 
 /** A Chat Completions response → its first choice (tool-call arguments kept as sent). */
-export function readCompletion(response: unknown, cached: boolean): Completion {
+export function readCompletion(response: unknown, cached: boolean, who = 'teacher'): Completion {
   const r = response as {
     choices?: {
       message?: { content?: string | null; tool_calls?: { id: string; type?: string; function: { name: string; arguments: string } }[] };
@@ -253,7 +256,7 @@ export function readCompletion(response: unknown, cached: boolean): Completion {
     usage?: { prompt_tokens?: number; completion_tokens?: number };
   };
   const choice = r.choices?.[0];
-  if (!choice?.message) throw new TeacherRequestError('teacher answer has no message', 'unusable');
+  if (!choice?.message) throw new TeacherRequestError(`${who} answer has no message`, 'unusable');
   const toolCalls: CompletionToolCall[] = (choice.message.tool_calls ?? []).map((c) => ({
     id: c.id,
     type: 'function',

@@ -123,8 +123,10 @@ export class RubricJudge {
     cacheDir: string,
     counters: TeacherCounters,
     requireCache = false,
+    /** Where its key is set (`judge.api_key_env` in a judge, reward or eval config; `teacher.judge.api_key_env` in hsa.yaml). */
+    keySetting = 'judge.api_key_env',
   ) {
-    this.client = new EndpointClient(settings.endpoint, new TeacherCache(cacheDir), { requireCache, counters });
+    this.client = new EndpointClient(settings.endpoint, new TeacherCache(cacheDir), { requireCache, counters, who: 'the judge', keySetting, keyFlag: null });
     this.system = systemPrompt(settings.rubric);
   }
 

@@ -76,7 +76,7 @@ function acceptanceOf(cfg: RunConfig): NonNullable<EpisodeOptions['accept']> {
     let made: Promise<NonNullable<EpisodeOptions['accept']>> | undefined;
     a = async (trajectory, source) => {
       made ??= import('../llm/judge.js').then(({ RubricJudge, teacherAcceptance }) =>
-        teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache), j.minScore),
+        teacherAcceptance(new RubricJudge(j.settings, cfg.cache, newCounters(), cfg.requireCache, 'teacher.judge.api_key_env'), j.minScore),
       );
       return (await made)(trajectory, source);
     };

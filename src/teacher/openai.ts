@@ -1,4 +1,4 @@
-import { EndpointClient, requestBody, type EndpointSettings } from '../llm/client.js';
+import { EndpointClient, requestBody, type EndpointLabels, type EndpointSettings } from '../llm/client.js';
 import type { TeacherCache } from '../llm/cache.js';
 import type { TeacherCounters } from '../llm/errors.js';
 import type { Message } from '../trajectory/types.js';
@@ -19,7 +19,7 @@ export class OpenAiTeacher implements Teacher {
   constructor(
     private readonly cfg: OpenAiTeacherConfig,
     cache: TeacherCache,
-    opts: { requireCache: boolean; signal?: AbortSignal; counters: TeacherCounters },
+    opts: { requireCache: boolean; signal?: AbortSignal; counters: TeacherCounters } & EndpointLabels,
   ) {
     this.client = new EndpointClient(cfg, cache, opts);
   }

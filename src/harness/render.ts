@@ -15,10 +15,7 @@ export interface RenderedPrompt {
   preamble: string;
 }
 
-/**
- * The context of a record that has none: one object for all of them, so the render caches keyed by
- * the context object (recentPrompts, ContextCache.of) answer without serialising a fresh `{}`.
- */
+/** The context of every record without one: the caches keyed by the context object then answer. */
 export const NO_CONTEXT: Readonly<Record<string, never>> = Object.freeze({});
 
 export function renderPrompt(h: Harness, context: unknown): RenderedPrompt {

@@ -2,7 +2,7 @@ import { describeIssue } from '../harness/schema.js';
 import { normaliseTool } from '../harness/tools.js';
 import type { OpenAiTool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
-import { readJsonlLines } from '../util/jsonl.js';
+import { readLineSpans } from '../util/jsonl.js';
 import { isTrajectoryShape, trajectorySchema } from './schema.js';
 import { textOf, type Trajectory } from './types.js';
 
@@ -24,8 +24,9 @@ export type ReadItem =
  * parsed JSON itself, so keys keep their input order.
  */
 export async function* readTrajectories(file: string): AsyncGenerator<ReadItem> {
-  for await (const { line, text } of readJsonlLines(file)) {
-    yield parseTrajectoryLine(file, line, text);
+  // Lines come a read chunk at a time (one async step per chunk, not per line); each is decoded and parsed when asked for.
+  for await (const { buf, spans } of readLineSpans(file)) {
+    for (let i = 0; i < spans.length; i += 3) yield parseTrajectoryLine(file, spans[i]!, buf.toString('utf8', spans[i + 1], spans[i + 2]));
   }
 }
 

@@ -63,6 +63,23 @@ describe('LineFileWriter', () => {
     expect((await readFile(file)).equals(expected(all))).toBe(true);
   });
 
+  it('short texts between byte pieces (copied by hand when ASCII) keep their UTF-8: accents, emoji, lone surrogates, at a buffer edge', async () => {
+    const shorts = ['', ',', '","b":', 'é', '€"', 'a😀', '\ud800', 'x\udc00y', '0123456789abcdef', '0123456789abcdefg', '\u007f\u0080'];
+    const all: (string | (string | Uint8Array)[])[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const s = shorts[i % shorts.length]!;
+      all.push([s, Buffer.from(`{"n":${i},"pad":"${'p'.repeat((i * 31) % 700)}"`), s, Buffer.from('}'), s]);
+    }
+    const file = path.join(tmp.dir, 'short.jsonl');
+    const w = await LineFileWriter.open(file);
+    for (const l of all) {
+      const wait = w.write(l);
+      if (wait) await wait;
+    }
+    await w.commit();
+    expect((await readFile(file)).equals(expected(all))).toBe(true);
+  });
+
   it('abort leaves neither the file nor its temporary', async () => {
     const file = path.join(tmp.dir, 'aborted.jsonl');
     const w = await LineFileWriter.open(file);

@@ -5,6 +5,8 @@ import type { OutputLine } from './json-out.js';
 
 /** Bytes gathered before a write: two buffers of this size, one filled while the other is written. */
 const CHUNK = 1 << 20;
+/** Texts up to this length (the glue between shared pieces) are copied by hand when ASCII. */
+const SHORT = 16;
 
 /**
  * A JSONL file of output lines (a string, or pieces with shared UTF-8 bytes, as recordLine makes
@@ -60,12 +62,26 @@ export class LineFileWriter {
   }
 
   private text(s: string): void {
+    if (s.length <= SHORT && this.pos + SHORT <= this.buf.length && this.ascii(s)) return;
     // A UTF-16 code unit takes at most 3 bytes of UTF-8.
     if (this.pos + s.length * 3 > this.buf.length) {
       const n = Buffer.byteLength(s, 'utf8');
       if (this.pos + n > this.buf.length) this.grow(n);
     }
     this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** A short ASCII text copied here, code unit by code unit (cheaper than a call into Buffer.write); false, nothing written, when not ASCII. */
+  private ascii(s: string): boolean {
+    const buf = this.buf;
+    const at = this.pos;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) return false;
+      buf[at + i] = c;
+    }
+    this.pos = at + s.length;
+    return true;
   }
 
   private bytes(b: Uint8Array): void {

@@ -80,6 +80,22 @@ describe('LineFileWriter', () => {
     expect((await readFile(file)).equals(expected(all))).toBe(true);
   });
 
+  it('a full buffer goes to the file without a wait; the write before it is waited for only while it is still going', async () => {
+    const file = path.join(tmp.dir, 'handover.jsonl');
+    const w = await LineFileWriter.open(file);
+    const line = 'z'.repeat(1000);
+    const handed: Promise<void>[] = [];
+    // Two buffer handovers (a buffer goes at 15/16 of 1 MB), written in one go: nothing in flight can finish meanwhile.
+    for (let i = 0; i < 2500; i++) {
+      const r = w.write(line);
+      if (r !== undefined) handed.push(r);
+    }
+    expect(handed.length).toBe(1); // the second handover, the first write still going
+    await handed[0];
+    await w.commit();
+    expect((await readFile(file)).equals(Buffer.from(`${line}\n`.repeat(2500)))).toBe(true);
+  });
+
   it('abort leaves neither the file nor its temporary', async () => {
     const file = path.join(tmp.dir, 'aborted.jsonl');
     const w = await LineFileWriter.open(file);

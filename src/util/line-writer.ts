@@ -25,6 +25,8 @@ export class LineFileWriter {
   private readonly free: Buffer[] = [];
   /** The last file write handed out; each waits for the one before it. */
   private inFlight: Promise<void> | undefined;
+  /** File writes handed out and not yet done. */
+  private writing = 0;
   lines = 0;
 
   private constructor(
@@ -104,16 +106,24 @@ export class LineFileWriter {
   /**
    * Hands the filled buffer to the file, after the writes before it, and goes on in a free one (a
    * new one when every buffer is still being written: a caller that does not wait is not made to).
+   * Returns the write before this one while it is still going: a caller that waits for it fills the
+   * next buffer while this one is written (waiting for this one would leave the thread idle).
    */
-  private flush(): Promise<void> {
-    if (this.pos === 0) return this.inFlight ?? Promise.resolve();
+  private flush(): Promise<void> | undefined {
+    if (this.pos === 0) return undefined;
     const full = this.buf;
     const length = this.pos;
     const before = this.inFlight;
+    const previous = this.writing > 0 ? before : undefined;
     const fh = this.fh!;
+    this.writing++;
     const done: Promise<void> = (async () => {
-      if (before) await before;
-      for (let off = 0; off < length;) off += (await fh.write(full, off, length - off)).bytesWritten;
+      try {
+        if (before) await before;
+        for (let off = 0; off < length;) off += (await fh.write(full, off, length - off)).bytesWritten;
+      } finally {
+        this.writing--;
+      }
       this.free.push(full);
     })();
     // A failed write is reported where it is awaited (a later write, commit or abort), not as unhandled.
@@ -121,11 +131,12 @@ export class LineFileWriter {
     this.inFlight = done;
     this.buf = this.free.pop() ?? Buffer.allocUnsafe(CHUNK);
     this.pos = 0;
-    return done;
+    return previous;
   }
 
   async commit(): Promise<void> {
-    await this.flush();
+    this.flush();
+    await this.inFlight;
     if (this.direct) return void (await this.fh!.close());
     await this.fh!.sync();
     await this.fh!.close();

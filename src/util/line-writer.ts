@@ -135,7 +135,7 @@ export class LineFileWriter {
   }
 
   async commit(): Promise<void> {
-    this.flush();
+    void this.flush(); // (the last write waits for every one before it)
     await this.inFlight;
     if (this.direct) return void (await this.fh!.close());
     await this.fh!.sync();

@@ -123,6 +123,12 @@ describe('recordLine', () => {
     expect(lineText(recordLine({ a: 1 }, ['tools']))).toBe('{"a":1}');
     expect(lineText(recordLine({ tools: 'as text' }, ['tools']))).toBe('{"tools":"as text"}');
     expect(lineText(recordLine({}, []))).toBe('{}');
+    // Members JSON.stringify leaves out (undefined, functions, inherited ones) before the first written one.
+    expect(lineText(recordLine({ skip: undefined, f: () => 1, a: 1 }, []))).toBe('{"a":1}');
+    expect(lineText(recordLine({ skip: undefined, tools, b: 2 }, ['tools']))).toBe(JSON.stringify({ tools, b: 2 }));
+    expect(lineText(recordLine({ skip: undefined, f: () => 1 }, []))).toBe('{}');
+    const child = Object.assign(Object.create({ inherited: 1 }) as Record<string, unknown>, { own: 2 });
+    expect(lineText(recordLine(child, []))).toBe('{"own":2}');
   });
 
   it('the part writer writes pieces byte for byte like the joined string', async () => {

@@ -63,6 +63,26 @@ describe('tool-call ids follow the conversation', () => {
     expect(m.slice(2).map((x: any) => x.tool_call_id)).toEqual(['c', 'c~3', 'c~2', 'zz']);
   });
 
+  it("an SDK dump's function_call: null is dropped and its calls' ids still count as uses (one walk does both)", () => {
+    const r = read({
+      id: 'd',
+      messages: [
+        { role: 'user', content: 'x' },
+        { role: 'assistant', content: '', tool_calls: [call('k')], function_call: null },
+        { role: 'tool', tool_call_id: 'k', content: '1' },
+        { role: 'assistant', content: 'thinking', tool_calls: null, function_call: null },
+        { role: 'assistant', content: '', tool_calls: [call('k')], function_call: null },
+        { role: 'tool', tool_call_id: 'k', content: '2' },
+      ],
+    });
+    const m = r.record.messages as any[];
+    expect(m[1]).toEqual({ role: 'assistant', content: '', tool_calls: [call('k')] });
+    expect(m[3]).toEqual({ role: 'assistant', content: 'thinking' });
+    expect(m[4]).toEqual({ role: 'assistant', content: '', tool_calls: [call('k~2')] });
+    expect(m[5].tool_call_id).toBe('k~2');
+    expect(r.warnings.map((w) => w.path)).toEqual(['messages.4.tool_calls.0.id']);
+  });
+
   it('records without reused ids are returned as parsed (same message objects, no warnings)', () => {
     const text = JSON.stringify({
       id: 'c',

@@ -63,6 +63,39 @@ describe('LineFileWriter', () => {
     expect((await readFile(file)).equals(expected(all))).toBe(true);
   });
 
+  it('short texts between byte pieces (copied by hand when ASCII) keep their UTF-8: accents, emoji, lone surrogates, at a buffer edge', async () => {
+    const shorts = ['', ',', '","b":', 'é', '€"', 'a😀', '\ud800', 'x\udc00y', '0123456789abcdef', '0123456789abcdefg', '\u007f\u0080'];
+    const all: (string | (string | Uint8Array)[])[] = [];
+    for (let i = 0; i < 4000; i++) {
+      const s = shorts[i % shorts.length]!;
+      all.push([s, Buffer.from(`{"n":${i},"pad":"${'p'.repeat((i * 31) % 700)}"`), s, Buffer.from('}'), s]);
+    }
+    const file = path.join(tmp.dir, 'short.jsonl');
+    const w = await LineFileWriter.open(file);
+    for (const l of all) {
+      const wait = w.write(l);
+      if (wait) await wait;
+    }
+    await w.commit();
+    expect((await readFile(file)).equals(expected(all))).toBe(true);
+  });
+
+  it('a full buffer goes to the file without a wait; the write before it is waited for only while it is still going', async () => {
+    const file = path.join(tmp.dir, 'handover.jsonl');
+    const w = await LineFileWriter.open(file);
+    const line = 'z'.repeat(1000);
+    const handed: Promise<void>[] = [];
+    // Two buffer handovers (a buffer goes at 15/16 of 1 MB), written in one go: nothing in flight can finish meanwhile.
+    for (let i = 0; i < 2500; i++) {
+      const r = w.write(line);
+      if (r !== undefined) handed.push(r);
+    }
+    expect(handed.length).toBe(1); // the second handover, the first write still going
+    await handed[0];
+    await w.commit();
+    expect((await readFile(file)).equals(Buffer.from(`${line}\n`.repeat(2500)))).toBe(true);
+  });
+
   it('abort leaves neither the file nor its temporary', async () => {
     const file = path.join(tmp.dir, 'aborted.jsonl');
     const w = await LineFileWriter.open(file);

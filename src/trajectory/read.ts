@@ -2,7 +2,7 @@ import { describeIssue } from '../harness/schema.js';
 import { normaliseTool } from '../harness/tools.js';
 import type { OpenAiTool } from '../harness/types.js';
 import type { Problem } from '../problems.js';
-import { readJsonlLines } from '../util/jsonl.js';
+import { readLineSpans } from '../util/jsonl.js';
 import { isTrajectoryShape, trajectorySchema } from './schema.js';
 import { textOf, type Trajectory } from './types.js';
 
@@ -24,8 +24,9 @@ export type ReadItem =
  * parsed JSON itself, so keys keep their input order.
  */
 export async function* readTrajectories(file: string): AsyncGenerator<ReadItem> {
-  for await (const { line, text } of readJsonlLines(file)) {
-    yield parseTrajectoryLine(file, line, text);
+  // Lines come a read chunk at a time (one async step per chunk, not per line); each is decoded and parsed when asked for.
+  for await (const { buf, spans } of readLineSpans(file)) {
+    for (let i = 0; i < spans.length; i += 3) yield parseTrajectoryLine(file, spans[i]!, buf.toString('utf8', spans[i + 1], spans[i + 2]));
   }
 }
 
@@ -62,19 +63,30 @@ function accepted(file: string, line: number, record: Trajectory, text: string):
     });
     renameCalls(record, names);
   }
-  const first = record.messages[0];
+  const messages = record.messages;
+  const first = messages[0];
   // A system message is re-rendered in every variant (as a string): text parts are joined on read,
   // so the source and its variants compare alike.
-  if (first?.role === 'system' && Array.isArray(first.content)) record.messages[0] = { ...first, content: textOf(first.content) };
-  record.messages.forEach((m, i) => {
-    if (m.role === 'assistant' && (m.tool_calls === null || 'function_call' in m)) {
+  if (first?.role === 'system' && Array.isArray(first.content)) messages[0] = { ...first, content: textOf(first.content) };
+  // One walk over the messages: SDK dumps tidied, tool-call ids gathered (most records reuse none).
+  let ids: Set<string> | undefined;
+  let reused = false;
+  for (let i = 0; i < messages.length; i++) {
+    let m = messages[i]!;
+    if (m.role !== 'assistant') continue;
+    if (m.tool_calls === null || 'function_call' in m) {
       // An SDK's dump of a text reply (`tool_calls: null`, `function_call: null`): nothing to keep.
       const { function_call: _unused, ...rest } = m as typeof m & { function_call?: null };
       if (rest.tool_calls === null) delete rest.tool_calls;
-      record.messages[i] = rest;
+      messages[i] = m = rest;
     }
-  });
-  const warnings = uniqueCallIds(record, file, line);
+    if (!m.tool_calls) continue;
+    for (const c of m.tool_calls) {
+      if ((ids ??= new Set()).has(c.id)) reused = true;
+      ids.add(c.id);
+    }
+  }
+  const warnings = reused ? renameReusedIds(record, ids!, file, line) : NONE;
   return { ok: true, file, line, record, text, warnings };
 }
 
@@ -129,7 +141,11 @@ export function uniqueCallIds(rec: Trajectory, file: string, line: number): Prob
       ids.add(c.id);
     }
   }
-  if (!reused) return NONE;
+  return reused ? renameReusedIds(rec, ids, file, line) : NONE;
+}
+
+/** uniqueCallIds once a reused id is known: `ids` holds every call id of the record (ids made here are added). */
+function renameReusedIds(rec: Trajectory, ids: Set<string>, file: string, line: number): Problem[] {
   const warnings: Problem[] = [];
   const uses = new Map<string, { n: number; first: string }>();
   const open: { original: string; id: string; message: number }[] = [];

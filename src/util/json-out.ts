@@ -51,38 +51,45 @@ export type MemberWriter = (value: unknown) => readonly (string | Uint8Array)[] 
 export function recordLine(record: Record<string, unknown>, shared: readonly string[], writers: Record<string, MemberWriter> = {}): OutputLine {
   const pieces: Pieces = [];
   let text = '';
-  for (const key of Object.keys(record)) {
+  let first = true;
+  for (const key in record) {
+    if (!Object.prototype.hasOwnProperty.call(record, key)) continue;
     const v = record[key];
-    const sep = `${text === '' && pieces.length === 0 ? '{' : ','}${keyJson(key)}`;
     if (v !== null && typeof v === 'object' && shared.includes(key)) {
-      pieces.push(text + sep, sharedBytes(v));
+      pieces.push(text + keyJson(key, first), sharedBytes(v));
       text = '';
+      first = false;
       continue;
     }
-    const own = Object.prototype.hasOwnProperty.call(writers, key) && v !== undefined ? writers[key]!(v) : undefined;
+    const own = v !== undefined && Object.prototype.hasOwnProperty.call(writers, key) ? writers[key]!(v) : undefined;
     if (own) {
-      text = append(pieces, text + sep, own);
+      text = append(pieces, text + keyJson(key, first), own);
+      first = false;
       continue;
     }
     const json = JSON.stringify(v) as string | undefined; // undefined (and functions) are left out, as JSON.stringify does
-    if (json !== undefined) text += sep + json;
+    if (json === undefined) continue;
+    text += keyJson(key, first) + json;
+    first = false;
   }
-  if (pieces.length === 0) return text === '' ? '{}' : `${text}}`;
+  if (first) return '{}';
+  if (pieces.length === 0) return `${text}}`;
   pieces.push(`${text}}`);
   return pieces;
 }
 
-// Output records have a few dozen distinct member names: their JSON (`"name":`) is made once each.
-const keyTexts = new Map<string, string>();
+// Output records have a few dozen distinct member names: their JSON (`{"name":`, `,"name":`) is made once each.
+const keyTexts = new Map<string, readonly [string, string]>();
 
-function keyJson(key: string): string {
+function keyJson(key: string, first: boolean): string {
   let k = keyTexts.get(key);
   if (k === undefined) {
-    k = `${JSON.stringify(key)}:`;
+    const json = `${JSON.stringify(key)}:`;
+    k = [`{${json}`, `,${json}`];
     // (Records with arbitrary keys — a tool's arguments — must not grow it without end.)
     if (keyTexts.size < 4096) keyTexts.set(key, k);
   }
-  return k;
+  return first ? k[0] : k[1];
 }
 
 /** Push `before` and `own` onto `pieces`; returns the trailing text still to be pushed. */

@@ -13,7 +13,10 @@ export interface JsonlLine {
  * buffers plus the longest line, whatever the file size.
  */
 export async function* readJsonlLines(file: string): AsyncGenerator<JsonlLine> {
-  for await (const r of readJsonlRanges(file)) yield { line: r.line, text: r.buf.toString('utf8', r.start, r.end) };
+  // Each line is decoded when asked for (a batch decoded at once lives long enough to be promoted by the GC).
+  for await (const { buf, spans } of readLineSpans(file)) {
+    for (let i = 0; i < spans.length; i += 3) yield { line: spans[i]!, text: buf.toString('utf8', spans[i + 1], spans[i + 2]) };
+  }
 }
 
 /** One non-blank line as bytes: `buf[start, end)` (without `\r` and BOM), valid only until the next line is asked for. */
@@ -27,11 +30,34 @@ export interface JsonlRange {
 
 /**
  * The lines of `readJsonlLines` as byte ranges, not decoded (worker threads decode their own
- * records). Two reused buffers: the next chunk is read while the lines of the current one are
- * handed out (a stream would allocate a new chunk per read, each left for the garbage collector).
- * The range object is reused too: copy what must outlive the next step.
+ * records). The range object is reused: copy what must outlive the next step.
  */
 export async function* readJsonlRanges(file: string): AsyncGenerator<JsonlRange> {
+  const range: JsonlRange = { line: 0, buf: Buffer.alloc(0), start: 0, end: 0 };
+  for await (const { buf, spans } of readLineSpans(file)) {
+    range.buf = buf;
+    for (let i = 0; i < spans.length; i += 3) {
+      range.line = spans[i]!;
+      range.start = spans[i + 1]!;
+      range.end = spans[i + 2]!;
+      yield range;
+    }
+  }
+}
+
+/** The non-blank lines of one read chunk: `[line, start, end]` triples into `buf`. */
+export interface LineSpans {
+  buf: Buffer;
+  spans: number[];
+}
+
+/**
+ * The reader under the others, a step per read chunk. Two reused buffers: the next chunk is read
+ * while the lines of the current one are handed out (a stream would allocate a new chunk per read,
+ * each left for the garbage collector). The spans (and the bytes they point at) are valid only
+ * until the next step.
+ */
+export async function* readLineSpans(file: string): AsyncGenerator<LineSpans> {
   let fh: FileHandle;
   try {
     fh = await open(file, 'r');
@@ -43,7 +69,7 @@ export async function* readJsonlRanges(file: string): AsyncGenerator<JsonlRange>
   let work = Buffer.allocUnsafe(2 * CHUNK); // the unfinished line, then the chunk just read
   let end = 0; // bytes of `work` holding data
   let lineNo = 0;
-  const range: JsonlRange = { line: 0, buf: work, start: 0, end: 0 };
+  const out: LineSpans = { buf: work, spans: [] };
   const read = () => fh.read(next, 0, CHUNK, null).catch((e: unknown) => Promise.reject(unreadable(file, e)));
   let pending = read();
   try {
@@ -59,21 +85,25 @@ export async function* readJsonlRanges(file: string): AsyncGenerator<JsonlRange>
       next.copy(work, end, 0, bytesRead);
       end += bytesRead;
       pending = read();
+      out.buf = work;
+      out.spans.length = 0;
       let start = 0;
       let nl = work.indexOf(10, start);
       while (nl !== -1 && nl < end) {
-        lineNo++;
-        if (trimmed(range, work, start, nl, lineNo)) yield range;
+        span(out.spans, work, start, nl, ++lineNo);
         start = nl + 1;
         nl = work.indexOf(10, start);
       }
+      if (out.spans.length > 0) yield out;
       // Keep the unfinished line at the front.
       work.copy(work, 0, start, end);
       end -= start;
     }
     if (end > 0) {
-      lineNo++;
-      if (trimmed(range, work, 0, end, lineNo)) yield range;
+      out.buf = work;
+      out.spans.length = 0;
+      span(out.spans, work, 0, end, ++lineNo);
+      if (out.spans.length > 0) yield out;
     }
   } finally {
     // A consumer that stops early leaves a read in flight: let it end before closing.
@@ -88,17 +118,13 @@ function unreadable(file: string, e: unknown): Error {
   return e as Error;
 }
 
-/** Set `r` to the line `buf[from, to)` without its `\r` and BOM; false when the line is blank. */
-function trimmed(r: JsonlRange, buf: Buffer, from: number, to: number, lineNo: number): boolean {
+/** Add the line `buf[from, to)` without its `\r` and BOM to `spans`, unless it is blank. */
+function span(spans: number[], buf: Buffer, from: number, to: number, lineNo: number): void {
   let end = to;
   if (end > from && buf[end - 1] === 13) end--;
   let start = from;
   if (lineNo === 1 && end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf) start += 3;
-  r.line = lineNo;
-  r.buf = buf;
-  r.start = start;
-  r.end = end;
-  return !blank(buf, start, end);
+  if (!blank(buf, start, end)) spans.push(lineNo, start, end);
 }
 
 /**

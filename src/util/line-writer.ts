@@ -5,6 +5,8 @@ import type { OutputLine } from './json-out.js';
 
 /** Bytes gathered before a write: two buffers of this size, one filled while the other is written. */
 const CHUNK = 1 << 20;
+/** Texts up to this length (the glue between shared pieces) are copied by hand when ASCII. */
+const SHORT = 16;
 
 /**
  * A JSONL file of output lines (a string, or pieces with shared UTF-8 bytes, as recordLine makes
@@ -23,6 +25,8 @@ export class LineFileWriter {
   private readonly free: Buffer[] = [];
   /** The last file write handed out; each waits for the one before it. */
   private inFlight: Promise<void> | undefined;
+  /** File writes handed out and not yet done. */
+  private writing = 0;
   lines = 0;
 
   private constructor(
@@ -60,12 +64,26 @@ export class LineFileWriter {
   }
 
   private text(s: string): void {
+    if (s.length <= SHORT && this.pos + SHORT <= this.buf.length && this.ascii(s)) return;
     // A UTF-16 code unit takes at most 3 bytes of UTF-8.
     if (this.pos + s.length * 3 > this.buf.length) {
       const n = Buffer.byteLength(s, 'utf8');
       if (this.pos + n > this.buf.length) this.grow(n);
     }
     this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  /** A short ASCII text copied here, code unit by code unit (cheaper than a call into Buffer.write); false, nothing written, when not ASCII. */
+  private ascii(s: string): boolean {
+    const buf = this.buf;
+    const at = this.pos;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) return false;
+      buf[at + i] = c;
+    }
+    this.pos = at + s.length;
+    return true;
   }
 
   private bytes(b: Uint8Array): void {
@@ -88,16 +106,24 @@ export class LineFileWriter {
   /**
    * Hands the filled buffer to the file, after the writes before it, and goes on in a free one (a
    * new one when every buffer is still being written: a caller that does not wait is not made to).
+   * Returns the write before this one while it is still going: a caller that waits for it fills the
+   * next buffer while this one is written (waiting for this one would leave the thread idle).
    */
-  private flush(): Promise<void> {
-    if (this.pos === 0) return this.inFlight ?? Promise.resolve();
+  private flush(): Promise<void> | undefined {
+    if (this.pos === 0) return undefined;
     const full = this.buf;
     const length = this.pos;
     const before = this.inFlight;
+    const previous = this.writing > 0 ? before : undefined;
     const fh = this.fh!;
+    this.writing++;
     const done: Promise<void> = (async () => {
-      if (before) await before;
-      for (let off = 0; off < length;) off += (await fh.write(full, off, length - off)).bytesWritten;
+      try {
+        if (before) await before;
+        for (let off = 0; off < length;) off += (await fh.write(full, off, length - off)).bytesWritten;
+      } finally {
+        this.writing--;
+      }
       this.free.push(full);
     })();
     // A failed write is reported where it is awaited (a later write, commit or abort), not as unhandled.
@@ -105,11 +131,12 @@ export class LineFileWriter {
     this.inFlight = done;
     this.buf = this.free.pop() ?? Buffer.allocUnsafe(CHUNK);
     this.pos = 0;
-    return done;
+    return previous;
   }
 
   async commit(): Promise<void> {
-    await this.flush();
+    void this.flush(); // (the last write waits for every one before it)
+    await this.inFlight;
     if (this.direct) return void (await this.fh!.close());
     await this.fh!.sync();
     await this.fh!.close();

@@ -104,4 +104,24 @@ describe('LineFileWriter', () => {
     expect(existsSync(file)).toBe(false);
     expect(existsSync(`${file}.tmp`)).toBe(false);
   });
+
+  it('commitAll puts every file in place with its lines, none before, and a direct target is written as is', async () => {
+    const a = path.join(tmp.dir, 'all', 'a.jsonl');
+    const b = path.join(tmp.dir, 'all', 'b.jsonl');
+    const wa = await LineFileWriter.open(a);
+    const wb = await LineFileWriter.open(b);
+    const wn = await LineFileWriter.open('/dev/null');
+    const all = lines(500);
+    for (const l of all) {
+      await wa.write(l);
+      await wn.write(l);
+    }
+    await wb.write('{"only":1}');
+    expect(existsSync(a) || existsSync(b)).toBe(false);
+    await LineFileWriter.commitAll([wa, wb, wn]);
+    expect(await readFile(a)).toEqual(expected(all));
+    expect(await readFile(b, 'utf8')).toBe('{"only":1}\n');
+    expect(existsSync(`${a}.tmp`) || existsSync(`${b}.tmp`)).toBe(false);
+    expect([wa.lines, wb.lines]).toEqual([all.length, 1]);
+  });
 });

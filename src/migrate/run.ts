@@ -113,8 +113,7 @@ export async function applyPlan(
       }
     }
     await rerun?.teacher.settle?.();
-    await writer.commit();
-    await rejectWriter.commit();
+    await LineFileWriter.commitAll([writer, rejectWriter]);
   } catch (e) {
     await writer.abort();
     await rejectWriter.abort();

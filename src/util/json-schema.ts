@@ -15,7 +15,7 @@ import { quickCheck } from './quick-schema.js';
 // Schemas are compiled many times over (every renamed variant is a new schema), so compilation is
 // kept lean: no meta-schema pass for schemas hsa produced itself, no code optimisation pass. The
 // instances are replaced with the cache, because ajv keeps every schema it compiled.
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { optimize: false } } as const;
+export const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { optimize: false } } as const;
 // ajv (a CommonJS package of ~100 files, ~30 ms to load) is loaded for the first schema compiled:
 // a run whose every call the quick test answers never needs it.
 let AjvClass: typeof Ajv | undefined;

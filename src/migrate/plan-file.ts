@@ -112,8 +112,11 @@ function planSchemaOf(strict: boolean) {
 }
 
 const planSchema = planSchemaOf(true);
-const lenientPlanSchema = planSchemaOf(false);
-type PlanFile = z.infer<typeof lenientPlanSchema>;
+// The lenient schema reads on past unknown keys: only a plan the strict one refused needs it, so it
+// is built then (building it is half of this module's start-up).
+let lenientSchema: ReturnType<typeof planSchemaOf> | undefined;
+const lenientPlanSchema = () => (lenientSchema ??= planSchemaOf(false));
+type PlanFile = z.infer<ReturnType<typeof planSchemaOf>>;
 type CaseFile = NonNullable<NonNullable<PlanFile['tools'][number]['split']>['cases'][string]>;
 
 /** Check a plan file (its text, or as parseLocated read it) against the two harnesses; every problem at once, each with its line and key. */
@@ -134,7 +137,7 @@ export function parsePlan(file: string, text: string | LocatedDoc | ParseFailure
   }
   // Unknown keys aside, the plan is read on, so every problem is reported at once (a plan the strict
   // schema took has no unknown key: the lenient one would give the same value).
-  const lenient = strict.success ? strict : lenientPlanSchema.safeParse(doc.value);
+  const lenient = strict.success ? strict : lenientPlanSchema().safeParse(doc.value);
   if (!lenient.success) throw new BadPlanError(problems);
   const v: PlanFile = lenient.data;
   const err = (path: (string | number)[], message: string) => problems.push(problem(doc, path, message));

@@ -1,4 +1,4 @@
-import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import type { OutputUnit, Schema, Validator } from '@cfworker/json-schema';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
@@ -239,6 +239,15 @@ function withoutKeywords(s: unknown, drop: (key: string, value: unknown) => bool
   return out;
 }
 
+// The interpreter (9 ES modules) is loaded for the first schema it is asked about: a run whose
+// every call the quick test or ajv calls valid never needs it. `require` gives the package's
+// CommonJS build, the same code; nothing else in hsa loads the package.
+let ValidatorClass: typeof Validator | undefined;
+function newValidator(...args: ConstructorParameters<typeof Validator>): Validator {
+  ValidatorClass ??= (createRequire(import.meta.url)('@cfworker/json-schema') as typeof import('@cfworker/json-schema')).Validator;
+  return new ValidatorClass(...args);
+}
+
 let validators = new WeakMap<object, Validator | string>();
 const formats = new WeakMap<object, boolean>();
 
@@ -267,7 +276,7 @@ function validatorFor(schema: unknown): Validator | string {
     const draft = schemaDraft(s);
     // The interpreter asserts formats: as annotations they are taken out first (keyword locations
     // stay the same, so its messages still point into the schema as written).
-    out = new Validator((formatMode === 'annotation' ? withoutFormats(schema) : schema) as Schema, draft, false);
+    out = newValidator((formatMode === 'annotation' ? withoutFormats(schema) : schema) as Schema, draft, false);
   } catch (e) {
     out = (e as Error).message;
   }

@@ -73,7 +73,16 @@ type Expect = 'exact' | 'safe';
 /** Values per keyword, valid and not; `safe`: outside the subset on purpose (only "compiles ⇒ ajv compiles" holds). */
 const VALUES: Record<string, [unknown, Expect?][]> = {
   type: [['string'], [['string', 'null']], ['integer'], ['strng'], [['string', 'string']], [[]], [5], [null], ['Integer'], [['x']], [[1]]],
-  properties: [[{}], [{ a: { type: 'string' } }], [{ a: true, b: false }], [{ a: 5 }], [[]], ['x'], [null], [JSON.parse('{"__proto__":{"type":"string"}}'), 'safe']],
+  properties: [
+    [{}],
+    [{ a: { type: 'string' } }],
+    [{ a: true, b: false }],
+    [{ a: 5 }],
+    [[]],
+    ['x'],
+    [null],
+    [JSON.parse('{"__proto__":{"type":"string"}}'), 'safe'],
+  ],
   required: [[[]], [['a']], [['a', 'b']], ['a'], [['a', 'a']], [[1]], [{}], [null]],
   enum: [[['a']], [['a', 1, true, null]], [[]], [['a', 'a']], [[1, '1']], ['a'], [[{}], 'safe'], [[[1]], 'safe'], [[NaN], 'safe'], [[1, 1.0]]],
   const: [['a'], [null], [{ a: [1] }], [NaN, 'safe'], [Infinity, 'safe']],
@@ -102,12 +111,32 @@ const VALUES: Record<string, [unknown, Expect?][]> = {
   $defs: [[{ D: {}, X: { type: 'integer' } }], [{ D: 5 }, 'safe'], [5, 'safe'], [[], 'safe']],
   definitions: [[{ D: {}, X: { type: 'integer' } }], [{ D: 5 }], [5], [[]]],
   // Outside the subset: the hand check never answers, whatever ajv says.
-  nullable: [[true, 'safe'], [false, 'safe'], ['x', 'safe']],
-  $schema: [['http://json-schema.org/draft-07/schema#', 'safe'], ['https://json-schema.org/draft/2020-12/schema', 'safe'], ['nope', 'safe']],
-  $id: [['http://example.com/s', 'safe'], [5, 'safe']],
-  patternProperties: [[{ '^a': {} }, 'safe'], [{ '[': {} }, 'safe']],
-  dependencies: [[{ a: ['b'] }, 'safe'], [{ a: 5 }, 'safe']],
-  if: [[{}, 'safe'], [5, 'safe']],
+  nullable: [
+    [true, 'safe'],
+    [false, 'safe'],
+    ['x', 'safe'],
+  ],
+  $schema: [
+    ['http://json-schema.org/draft-07/schema#', 'safe'],
+    ['https://json-schema.org/draft/2020-12/schema', 'safe'],
+    ['nope', 'safe'],
+  ],
+  $id: [
+    ['http://example.com/s', 'safe'],
+    [5, 'safe'],
+  ],
+  patternProperties: [
+    [{ '^a': {} }, 'safe'],
+    [{ '[': {} }, 'safe'],
+  ],
+  dependencies: [
+    [{ a: ['b'] }, 'safe'],
+    [{ a: 5 }, 'safe'],
+  ],
+  if: [
+    [{}, 'safe'],
+    [5, 'safe'],
+  ],
   'x-order': [[1, 'safe']],
   discriminator: [[{ propertyName: 'kind' }, 'safe']],
 };

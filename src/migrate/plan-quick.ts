@@ -1,3 +1,4 @@
+import { fail, list, name, num, obj, optional, record, shownValid, str, type Obj } from '../util/strict-read.js';
 import { PLAN_FORMAT } from './types.js';
 import type { PlanFile } from './plan-file.js';
 
@@ -12,47 +13,7 @@ import type { PlanFile } from './plan-file.js';
  * by the differential test (test/migrate-plan-quick.test.ts).
  */
 export function quickPlan(v: unknown): PlanFile | null {
-  try {
-    return plan(v);
-  } catch (e) {
-    if (e === NOT_SHOWN) return null;
-    throw e;
-  }
-}
-
-const NOT_SHOWN = new Error('not shown valid');
-type Obj = Record<string, unknown>;
-
-function fail(): never {
-  throw NOT_SHOWN;
-}
-
-/** A plain object with only the keys `allowed` (a strict object's input); `undefined` values are left to zod. */
-function obj(v: unknown, allowed: readonly string[]): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.getPrototypeOf(v) !== Object.prototype) fail();
-  for (const k of Object.keys(v)) if (!allowed.includes(k) || (v as Obj)[k] === undefined) fail();
-  return v as Obj;
-}
-
-const str = (v: unknown): string => (typeof v === 'string' ? v : fail());
-const name = (v: unknown): string => (typeof v === 'string' && v.length > 0 ? v : fail());
-const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : fail());
-const list = <T>(v: unknown, item: (x: unknown) => T): T[] => (Array.isArray(v) ? v.map(item) : fail());
-
-/** A record (string keys) with each value read by `value`, as a new object in the input's key order. */
-function record<T>(v: unknown, value: (x: unknown) => T): Record<string, T> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v) || Object.getPrototypeOf(v) !== Object.prototype) fail();
-  const out: Record<string, T> = {};
-  for (const k of Object.keys(v)) {
-    if (k === '__proto__') fail();
-    out[k] = value((v as Obj)[k]);
-  }
-  return out;
-}
-
-/** Copies `keys` of `src` that are present into `out`, each read by its reader (an optional key). */
-function optional(out: Obj, src: Obj, readers: readonly (readonly [string, (x: unknown) => unknown])[]): void {
-  for (const [k, read] of readers) if (k in src) out[k] = read(src[k]);
+  return shownValid(() => plan(v));
 }
 
 const nullableString = (v: unknown): string | null => (v === null ? null : str(v));

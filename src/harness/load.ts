@@ -10,6 +10,7 @@ import { normaliseHook } from './hook-input.js';
 import type { HarnessOrigins } from './origins.js';
 import { isDir, isFile, isPlainObject, jsonSyntaxError, listDir, normaliseNewlines, readText } from './read-files.js';
 import { describeIssue, harnessFileSchema, hookSchema, type HarnessFile } from './schema.js';
+import { quickHarnessFile } from './harness-file-quick.js';
 import { longDescription, parseSkillFile, SKILL_DESCRIPTION_LIMIT, type SkillLines } from './skill-file.js';
 import { normaliseToolFile } from './tools.js';
 import { suspectSchemaKeys } from './schema-spellings.js';
@@ -54,12 +55,16 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     err(harnessFile, '', `YAML syntax: ${mainDoc.message}`, mainDoc.line);
     return { problems, files };
   }
-  const parsed = harnessFileSchema.safeParse(mainDoc.value ?? {}, { reportInput: true });
-  if (!parsed.success) {
-    pushZod(problems, harnessFile, mainDoc, parsed.error.issues, []);
-    return { problems, files };
+  // (A file the hand reading takes is one the schema takes, read the same; any other, the schema reads and explains.)
+  let cfg: HarnessFile | null = quickHarnessFile(mainDoc.value ?? {});
+  if (cfg === null) {
+    const parsed = harnessFileSchema().safeParse(mainDoc.value ?? {}, { reportInput: true });
+    if (!parsed.success) {
+      pushZod(problems, harnessFile, mainDoc, parsed.error.issues, []);
+      return { problems, files };
+    }
+    cfg = parsed.data;
   }
-  const cfg: HarnessFile = parsed.data;
   // A YAML number version is kept as written (`1.10` stays "1.10", not "1.1").
   const writtenVersion = mainDoc.numberSource(['version']);
   if (writtenVersion !== undefined) cfg.version = writtenVersion;

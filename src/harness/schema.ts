@@ -2,18 +2,6 @@ import { z } from 'zod';
 
 /** Shapes of the snapshot files, checked by zod. Cross-references are checked in validate.ts. */
 
-const versionString = z.union([z.string().min(1), z.number()]).transform((v) => String(v));
-
-const inlineSection = z.strictObject({ id: z.string().min(1), text: z.string() });
-
-const inlineSkill = z.strictObject({
-  name: z.string().min(1),
-  description: z.string(),
-  kind: z.enum(['reply', 'strategy']).optional(),
-  tools: z.array(z.string()).optional(),
-  body: z.string().default(''),
-});
-
 export const hookCheckSchema = z.union([
   z.strictObject({ max_chars: z.number().int().positive() }),
   z.strictObject({
@@ -63,61 +51,79 @@ export const hookSchema = z.strictObject({
 
 export const hooksFileSchema = z.strictObject({ hooks: z.array(hookSchema) });
 
-export const harnessFileSchema = z.strictObject({
-  name: z.string().min(1),
-  version: versionString,
-  description: z.string().optional(),
-  prompt: z
-    .strictObject({
-      dir: z.string().optional(),
-      order: z.array(z.string().min(1)).optional(),
-      pinned: z.array(z.string().min(1)).optional(),
-      unordered: z.array(z.string().min(1)).optional(),
-      user_sections: z.array(z.string().min(1)).optional(),
-      separator: z.string().optional(),
-      sections: z.array(inlineSection).optional(),
-      catalog: z
-        .strictObject({
-          id: z.string().min(1).optional(),
-          title: z.string().min(1).optional(),
-          intro: z.string().optional(),
-        })
-        .optional(),
-    })
-    .optional(),
-  variables: z.record(z.string(), z.strictObject({ description: z.string().optional(), default: z.unknown().optional() }).nullable()).optional(),
-  skills: z
-    .strictObject({
-      dir: z.string().optional(),
-      naming: z.enum(['agent-skills', 'snake', 'kebab', 'identifier']).optional(),
-      loader: z
-        .strictObject({ tool: z.string().min(1), argument: z.string().min(1) })
-        .nullable()
-        .optional(),
-      items: z.array(inlineSkill).optional(),
-      unordered_lists: z.array(z.string().min(1)).optional(),
-    })
-    .optional(),
-  tools: z
-    .strictObject({
-      sources: z.array(z.string().min(1)).optional(),
-      items: z.array(z.unknown()).optional(),
-    })
-    .optional(),
-  // A file name, hsa's list, or a Claude Code events mapping (read in load.ts / claude-hooks.ts).
-  hooks: z
-    .custom<string | unknown[] | Record<string, unknown>>(
-      (v) => (typeof v === 'string' && v.length > 0) || Array.isArray(v) || (v !== null && typeof v === 'object'),
-      {
-        message:
-          'expected a hooks file name, a list of hsa hooks (- id: …, event: stop, checks: […]) or a Claude Code hooks mapping (PreToolUse: [{matcher: Write|Edit, hooks: [{type: command, command: …}]}])',
-      },
-    )
-    .optional(),
-  hook_messages: z.strictObject({ name_prefix: z.string().min(1) }).optional(),
-});
+// Built for the first harness file the hand reading (harness-file-quick.ts) does not take.
+function buildHarnessFileSchema() {
+  const versionString = z.union([z.string().min(1), z.number()]).transform((v) => String(v));
 
-export type HarnessFile = z.infer<typeof harnessFileSchema>;
+  const inlineSection = z.strictObject({ id: z.string().min(1), text: z.string() });
+
+  const inlineSkill = z.strictObject({
+    name: z.string().min(1),
+    description: z.string(),
+    kind: z.enum(['reply', 'strategy']).optional(),
+    tools: z.array(z.string()).optional(),
+    body: z.string().default(''),
+  });
+
+  return z.strictObject({
+    name: z.string().min(1),
+    version: versionString,
+    description: z.string().optional(),
+    prompt: z
+      .strictObject({
+        dir: z.string().optional(),
+        order: z.array(z.string().min(1)).optional(),
+        pinned: z.array(z.string().min(1)).optional(),
+        unordered: z.array(z.string().min(1)).optional(),
+        user_sections: z.array(z.string().min(1)).optional(),
+        separator: z.string().optional(),
+        sections: z.array(inlineSection).optional(),
+        catalog: z
+          .strictObject({
+            id: z.string().min(1).optional(),
+            title: z.string().min(1).optional(),
+            intro: z.string().optional(),
+          })
+          .optional(),
+      })
+      .optional(),
+    variables: z.record(z.string(), z.strictObject({ description: z.string().optional(), default: z.unknown().optional() }).nullable()).optional(),
+    skills: z
+      .strictObject({
+        dir: z.string().optional(),
+        naming: z.enum(['agent-skills', 'snake', 'kebab', 'identifier']).optional(),
+        loader: z
+          .strictObject({ tool: z.string().min(1), argument: z.string().min(1) })
+          .nullable()
+          .optional(),
+        items: z.array(inlineSkill).optional(),
+        unordered_lists: z.array(z.string().min(1)).optional(),
+      })
+      .optional(),
+    tools: z
+      .strictObject({
+        sources: z.array(z.string().min(1)).optional(),
+        items: z.array(z.unknown()).optional(),
+      })
+      .optional(),
+    // A file name, hsa's list, or a Claude Code events mapping (read in load.ts / claude-hooks.ts).
+    hooks: z
+      .custom<string | unknown[] | Record<string, unknown>>(
+        (v) => (typeof v === 'string' && v.length > 0) || Array.isArray(v) || (v !== null && typeof v === 'object'),
+        {
+          message:
+            'expected a hooks file name, a list of hsa hooks (- id: …, event: stop, checks: […]) or a Claude Code hooks mapping (PreToolUse: [{matcher: Write|Edit, hooks: [{type: command, command: …}]}])',
+        },
+      )
+      .optional(),
+    hook_messages: z.strictObject({ name_prefix: z.string().min(1) }).optional(),
+  });
+}
+let harnessFile: ReturnType<typeof buildHarnessFileSchema> | undefined;
+/** harness.yaml's schema (built on first use). */
+export const harnessFileSchema = () => (harnessFile ??= buildHarnessFileSchema());
+
+export type HarnessFile = z.infer<ReturnType<typeof buildHarnessFileSchema>>;
 export type HookInput = z.infer<typeof hookSchema>;
 
 export const skillFrontMatterKnown = ['name', 'description', 'kind', 'tools'] as const;

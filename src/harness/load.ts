@@ -11,6 +11,7 @@ import type { HarnessOrigins } from './origins.js';
 import { isDir, isFile, isPlainObject, jsonSyntaxError, listDir, normaliseNewlines, readText } from './read-files.js';
 import { describeIssue, harnessFileSchema, hookSchema, type HarnessFile } from './schema.js';
 import { quickHarnessFile } from './harness-file-quick.js';
+import { quickHook } from './parts-quick.js';
 import { longDescription, parseSkillFile, SKILL_DESCRIPTION_LIMIT, type SkillLines } from './skill-file.js';
 import { normaliseToolFile } from './tools.js';
 import { suspectSchemaKeys } from './schema-spellings.js';
@@ -285,12 +286,16 @@ export async function loadHarness(input: string): Promise<LoadResult> {
       );
   }
   const addHook = (raw: unknown, file: string, doc: LocatedDoc, p: (string | number)[], idPath: (string | number)[]) => {
-    const r = hookSchema.safeParse(raw, { reportInput: true });
-    if (!r.success) {
-      pushZod(problems, file, doc, r.error.issues, p);
-      return;
+    let input = quickHook(raw);
+    if (input === null) {
+      const r = hookSchema().safeParse(raw, { reportInput: true });
+      if (!r.success) {
+        pushZod(problems, file, doc, r.error.issues, p);
+        return;
+      }
+      input = r.data;
     }
-    const hook = normaliseHook(r.data);
+    const hook = normaliseHook(input);
     const line = doc.lineOf(idPath);
     if (origins.hooks[hook.id]) {
       err(file, `${p.join('.')}.id`, `duplicate hook "${hook.id}"`, line);

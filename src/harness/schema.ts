@@ -2,26 +2,6 @@ import { z } from 'zod';
 
 /** Shapes of the snapshot files, checked by zod. Cross-references are checked in validate.ts. */
 
-export const hookCheckSchema = z.union([
-  z.strictObject({ max_chars: z.number().int().positive() }),
-  z.strictObject({
-    forbid: z.strictObject({
-      phrases: z.array(z.string().min(1)).optional(),
-      regex: z.array(z.string().min(1)).optional(),
-      target: z.enum(['reply', 'arguments', 'user']).optional(),
-    }),
-  }),
-  z.strictObject({
-    require_tool: z.strictObject({
-      tools: z.array(z.string().min(1)).min(1),
-      intents: z.array(z.string()).optional(),
-      when_reply_matches: z.string().optional(),
-    }),
-  }),
-  z.strictObject({ schema_valid: z.literal(true) }),
-  z.strictObject({ max_tool_rounds: z.number().int().positive() }),
-]);
-
 export const HOOK_EVENT_ALIASES: Record<string, 'pre_inference' | 'pre_tool_use' | 'post_tool_use' | 'stop'> = {
   pre_inference: 'pre_inference',
   pre_tool_use: 'pre_tool_use',
@@ -33,23 +13,47 @@ export const HOOK_EVENT_ALIASES: Record<string, 'pre_inference' | 'pre_tool_use'
   Stop: 'stop',
 };
 
-export const hookSchema = z.strictObject({
-  id: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'must start with a letter and use letters, digits, _ . -'),
-  event: z.string().refine((e) => e in HOOK_EVENT_ALIASES, {
-    message: `must be one of ${Object.keys(HOOK_EVENT_ALIASES).join(', ')}`,
-  }),
-  description: z.string().optional(),
-  matcher: z.union([z.string(), z.array(z.string())]).optional(),
-  checks: z.array(hookCheckSchema).optional(),
-  action: z.enum(['retry', 'reject', 'force_reply']).optional(),
-  channel: z.enum(['user', 'system', 'tool']).optional(),
-  feedback: z.string().optional(),
-  max_rounds: z.number().int().positive().optional(),
-  command: z.string().min(1).optional(),
-  timeout: z.number().positive().optional(),
-});
+// Built for the first hook the hand reading (parts-quick.ts) does not take.
+function buildHookSchema() {
+  const hookCheckSchema = z.union([
+    z.strictObject({ max_chars: z.number().int().positive() }),
+    z.strictObject({
+      forbid: z.strictObject({
+        phrases: z.array(z.string().min(1)).optional(),
+        regex: z.array(z.string().min(1)).optional(),
+        target: z.enum(['reply', 'arguments', 'user']).optional(),
+      }),
+    }),
+    z.strictObject({
+      require_tool: z.strictObject({
+        tools: z.array(z.string().min(1)).min(1),
+        intents: z.array(z.string()).optional(),
+        when_reply_matches: z.string().optional(),
+      }),
+    }),
+    z.strictObject({ schema_valid: z.literal(true) }),
+    z.strictObject({ max_tool_rounds: z.number().int().positive() }),
+  ]);
 
-export const hooksFileSchema = z.strictObject({ hooks: z.array(hookSchema) });
+  return z.strictObject({
+    id: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'must start with a letter and use letters, digits, _ . -'),
+    event: z.string().refine((e) => e in HOOK_EVENT_ALIASES, {
+      message: `must be one of ${Object.keys(HOOK_EVENT_ALIASES).join(', ')}`,
+    }),
+    description: z.string().optional(),
+    matcher: z.union([z.string(), z.array(z.string())]).optional(),
+    checks: z.array(hookCheckSchema).optional(),
+    action: z.enum(['retry', 'reject', 'force_reply']).optional(),
+    channel: z.enum(['user', 'system', 'tool']).optional(),
+    feedback: z.string().optional(),
+    max_rounds: z.number().int().positive().optional(),
+    command: z.string().min(1).optional(),
+    timeout: z.number().positive().optional(),
+  });
+}
+let hook: ReturnType<typeof buildHookSchema> | undefined;
+/** One hsa hook's schema (built on first use). */
+export const hookSchema = () => (hook ??= buildHookSchema());
 
 // Built for the first harness file the hand reading (harness-file-quick.ts) does not take.
 function buildHarnessFileSchema() {
@@ -124,17 +128,23 @@ let harnessFile: ReturnType<typeof buildHarnessFileSchema> | undefined;
 export const harnessFileSchema = () => (harnessFile ??= buildHarnessFileSchema());
 
 export type HarnessFile = z.infer<ReturnType<typeof buildHarnessFileSchema>>;
-export type HookInput = z.infer<typeof hookSchema>;
+export type HookInput = z.infer<ReturnType<typeof buildHookSchema>>;
 
 export const skillFrontMatterKnown = ['name', 'description', 'kind', 'tools'] as const;
 
-export const skillFrontMatterSchema = z.looseObject({
-  name: z.string().min(1),
-  // The Agent Skills limit of 1024 characters is a warning (load.ts): published skills exceed it.
-  description: z.string().min(1, 'must not be empty'),
-  kind: z.enum(['reply', 'strategy']).optional(),
-  tools: z.array(z.string().min(1)).optional(),
-});
+// Built for the first front matter the hand reading (parts-quick.ts) does not take.
+function buildSkillFrontMatterSchema() {
+  return z.looseObject({
+    name: z.string().min(1),
+    // The Agent Skills limit of 1024 characters is a warning (load.ts): published skills exceed it.
+    description: z.string().min(1, 'must not be empty'),
+    kind: z.enum(['reply', 'strategy']).optional(),
+    tools: z.array(z.string().min(1)).optional(),
+  });
+}
+let skillFrontMatter: ReturnType<typeof buildSkillFrontMatterSchema> | undefined;
+/** SKILL.md front matter's schema (built on first use). */
+export const skillFrontMatterSchema = () => (skillFrontMatter ??= buildSkillFrontMatterSchema());
 
 export const openAiToolSchema = z.strictObject({
   type: z.literal('function'),

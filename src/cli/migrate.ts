@@ -88,9 +88,12 @@ export async function migratePlanCommand(opts: MigratePlanOptions, io: Io): Prom
 
 /** `hsa migrate apply --plan plan.yaml [--to B] -t logs -o migrated.jsonl`: carry records into B, each proved. */
 export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Promise<number> {
-  const [{ parsePlan }, { applyPlan }, { readFile }, { parseLocated, isParseFailure }] = await Promise.all([
+  // The engine (~60 modules and zod) loads while the plan and both harnesses are read and checked:
+  // its file reads fill the loader's waits. (A failed import is reported where it is awaited.)
+  const engine = import('../migrate/run.js');
+  engine.catch(() => undefined);
+  const [{ parsePlan }, { readFile }, { parseLocated, isParseFailure }] = await Promise.all([
     import('../migrate/plan-file.js'),
-    import('../migrate/run.js'),
     import('node:fs/promises'),
     import('../util/located.js'),
   ]);
@@ -115,6 +118,7 @@ export async function migrateApplyCommand(opts: MigrateApplyOptions, io: Io): Pr
   const inputs = await expandInputs(opts.trajectories, '--trajectories');
   const rejects = opts.rejects ?? `${opts.out.replace(/\.jsonl$/, '')}.rejects.jsonl`;
   const teacher = opts.teacher ? await applyTeacher(opts) : undefined;
+  const { applyPlan } = await engine;
   const summary = await applyPlan(plan, a, b, inputs, opts.out, rejects, {
     ...(opts.systemPrompt ? { systemPrompt: opts.systemPrompt } : {}),
     ...(teacher ? { teacher } : {}),

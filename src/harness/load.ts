@@ -10,6 +10,8 @@ import { normaliseHook } from './hook-input.js';
 import type { HarnessOrigins } from './origins.js';
 import { isDir, isFile, isPlainObject, jsonSyntaxError, listDir, normaliseNewlines, readText } from './read-files.js';
 import { describeIssue, harnessFileSchema, hookSchema, type HarnessFile } from './schema.js';
+import { quickHarnessFile } from './harness-file-quick.js';
+import { quickHook } from './parts-quick.js';
 import { longDescription, parseSkillFile, SKILL_DESCRIPTION_LIMIT, type SkillLines } from './skill-file.js';
 import { normaliseToolFile } from './tools.js';
 import { suspectSchemaKeys } from './schema-spellings.js';
@@ -54,12 +56,16 @@ export async function loadHarness(input: string): Promise<LoadResult> {
     err(harnessFile, '', `YAML syntax: ${mainDoc.message}`, mainDoc.line);
     return { problems, files };
   }
-  const parsed = harnessFileSchema.safeParse(mainDoc.value ?? {}, { reportInput: true });
-  if (!parsed.success) {
-    pushZod(problems, harnessFile, mainDoc, parsed.error.issues, []);
-    return { problems, files };
+  // (A file the hand reading takes is one the schema takes, read the same; any other, the schema reads and explains.)
+  let cfg: HarnessFile | null = quickHarnessFile(mainDoc.value ?? {});
+  if (cfg === null) {
+    const parsed = harnessFileSchema().safeParse(mainDoc.value ?? {}, { reportInput: true });
+    if (!parsed.success) {
+      pushZod(problems, harnessFile, mainDoc, parsed.error.issues, []);
+      return { problems, files };
+    }
+    cfg = parsed.data;
   }
-  const cfg: HarnessFile = parsed.data;
   // A YAML number version is kept as written (`1.10` stays "1.10", not "1.1").
   const writtenVersion = mainDoc.numberSource(['version']);
   if (writtenVersion !== undefined) cfg.version = writtenVersion;
@@ -280,12 +286,16 @@ export async function loadHarness(input: string): Promise<LoadResult> {
       );
   }
   const addHook = (raw: unknown, file: string, doc: LocatedDoc, p: (string | number)[], idPath: (string | number)[]) => {
-    const r = hookSchema.safeParse(raw, { reportInput: true });
-    if (!r.success) {
-      pushZod(problems, file, doc, r.error.issues, p);
-      return;
+    let input = quickHook(raw);
+    if (input === null) {
+      const r = hookSchema().safeParse(raw, { reportInput: true });
+      if (!r.success) {
+        pushZod(problems, file, doc, r.error.issues, p);
+        return;
+      }
+      input = r.data;
     }
-    const hook = normaliseHook(r.data);
+    const hook = normaliseHook(input);
     const line = doc.lineOf(idPath);
     if (origins.hooks[hook.id]) {
       err(file, `${p.join('.')}.id`, `duplicate hook "${hook.id}"`, line);

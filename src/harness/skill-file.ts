@@ -2,6 +2,7 @@ import type { Problem } from '../problems.js';
 import { isParseFailure, parseLocated, stripBom } from '../util/located.js';
 import { normaliseNewlines } from './read-files.js';
 import { describeIssue, skillFrontMatterKnown, skillFrontMatterSchema } from './schema.js';
+import { quickSkillFrontMatter, type SkillFrontMatter } from './parts-quick.js';
 import type { Skill } from './types.js';
 
 /** Lines of a parsed SKILL.md's `name` and `tools` items, for cross-reference problems. */
@@ -31,15 +32,18 @@ export function parseSkillFile(file: string, folderName: string, raw: string, pr
     const l = doc.lineOf(p);
     return l === undefined ? 2 : l + 1;
   };
-  const r = skillFrontMatterSchema.safeParse(doc.value ?? {}, { reportInput: true });
-  if (!r.success) {
-    for (const issue of r.error.issues) {
-      const d = describeIssue(issue);
-      problems.push({ file, line: lineOf(d.path), path: d.path.join('.') || 'front-matter', message: d.message, severity: 'error' });
+  let fm: SkillFrontMatter | null = quickSkillFrontMatter(doc.value ?? {});
+  if (fm === null) {
+    const r = skillFrontMatterSchema().safeParse(doc.value ?? {}, { reportInput: true });
+    if (!r.success) {
+      for (const issue of r.error.issues) {
+        const d = describeIssue(issue);
+        problems.push({ file, line: lineOf(d.path), path: d.path.join('.') || 'front-matter', message: d.message, severity: 'error' });
+      }
+      return undefined;
     }
-    return undefined;
+    fm = r.data;
   }
-  const fm = r.data;
   const extra: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(fm)) {
     if ((skillFrontMatterKnown as readonly string[]).includes(k)) continue;

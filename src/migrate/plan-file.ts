@@ -1,10 +1,10 @@
-import { stringify } from 'yaml';
 import { z } from 'zod';
 import { HsaError } from '../errors.js';
 import { describeIssue } from '../harness/schema.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { formatProblem, sortProblems, type Problem } from '../problems.js';
-import { isParseFailure, parseLocated, type LocatedDoc, type ParseFailure } from '../util/located.js';
+import { isParseFailure, parseLocated, yaml, type LocatedDoc, type ParseFailure } from '../util/located.js';
+import { quickPlan } from './plan-quick.js';
 import { PLAN_FORMAT, type CallMapping, type MigrationPlan, type ToolEntry } from './types.js';
 
 /** A plan file that does not parse, has an unknown key, or names what its harnesses do not have. */
@@ -54,7 +54,8 @@ export function planToYaml(plan: MigrationPlan): string {
     added: plan.added,
     proposals: plan.proposals,
   };
-  return HEADER + stringify(doc, { lineWidth: 0, sortMapEntries: false, aliasDuplicateObjects: false });
+  // (yaml is loaded on first use: `migrate apply` reads plans, never writes them.)
+  return HEADER + yaml().stringify(doc, { lineWidth: 0, sortMapEntries: false, aliasDuplicateObjects: false });
 }
 
 function mappingOut(m: CallMapping): Record<string, unknown> {
@@ -111,9 +112,14 @@ function planSchemaOf(strict: boolean) {
   });
 }
 
-const planSchema = planSchemaOf(true);
-const lenientPlanSchema = planSchemaOf(false);
-type PlanFile = z.infer<typeof lenientPlanSchema>;
+// The schemas are built for the first plan the hand reading (plan-quick.ts) does not take: the
+// strict one words the problems, the lenient one reads on past unknown keys to report them all.
+let strictSchema: ReturnType<typeof planSchemaOf> | undefined;
+let lenientSchema: ReturnType<typeof planSchemaOf> | undefined;
+/** The strict plan schema (exported for the test that holds quickPlan to it). */
+export const strictPlanSchema = () => (strictSchema ??= planSchemaOf(true));
+const lenientPlanSchema = () => (lenientSchema ??= planSchemaOf(false));
+export type PlanFile = z.infer<ReturnType<typeof planSchemaOf>>;
 type CaseFile = NonNullable<NonNullable<PlanFile['tools'][number]['split']>['cases'][string]>;
 
 /** Check a plan file (its text, or as parseLocated read it) against the two harnesses; every problem at once, each with its line and key. */
@@ -123,20 +129,7 @@ export function parsePlan(file: string, text: string | LocatedDoc | ParseFailure
   if (isParseFailure(doc))
     throw new BadPlanError([{ file, ...(doc.line !== undefined ? { line: doc.line } : {}), path: '', message: doc.message, severity: 'error' }]);
   const problems: Problem[] = [];
-  const strict = planSchema.safeParse(doc.value);
-  if (!strict.success) {
-    for (const issue of strict.error.issues) {
-      const d = describeIssue(issue);
-      // An unknown key is named by its own path (and line), not its parent's.
-      const keyPath = issue.code === 'unrecognized_keys' ? [...d.path, issue.keys[0]!] : d.path;
-      problems.push(problem(doc, keyPath, d.message));
-    }
-  }
-  // Unknown keys aside, the plan is read on, so every problem is reported at once (a plan the strict
-  // schema took has no unknown key: the lenient one would give the same value).
-  const lenient = strict.success ? strict : lenientPlanSchema.safeParse(doc.value);
-  if (!lenient.success) throw new BadPlanError(problems);
-  const v: PlanFile = lenient.data;
+  const v: PlanFile = quickPlan(doc.value) ?? readWithSchemas(doc, problems);
   const err = (path: (string | number)[], message: string) => problems.push(problem(doc, path, message));
   for (const [key, h] of [
     ['from', a],
@@ -222,6 +215,24 @@ export function parsePlan(file: string, text: string | LocatedDoc | ParseFailure
     added: { tools: v.added?.tools ?? [], skills: v.added?.skills ?? [], hooks: v.added?.hooks ?? [], sections: v.added?.sections ?? [] },
     proposals: v.proposals,
   };
+}
+
+/** The plan as the schemas read it: the strict one's problems are added to `problems`; throws when even the lenient one refuses it. */
+function readWithSchemas(doc: LocatedDoc, problems: Problem[]): PlanFile {
+  const strict = strictPlanSchema().safeParse(doc.value);
+  if (!strict.success) {
+    for (const issue of strict.error.issues) {
+      const d = describeIssue(issue);
+      // An unknown key is named by its own path (and line), not its parent's.
+      const keyPath = issue.code === 'unrecognized_keys' ? [...d.path, issue.keys[0]!] : d.path;
+      problems.push(problem(doc, keyPath, d.message));
+    }
+  }
+  // Unknown keys aside, the plan is read on, so every problem is reported at once (a plan the strict
+  // schema took has no unknown key: the lenient one would give the same value).
+  const lenient = strict.success ? strict : lenientPlanSchema().safeParse(doc.value);
+  if (!lenient.success) throw new BadPlanError(problems);
+  return lenient.data;
 }
 
 function problem(doc: LocatedDoc, path: (string | number)[], message: string): Problem {

@@ -1,4 +1,4 @@
-import { Validator, type OutputUnit, type Schema } from '@cfworker/json-schema';
+import type { OutputUnit, Schema, Validator } from '@cfworker/json-schema';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
@@ -15,7 +15,7 @@ import { quickCheck } from './quick-schema.js';
 // Schemas are compiled many times over (every renamed variant is a new schema), so compilation is
 // kept lean: no meta-schema pass for schemas hsa produced itself, no code optimisation pass. The
 // instances are replaced with the cache, because ajv keeps every schema it compiled.
-const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { optimize: false } } as const;
+export const AJV_OPTIONS = { strict: false, allErrors: true, validateFormats: false, code: { optimize: false } } as const;
 // ajv (a CommonJS package of ~100 files, ~30 ms to load) is loaded for the first schema compiled:
 // a run whose every call the quick test answers never needs it.
 let AjvClass: typeof Ajv | undefined;
@@ -239,6 +239,15 @@ function withoutKeywords(s: unknown, drop: (key: string, value: unknown) => bool
   return out;
 }
 
+// The interpreter (9 ES modules) is loaded for the first schema it is asked about: a run whose
+// every call the quick test or ajv calls valid never needs it. `require` gives the package's
+// CommonJS build, the same code; nothing else in hsa loads the package.
+let ValidatorClass: typeof Validator | undefined;
+function newValidator(...args: ConstructorParameters<typeof Validator>): Validator {
+  ValidatorClass ??= (createRequire(import.meta.url)('@cfworker/json-schema') as typeof import('@cfworker/json-schema')).Validator;
+  return new ValidatorClass(...args);
+}
+
 let validators = new WeakMap<object, Validator | string>();
 const formats = new WeakMap<object, boolean>();
 
@@ -267,7 +276,7 @@ function validatorFor(schema: unknown): Validator | string {
     const draft = schemaDraft(s);
     // The interpreter asserts formats: as annotations they are taken out first (keyword locations
     // stay the same, so its messages still point into the schema as written).
-    out = new Validator((formatMode === 'annotation' ? withoutFormats(schema) : schema) as Schema, draft, false);
+    out = newValidator((formatMode === 'annotation' ? withoutFormats(schema) : schema) as Schema, draft, false);
   } catch (e) {
     out = (e as Error).message;
   }

@@ -5,7 +5,8 @@ import type { Document, LineCounter } from 'yaml';
 // module: a worker thread, and a run whose word packs are all compiled, never parse YAML here.
 // `require` gives the very module `import 'yaml'` gives (Node loads a CommonJS package once).
 let yamlModule: typeof import('yaml') | undefined;
-const yaml = (): typeof import('yaml') => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+/** The yaml package, loaded on first use (for a module that writes YAML too). */
+export const yaml = (): typeof import('yaml') => (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
 
 /**
  * A parsed YAML or JSON file that can tell the line of any key path, so a problem found after

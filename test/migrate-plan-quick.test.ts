@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { strictPlanSchema } from '../src/migrate/plan-file.js';
+import { strictPlanSchema, type PlanFile } from '../src/migrate/plan-file.js';
 import { quickPlan } from '../src/migrate/plan-quick.js';
 import { isParseFailure, parseLocated } from '../src/util/located.js';
 import { REPO } from './helpers/hsa.js';
@@ -77,8 +77,8 @@ describe('plan read by hand against the strict plan schema', () => {
 
   it('gives new objects for defaults and copies, never the input`s own', () => {
     const v = fullPlan();
-    const a = quickPlan(v)!;
-    const b = quickPlan(v)!;
+    const a = quickPlan(v) as unknown as PlanFile;
+    const b = quickPlan(v) as unknown as PlanFile;
     expect(a.tools[0]!.params).not.toBe(b.tools[0]!.params);
     expect(a.tools).not.toBe((v as { tools: unknown }).tools);
     expect(a.added).not.toBe((v as { added: unknown }).added);

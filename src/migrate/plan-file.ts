@@ -129,7 +129,7 @@ export function parsePlan(file: string, text: string | LocatedDoc | ParseFailure
   if (isParseFailure(doc))
     throw new BadPlanError([{ file, ...(doc.line !== undefined ? { line: doc.line } : {}), path: '', message: doc.message, severity: 'error' }]);
   const problems: Problem[] = [];
-  const v: PlanFile = quickPlan(doc.value) ?? readWithSchemas(doc, problems);
+  const v: PlanFile = (quickPlan(doc.value) as PlanFile | null) ?? readWithSchemas(doc, problems);
   const err = (path: (string | number)[], message: string) => problems.push(problem(doc, path, message));
   for (const [key, h] of [
     ['from', a],

@@ -1,6 +1,5 @@
 import { fail, list, name, num, obj, optional, record, shownValid, str, type Obj } from '../util/strict-read.js';
 import { PLAN_FORMAT } from './types.js';
-import type { PlanFile } from './plan-file.js';
 
 /**
  * The plan file read by hand: the value the strict plan schema (plan-file.ts) gives for a plan it
@@ -10,9 +9,10 @@ import type { PlanFile } from './plan-file.js';
  *
  * Why: the schema's first parse generates and compiles a parser per object shape, ~5 ms of every
  * `migrate apply` for a verdict this walk gives in well under one. Kept in step with planSchemaOf
- * by the differential test (test/migrate-plan-quick.test.ts).
+ * by the differential test (test/migrate-plan-quick.test.ts). Typed by the caller (plan-file.ts's
+ * `PlanFile` is the schema's type: importing it here would make the two files import each other).
  */
-export function quickPlan(v: unknown): PlanFile | null {
+export function quickPlan(v: unknown): Obj | null {
   return shownValid(() => plan(v));
 }
 
@@ -99,7 +99,7 @@ function added(v: unknown): Obj {
 }
 
 const PLAN_KEYS = ['format', 'from', 'to', 'records', 'tools', 'skills', 'hooks', 'sections', 'added', 'proposals'];
-function plan(v: unknown): PlanFile {
+function plan(v: unknown): Obj {
   const src = obj(v, PLAN_KEYS);
   if (src.format !== PLAN_FORMAT) fail();
   const out: Obj = { format: src.format, from: side(src.from), to: side(src.to) };
@@ -110,5 +110,5 @@ function plan(v: unknown): PlanFile {
   out.sections = 'sections' in src ? list(src.sections, section) : [];
   optional(out, src, [['added', added]]);
   out.proposals = 'proposals' in src ? list(src.proposals, proposal) : [];
-  return out as PlanFile;
+  return out;
 }

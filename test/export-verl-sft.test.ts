@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formats } from '../src/export/formats/index.js';
-import { pythonJsonText } from '../src/export/python-json.js';
+import { pythonJsonText } from '../src/util/python-json.js';
 import { toolsList } from '../src/export/messages.js';
 import { loadTokenCounter, type TokenCounter } from '../src/tokenize/tokenizer.js';
 import { summarise, TokenTally } from '../src/tokenize/stats.js';

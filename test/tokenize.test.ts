@@ -206,6 +206,23 @@ describe('the built-in Qwen3 template', () => {
     expect(jinjaToJson({ a: [1, 'x', null, { b: false }] })).toBe('{"a": [1, "x", null, {"b": false}]}');
   });
 
+  it("counts numbers as a Python trainer's template writes them; the walk still equals Jinja's render with JavaScript's", () => {
+    const v = { w: 0.00005, e: 1.5e-7, h: 0.5, i: 3, big: 1e21, neg: -0.00001, n: 10000000000000000 };
+    expect(jinjaToJson(v)).toBe('{"w": 0.00005, "e": 1.5e-7, "h": 0.5, "i": 3, "big": 1e+21, "neg": -0.00001, "n": 10000000000000000}');
+    // Python: json.dumps(json.loads(<hsa's JSON>)) — ints stay ints, floats are repr'd.
+    expect(jinjaToJson(v, 'python')).toBe('{"w": 5e-05, "e": 1.5e-07, "h": 0.5, "i": 3, "big": 1e+21, "neg": -1e-05, "n": 10000000000000000}');
+    const tools = [{ type: 'function', function: { name: 'rank', parameters: { type: 'object', properties: { w: { type: 'number', default: 0.00005 } } } } }];
+    const messages = [
+      { role: 'user', content: 'rank them' },
+      { role: 'assistant', content: '', tool_calls: [{ type: 'function', function: { name: 'rank', arguments: { w: 1.5e-7 } } }] },
+    ];
+    const jinja = qwen.render(messages, tools, false);
+    expect(joinBlocks(renderQwen3(messages as never, toolsPart(tools), false))).toBe(jinja);
+    const python = jinja.replace('0.00005', '5e-05').replace('1.5e-7', '1.5e-07');
+    expect(python).not.toBe(jinja);
+    expect(qwen.count(messages, tools, false)).toBe(qwen.countWhole(python));
+  });
+
   it('renders every record of the fixtures exactly as Jinja does', () => {
     for (const c of fixtureConversations()) {
       expect(joinBlocks(renderQwen3(c.messages as never, c.tools.length ? toolsPart(c.tools) : null, false))).toBe(qwen.render(c.messages, c.tools, false));

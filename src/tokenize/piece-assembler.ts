@@ -54,8 +54,8 @@ export class Assembler implements Qwen3Sink {
 
   call(name: string, args: unknown): void {
     // Between <tool_call> and </tool_call>: a group of its own when both are added tokens.
-    if (this.size === 0 && this.c.isSpecial('<tool_call>') && this.c.isSpecial('</tool_call>')) this.n += this.c.countPiece(callText(name, args));
-    else this.text(callText(name, args));
+    if (this.size === 0 && this.c.isSpecial('<tool_call>') && this.c.isSpecial('</tool_call>')) this.n += this.c.countPiece(callText(name, args, 'python'));
+    else this.text(callText(name, args, 'python'));
   }
 
   end(): number {

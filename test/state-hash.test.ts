@@ -284,7 +284,7 @@ describe('quickOpenAiFunction', () => {
     let refused = 0;
     for (let i = 0; i < 4000; i++) {
       const t = tool(rng);
-      const z = openAiToolSchema.safeParse(t);
+      const z = openAiToolSchema().safeParse(t);
       if (!z.success) refused++;
       const q = quickOpenAiFunction(t);
       if (q === undefined) continue;
@@ -301,7 +301,7 @@ describe('quickOpenAiFunction', () => {
     for (let i = 0; i < 500; i++) {
       const t = tool(rng2);
       const got = normaliseTool(t);
-      const z = openAiToolSchema.safeParse(t);
+      const z = openAiToolSchema().safeParse(t);
       if (!z.success) expect('issues' in got).toBe(true);
       else if ('tool' in got)
         expect(JSON.stringify(got.tool.parameters)).toBe(

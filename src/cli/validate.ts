@@ -1,4 +1,4 @@
-import { INLINE_HARNESS } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/names.js';
 import { UsageError } from '../errors.js';
 import { loadHarness, type LoadResult } from '../harness/load.js';
 import { deriveInlineHarness, InlineHarnesses } from '../ingest/inline-harness.js';

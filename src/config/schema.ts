@@ -4,19 +4,12 @@ import { teacherJudgeSchema } from '../llm/judge-schema.js';
 import { SPLITS } from '../transform/split.js';
 import { wordsConfigSchema } from '../words/packs.js';
 import type { WordsSelection } from '../words/selection.js';
+import { STAGES, SYSTEM_PROMPT_MODES } from './names.js';
+
+export { INLINE_HARNESS, STAGES, SYSTEM_PROMPT_MODES, type Stage, type SystemPromptMode } from './names.js';
 
 // hsa.yaml, the augment config: every key with what it does and its default, in one place. The
 // descriptions are the reference docs/config.md is generated from (scripts/docs-config.mjs).
-
-export const STAGES = ['sft', 'opd', 'rl'] as const;
-export type Stage = (typeof STAGES)[number];
-
-/** How a logged system message is taken (see docs/harness-format.md, "Logged system prompts"). */
-export const SYSTEM_PROMPT_MODES = ['match', 'locate', 'replace'] as const;
-export type SystemPromptMode = (typeof SYSTEM_PROMPT_MODES)[number];
-
-/** The `harness` value (or an omitted harness) that makes every record's own tools and system message its harness. */
-export const INLINE_HARNESS = 'inline';
 
 const TEACHER_MODES = ['rewrite', 'replay', 'openai'] as const;
 const teacherMode = z.enum(TEACHER_MODES);

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { zod } from '../util/zod.js';
 
 /** Shapes of the snapshot files, checked by zod. Cross-references are checked in validate.ts. */
 
@@ -15,6 +16,7 @@ export const HOOK_EVENT_ALIASES: Record<string, 'pre_inference' | 'pre_tool_use'
 
 // Built for the first hook the hand reading (parts-quick.ts) does not take.
 function buildHookSchema() {
+  const { z } = zod();
   const hookCheckSchema = z.union([
     z.strictObject({ max_chars: z.number().int().positive() }),
     z.strictObject({
@@ -57,6 +59,7 @@ export const hookSchema = () => (hook ??= buildHookSchema());
 
 // Built for the first harness file the hand reading (harness-file-quick.ts) does not take.
 function buildHarnessFileSchema() {
+  const { z } = zod();
   const versionString = z.union([z.string().min(1), z.number()]).transform((v) => String(v));
 
   const inlineSection = z.strictObject({ id: z.string().min(1), text: z.string() });
@@ -134,6 +137,7 @@ export const skillFrontMatterKnown = ['name', 'description', 'kind', 'tools'] as
 
 // Built for the first front matter the hand reading (parts-quick.ts) does not take.
 function buildSkillFrontMatterSchema() {
+  const { z } = zod();
   return z.looseObject({
     name: z.string().min(1),
     // The Agent Skills limit of 1024 characters is a warning (load.ts): published skills exceed it.
@@ -146,24 +150,33 @@ let skillFrontMatter: ReturnType<typeof buildSkillFrontMatterSchema> | undefined
 /** SKILL.md front matter's schema (built on first use). */
 export const skillFrontMatterSchema = () => (skillFrontMatter ??= buildSkillFrontMatterSchema());
 
-export const openAiToolSchema = z.strictObject({
-  type: z.literal('function'),
-  function: z.strictObject({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullable().optional(),
-  }),
-});
-
-export const mcpToolSchema = z.looseObject({
-  name: z.string().min(1),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  inputSchema: z.record(z.string(), z.unknown()),
-  outputSchema: z.record(z.string(), z.unknown()).optional(),
-  annotations: z.record(z.string(), z.unknown()).optional(),
-});
+function buildToolSchemas() {
+  const { z } = zod();
+  return {
+    openAi: z.strictObject({
+      type: z.literal('function'),
+      function: z.strictObject({
+        name: z.string().min(1),
+        description: z.string().optional(),
+        parameters: z.record(z.string(), z.unknown()).optional(),
+        strict: z.boolean().nullable().optional(),
+      }),
+    }),
+    mcp: z.looseObject({
+      name: z.string().min(1),
+      title: z.string().optional(),
+      description: z.string().optional(),
+      inputSchema: z.record(z.string(), z.unknown()),
+      outputSchema: z.record(z.string(), z.unknown()).optional(),
+      annotations: z.record(z.string(), z.unknown()).optional(),
+    }),
+  };
+}
+let toolSchemas: ReturnType<typeof buildToolSchemas> | undefined;
+/** An OpenAI function tool's schema (built on first use: tools.ts reads the common shape by hand). */
+export const openAiToolSchema = () => (toolSchemas ??= buildToolSchemas()).openAi;
+/** An MCP tool's schema (built on first use). */
+export const mcpToolSchema = () => (toolSchemas ??= buildToolSchemas()).mcp;
 
 /** zod issue → (path, message) in our words. */
 export function describeIssue(issue: z.core.$ZodIssue): { path: (string | number)[]; message: string } {

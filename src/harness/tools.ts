@@ -50,7 +50,7 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
   if (isObject(item) && item.type === 'function' && 'function' in item) {
     let f = quickOpenAiFunction(item);
     if (f === undefined) {
-      const parsed = openAiToolSchema.safeParse(item, { reportInput: true });
+      const parsed = openAiToolSchema().safeParse(item, { reportInput: true });
       if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
       f = parsed.data.function;
     }
@@ -78,7 +78,7 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
     };
   }
   if (isObject(item) && 'inputSchema' in item) {
-    const parsed = mcpToolSchema.safeParse(item, { reportInput: true });
+    const parsed = mcpToolSchema().safeParse(item, { reportInput: true });
     if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
     const t = parsed.data;
     const tool: Tool = {

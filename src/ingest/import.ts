@@ -155,7 +155,7 @@ function convertText(importer: Importer, text: string, at: { file: string; line:
   }
   if (!isTrajectoryShape(rec)) {
     // An importer bug rather than bad input; still reported with the line, never written.
-    const issue = trajectorySchema.safeParse(rec).error?.issues[0];
+    const issue = trajectorySchema().safeParse(rec).error?.issues[0];
     return bad(issue ? issue.path.join('.') : '(record)', `converted record is not an hsa trajectory: ${issue?.message ?? 'unknown'}`);
   }
   return rec;

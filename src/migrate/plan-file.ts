@@ -1,10 +1,11 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { HsaError } from '../errors.js';
 import { describeIssue } from '../harness/schema.js';
 import type { Harness, JsonSchema } from '../harness/types.js';
 import { formatProblem, sortProblems, type Problem } from '../problems.js';
 import { isParseFailure, parseLocated, yaml, type LocatedDoc, type ParseFailure } from '../util/located.js';
 import { quickPlan } from './plan-quick.js';
+import { zod } from '../util/zod.js';
 import { PLAN_FORMAT, type CallMapping, type MigrationPlan, type ToolEntry } from './types.js';
 
 /** A plan file that does not parse, has an unknown key, or names what its harnesses do not have. */
@@ -73,6 +74,7 @@ function mappingOut(m: CallMapping): Record<string, unknown> {
 
 /** The plan file's schema; `strict` refuses unknown keys (a second, lenient pass still checks the rest). */
 function planSchemaOf(strict: boolean) {
+  const { z } = zod();
   const obj = <T extends z.ZodRawShape>(shape: T) => (strict ? z.strictObject(shape) : z.object(shape));
   const shapeSchema = z.union([obj({ wrap: z.string().min(1) }), obj({ unwrap: z.string().min(1) })]);
   const mappingFields = {

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
-import { INLINE_HARNESS, type RunConfig } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/names.js';
+import type { RunConfig } from '../config/augment-config.js';
 import { newCounters, type TeacherCounters } from '../llm/errors.js';
 import { IdIndex } from '../util/id-index.js';
 import { decode, runParts, type PartContext, type RunProgress } from './executor.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RunConfig } from '../config/augment-config.js';
 import { HsaError } from '../errors.js';
-import { INLINE_HARNESS } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/names.js';
 import type { LoadResult } from '../harness/load.js';
 import { deriveInlineHarness } from '../ingest/inline-harness.js';
 import { withPinnedSections } from '../harness/render.js';

@@ -1,7 +1,7 @@
 import { open } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { INLINE_HARNESS } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/names.js';
 import { HsaError } from '../errors.js';
 import { deriveInlineHarness, InlineHarnesses, type InlineHarness } from '../ingest/inline-harness.js';
 import { loadHarness } from '../harness/load.js';

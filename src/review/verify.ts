@@ -18,7 +18,7 @@ import { newTally, readPartLines } from './part-reader.js';
 import { appliedTransforms, asTrajectory, callProblems, renameTables, rlPath, shapeProblems, splitPath, type RecordProblem } from './record-checks.js';
 import { LeakScanCache, metaLeaks } from './meta-leaks.js';
 import { SourceIndex, StateRebuilder } from './rebuild.js';
-import { INLINE_HARNESS } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/names.js';
 
 export interface VerifyOptions {
   out: string;

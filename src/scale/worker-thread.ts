@@ -6,7 +6,7 @@
  * answers with a verdict: commit, drop, or make again with the duplicate ids found in it.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { INLINE_HARNESS } from '../config/augment-config.js';
+import { INLINE_HARNESS } from '../config/names.js';
 import { ClaimedParts } from '../output/claimed-parts.js';
 import type { PartContext, RunProgress } from '../output/executor.js';
 import { runTransforms } from '../output/run-transforms.js';

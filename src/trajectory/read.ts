@@ -38,7 +38,7 @@ export function parseTrajectoryLine(file: string, line: number, text: string): R
     return { ok: false, file, line, text, problems: [{ file, line, path: '(json)', message: `not valid JSON: ${(e as Error).message}`, severity: 'error' }] };
   }
   if (isTrajectoryShape(value)) return accepted(file, line, value as Trajectory, text);
-  const r = trajectorySchema.safeParse(value, { reportInput: true });
+  const r = trajectorySchema().safeParse(value, { reportInput: true });
   if (!r.success) {
     const id = value !== null && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string' ? (value as { id: string }).id : undefined;
     const problems = r.error.issues.map((issue): Problem => {

@@ -1,50 +1,48 @@
-import { z } from 'zod';
-import { mcpToolSchema } from '../harness/schema.js';
+import { mcpToolSchema, openAiToolSchema } from '../harness/schema.js';
+import { zod } from '../util/zod.js';
 
-const textContent = z.union([z.string(), z.array(z.strictObject({ type: z.literal('text'), text: z.string() }))]);
+// Built for the first record the hand check below does not take (zod loads then, not with this module).
+function buildTrajectorySchema() {
+  const { z } = zod();
+  const textContent = z.union([z.string(), z.array(z.strictObject({ type: z.literal('text'), text: z.string() }))]);
 
-const toolCall = z.strictObject({
-  id: z.string().min(1),
-  type: z.literal('function'),
-  function: z.strictObject({ name: z.string().min(1), arguments: z.string() }),
-});
+  const toolCall = z.strictObject({
+    id: z.string().min(1),
+    type: z.literal('function'),
+    function: z.strictObject({ name: z.string().min(1), arguments: z.string() }),
+  });
 
-export const messageSchema = z.discriminatedUnion('role', [
-  z.strictObject({ role: z.literal('system'), content: textContent, name: z.string().optional() }),
-  z.strictObject({ role: z.literal('developer'), content: textContent, name: z.string().optional() }),
-  z.strictObject({ role: z.literal('user'), content: textContent, name: z.string().optional() }),
-  z.strictObject({
-    role: z.literal('assistant'),
-    content: textContent.nullable(),
-    name: z.string().optional(),
-    // `null` tool calls and function_call are what SDKs dump for a text reply (read.ts drops them).
-    tool_calls: z.array(toolCall).nullable().optional(),
-    function_call: z.null().optional(),
-    reasoning_content: z.string().optional(),
-    refusal: z.string().nullable().optional(),
-  }),
-  z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: textContent, name: z.string().optional() }),
-]);
+  const messageSchema = z.discriminatedUnion('role', [
+    z.strictObject({ role: z.literal('system'), content: textContent, name: z.string().optional() }),
+    z.strictObject({ role: z.literal('developer'), content: textContent, name: z.string().optional() }),
+    z.strictObject({ role: z.literal('user'), content: textContent, name: z.string().optional() }),
+    z.strictObject({
+      role: z.literal('assistant'),
+      content: textContent.nullable(),
+      name: z.string().optional(),
+      // `null` tool calls and function_call are what SDKs dump for a text reply (read.ts drops them).
+      tool_calls: z.array(toolCall).nullable().optional(),
+      function_call: z.null().optional(),
+      reasoning_content: z.string().optional(),
+      refusal: z.string().nullable().optional(),
+    }),
+    z.strictObject({ role: z.literal('tool'), tool_call_id: z.string().min(1), content: textContent, name: z.string().optional() }),
+  ]);
 
-const openAiTool = z.strictObject({
-  type: z.literal('function'),
-  function: z.strictObject({
-    name: z.string().min(1),
-    description: z.string().optional(),
-    parameters: z.record(z.string(), z.unknown()).optional(),
-    strict: z.boolean().nullable().optional(),
-  }),
-});
+  return z.strictObject({
+    id: z.string().min(1),
+    harness: z.strictObject({ name: z.string(), version: z.union([z.string(), z.number()]) }).optional(),
+    context: z.record(z.string(), z.unknown()).optional(),
+    messages: z.array(messageSchema).min(1),
+    // A record's own tools: OpenAI function tools or MCP tools (read.ts turns MCP ones into OpenAI shape).
+    tools: z.array(z.union([openAiToolSchema(), mcpToolSchema()])).optional(),
+    meta: z.record(z.string(), z.unknown()).optional(),
+  });
+}
 
-export const trajectorySchema = z.strictObject({
-  id: z.string().min(1),
-  harness: z.strictObject({ name: z.string(), version: z.union([z.string(), z.number()]) }).optional(),
-  context: z.record(z.string(), z.unknown()).optional(),
-  messages: z.array(messageSchema).min(1),
-  // A record's own tools: OpenAI function tools or MCP tools (read.ts turns MCP ones into OpenAI shape).
-  tools: z.array(z.union([openAiTool, mcpToolSchema])).optional(),
-  meta: z.record(z.string(), z.unknown()).optional(),
-});
+let trajectory: ReturnType<typeof buildTrajectorySchema> | undefined;
+/** A trajectory record's schema (built on first use). */
+export const trajectorySchema = () => (trajectory ??= buildTrajectorySchema());
 
 // ---------------------------------------------------------------------------------------------
 // The same shape, checked by hand: `trajectorySchema` costs about as much as parsing the line, and

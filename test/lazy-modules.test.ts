@@ -27,7 +27,7 @@ process.on('exit', () => { for (const k of Object.keys(createRequire(import.meta
 );
 
 /** Packages (under node_modules) a run of `hsa args` loaded, and its exit code and output. */
-function packagesLoaded(args: string[], name: string): { code: number | null; stdout: string; stderr: string; packages: Set<string> } {
+function packagesLoaded(args: string[], name: string): { code: number | null; stdout: string; stderr: string; packages: Set<string>; files: string[] } {
   const trace = path.join(tmp.dir, `${name}.txt`);
   writeFileSync(trace, '');
   const r = spawnSync(process.execPath, ['--import', PRELOAD, HSA_BIN, ...args], {
@@ -36,11 +36,12 @@ function packagesLoaded(args: string[], name: string): { code: number | null; st
     env: { ...process.env, HSA_TRACE_FILE: trace, NO_COLOR: '1' },
   });
   const packages = new Set<string>();
-  for (const line of readFileSync(trace, 'utf8').split('\n')) {
+  const files = readFileSync(trace, 'utf8').split('\n');
+  for (const line of files) {
     const m = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(line);
     if (m) packages.add(m[1]!);
   }
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr, packages };
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, packages, files };
 }
 
 const LIB = 'fixtures/migrate/library';
@@ -73,5 +74,17 @@ describe('zod is loaded only when a hand reader gives up', () => {
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).toMatch(/bad\.jsonl:1.*messages\.1/);
     expect(r.packages.has('zod')).toBe(true);
+  });
+
+  it('`augment` of a harness with MCP tools loads one copy of zod (the transforms’), not its CommonJS build beside it', () => {
+    const input = path.join(tmp.dir, 'two.jsonl');
+    const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8').split('\n').slice(0, 2);
+    writeFileSync(input, `${lines.join('\n')}\n`);
+    const args = ['augment', '--harness', 'fixtures/live-commerce/harness', '-t', input, '-o', path.join(tmp.dir, 'aug'), '--variants', '1', '-q'];
+    const r = packagesLoaded(args, 'augment');
+    expect(r.code, r.stderr).toBe(0);
+    const zodFiles = r.files.filter((f) => f.includes('node_modules/zod/'));
+    expect(zodFiles.some((f) => f.endsWith('.js'))).toBe(true);
+    expect(zodFiles.filter((f) => f.endsWith('.cjs'))).toEqual([]);
   });
 });

@@ -78,9 +78,12 @@ export function normaliseTool(item: unknown): { tool: Tool } | { issues: RawTool
     };
   }
   if (isObject(item) && 'inputSchema' in item) {
-    const parsed = mcpToolSchema().safeParse(item, { reportInput: true });
-    if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
-    const t = parsed.data;
+    let t = quickMcpTool(item);
+    if (t === undefined) {
+      const parsed = mcpToolSchema().safeParse(item, { reportInput: true });
+      if (!parsed.success) return { issues: parsed.error.issues.map(describeIssue) };
+      t = parsed.data;
+    }
     const tool: Tool = {
       name: openAiSafeName(t.name),
       description: t.description ?? '',
@@ -126,6 +129,32 @@ export function quickOpenAiFunction(item: Record<string, unknown>): { name: stri
   if (!plainWithKeys(parameters, null) || hasOwn.call(parameters, '__proto__') || hasOwn.call(parameters, 'constructor')) return undefined;
   const copy = { ...parameters };
   return description === undefined ? { name, parameters: copy } : { name, description, parameters: copy };
+}
+
+type McpToolParsed = { name: string; title?: string; description?: string; inputSchema: Record<string, unknown>; annotations?: Record<string, unknown> };
+
+/**
+ * What `mcpToolSchema` parses an MCP tool to, for the shape JSON gives (the fields `normaliseTool`
+ * reads, each of its type; records shallow copies, as zod's make), or undefined to let zod decide.
+ * Harness folders of MCP tools load every tool through here, so zod stays unloaded.
+ */
+export function quickMcpTool(item: Record<string, unknown>): McpToolParsed | undefined {
+  if (!plainRecord(item)) return undefined;
+  const { name, title, description, inputSchema, outputSchema, annotations } = item;
+  if (typeof name !== 'string' || name.length === 0) return undefined;
+  if ((title !== undefined && typeof title !== 'string') || (description !== undefined && typeof description !== 'string')) return undefined;
+  if (!plainRecord(inputSchema) || (outputSchema !== undefined && !plainRecord(outputSchema))) return undefined;
+  if (annotations !== undefined && !plainRecord(annotations)) return undefined;
+  const t: McpToolParsed = { name, inputSchema: { ...inputSchema } };
+  if (title !== undefined) t.title = title;
+  if (description !== undefined) t.description = description;
+  if (annotations !== undefined) t.annotations = { ...annotations };
+  return t;
+}
+
+/** A JSON object zod's `record(string, unknown)` takes as a plain copy (`__proto__` and `constructor` keys left to zod). */
+function plainRecord(v: unknown): v is Record<string, unknown> {
+  return plainWithKeys(v, null) && !hasOwn.call(v, '__proto__') && !hasOwn.call(v, 'constructor');
 }
 
 /** A plain object (JSON's kind) with no symbol keys, whose keys are all in `allowed` (any, for null). */

@@ -140,6 +140,17 @@ describe('hooks', () => {
     const r2 = await loadHarness(dir2);
     expect(errorsOf(r2)).toEqual([{ file: path.join(dir2, 'hooks.yaml'), line: 2, path: '', message: 'unknown key: version', severity: 'error' }]);
   });
+
+  it('refuses an event named like a property every object has (toString, constructor)', async () => {
+    for (const event of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const dir = await harnessDir({ 'harness.yaml': 'name: h\nversion: "1"\n', 'hooks.yaml': `hooks:\n  - id: a\n    event: "${event}"\n` });
+      const r = await loadHarness(dir);
+      expect(
+        errorsOf(r).map((p) => [p.line, p.path, p.message.slice(0, 16)]),
+        event,
+      ).toEqual([[3, 'hooks.0.event', 'must be one of p']]);
+    }
+  });
 });
 
 describe('skills', () => {

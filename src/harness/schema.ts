@@ -39,7 +39,7 @@ function buildHookSchema() {
 
   return z.strictObject({
     id: z.string().regex(/^[A-Za-z][A-Za-z0-9_.-]*$/, 'must start with a letter and use letters, digits, _ . -'),
-    event: z.string().refine((e) => e in HOOK_EVENT_ALIASES, {
+    event: z.string().refine((e) => Object.hasOwn(HOOK_EVENT_ALIASES, e), {
       message: `must be one of ${Object.keys(HOOK_EVENT_ALIASES).join(', ')}`,
     }),
     description: z.string().optional(),

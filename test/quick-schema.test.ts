@@ -1,6 +1,7 @@
 import seedrandom from 'seedrandom';
 import { describe, expect, it } from 'vitest';
-import { compileSchema, interpretedErrors } from '../src/util/json-schema.js';
+import { distinctJson, canonicalJson } from '../src/util/canonical-json.js';
+import { compileSchema, interpretedErrors, schemaErrors } from '../src/util/json-schema.js';
 import { quickCheck } from '../src/util/quick-schema.js';
 
 /** ajv's verdict (full compile, draft-07 or 2020-12 as the schema says). */
@@ -178,5 +179,36 @@ describe('quick schema test (certainly valid, or ask the validators)', () => {
     }
     expect(checked).toBeGreaterThan(10_000);
     expect(shownValid).toBeGreaterThan(1_000);
+  });
+});
+
+describe('schemas that differ only in NaN or ±Infinity (a YAML harness can write .nan and .inf)', () => {
+  it('are told apart by the validator caches, whatever was compiled first', () => {
+    const pairs: [unknown, unknown][] = [
+      [{ const: null }, { const: Number.NaN }],
+      [{ enum: [null, 1] }, { enum: [Number.POSITIVE_INFINITY, 1] }],
+      [
+        { type: 'number', maximum: 5 },
+        { type: 'number', maximum: Number.POSITIVE_INFINITY, minimum: Number.NEGATIVE_INFINITY },
+      ],
+    ];
+    for (const [a, b] of pairs) {
+      for (const order of [
+        [a, b],
+        [b, a],
+      ]) {
+        const verdicts = order.map((s) => [null, 1, 7].map((v) => schemaErrors(structuredClone(s), v).length === 0));
+        const direct = order.map((s) => [null, 1, 7].map((v) => interpretedErrors(s, v).length === 0));
+        expect(verdicts, JSON.stringify(order)).toEqual(direct);
+      }
+      expect(compileSchema(structuredClone(a))).not.toBe(compileSchema(structuredClone(b)));
+    }
+  });
+
+  it('distinctJson is canonicalJson for JSON data and writes non-finite numbers as bare words', () => {
+    const v = { b: [1, 'x', null, { d: true, c: -0 }], a: 'NaN' };
+    expect(distinctJson(v)).toBe(canonicalJson(v));
+    expect(distinctJson({ z: Number.NaN, a: [Number.NEGATIVE_INFINITY, null] })).toBe('{"a":[-Infinity,null],"z":NaN}');
+    expect(canonicalJson({ z: Number.NaN })).toBe('{"z":null}');
   });
 });

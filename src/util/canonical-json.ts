@@ -15,7 +15,7 @@ function serialize(value: unknown): string | undefined {
     case 'string':
       return JSON.stringify(value);
     case 'number':
-      return Number.isFinite(value) ? String(value) : 'null';
+      return Number.isFinite(value) ? String(value) : nonFinite(value);
     case 'boolean':
       return value ? 'true' : 'false';
     case 'object': {
@@ -31,6 +31,33 @@ function serialize(value: unknown): string | undefined {
     }
     default:
       return undefined;
+  }
+}
+
+// JSON writes NaN and ±Infinity as null; a cache key must not (see distinctJson).
+let sawNonFinite = false;
+let keepNonFinite = false;
+
+function nonFinite(value: number): string {
+  sawNonFinite = true;
+  return keepNonFinite ? String(value) : 'null';
+}
+
+/**
+ * canonicalJson as a key that tells every value apart: where `value` holds NaN or ±Infinity (a
+ * YAML harness can write `.nan`, `.inf`), they are written as the bare words `NaN`, `Infinity`,
+ * `-Infinity`, which no JSON value serialises to, instead of JSON's `null`. So `{"const": .nan}`
+ * and `{"const": null}` are two schemas to a validator cache; for JSON data it is canonicalJson.
+ */
+export function distinctJson(value: unknown): string {
+  sawNonFinite = false;
+  const text = canonicalJson(value);
+  if (!sawNonFinite) return text;
+  keepNonFinite = true;
+  try {
+    return canonicalJson(value);
+  } finally {
+    keepNonFinite = false;
   }
 }
 

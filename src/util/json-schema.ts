@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import type { Ajv2020 } from 'ajv/dist/2020.js';
 import { schemaMemo } from './derived.js';
 import { TextKeyedCache } from './bounded-cache.js';
-import { canonicalJson } from './canonical-json.js';
+import { distinctJson } from './canonical-json.js';
 import { quickCheck } from './quick-schema.js';
 
 /**
@@ -65,7 +65,7 @@ export function compileSchema(schema: unknown): ValidateFunction | { error: stri
     const seen = byObject.get(schema);
     if (seen) return seen;
   }
-  const key = canonicalJson(schema);
+  const key = distinctJson(schema);
   const hit = cache.get(key);
   if (hit) {
     if (schema !== null && typeof schema === 'object') byObject.set(schema, hit);
@@ -205,7 +205,7 @@ const idsByShape = new TextKeyedCache<number>(1_000_000);
 function validationId(schema: object): number {
   let id = validationIds.get(schema);
   if (id === undefined) {
-    const shape = canonicalJson(validationShape(schema));
+    const shape = distinctJson(validationShape(schema));
     id = idsByShape.get(shape);
     if (id === undefined) idsByShape.set(shape, (id = nextValidationId++));
     validationIds.set(schema, id);

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { Template } from '@huggingface/jinja';
 import { UnreadableInputError } from '../errors.js';
 
 // Reading a Hugging Face tokenizer folder: required files, JSON, the chat template, and whether
@@ -68,5 +69,14 @@ export function parseJson(file: string, text: string): unknown {
     return JSON.parse(text);
   } catch (e) {
     throw new UnreadableInputError(`${file}: not valid JSON (${(e as Error).message})`);
+  }
+}
+
+/** The chat template parsed by @huggingface/jinja; a template it cannot parse is an error naming the config file. */
+export function parseTemplate(configFile: string, text: string): Template {
+  try {
+    return new Template(text);
+  } catch (e) {
+    throw new UnreadableInputError(`${configFile}: chat_template: cannot be parsed as Jinja (${(e as Error).message})`);
   }
 }

@@ -2,14 +2,15 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { Template } from '@huggingface/jinja';
+import type { Template } from '@huggingface/jinja';
 import { TokenizerLoader } from '@lenml/tokenizers';
 import { HsaError, UnreadableInputError, UsageError } from '../errors.js';
 import { ByteBpeCounter, plainByteBpe } from './byte-bpe.js';
 import { CountCache } from './count-cache.js';
 import { Assembler } from './piece-assembler.js';
-import { lineSafe, parseJson, pickTemplate, readRequired, templateVariables } from './tokenizer-files.js';
-import { joinBlocks, NotRenderable, QWEN3_TEMPLATE_SHA256, renderQwen3, toolsPart, walkQwen3, type Msg } from './qwen3-template.js';
+import { lineSafe, parseJson, parseTemplate, pickTemplate, readRequired, templateVariables } from './tokenizer-files.js';
+import { renderPythonNumbers } from './python-numbers.js';
+import { joinBlocks, NotRenderable, QWEN3_TEMPLATE_SHA256, renderQwen3, toolsPart, walkQwen3, type Msg, type NumberText } from './qwen3-template.js';
 import { sha256 } from '../util/hash.js';
 
 /** Built-in tokenizers: the name and the package folder holding `tokenizer.json` + `tokenizer_config.json`. */
@@ -148,9 +149,10 @@ export class TokenCounter {
     return (this.general ??= this.loadGeneral());
   }
 
-  /** The text a trainer tokenises for these messages and tools (rendered by Jinja). */
-  render(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean): string {
-    return this.template.render({ ...this.templateVars, messages, ...(tools && tools.length ? { tools } : {}), add_generation_prompt: addGenerationPrompt });
+  /** The text a trainer tokenises for these messages and tools (rendered by Jinja; `python`: `tojson` numbers as json.dumps writes them). */
+  render(messages: readonly unknown[], tools: readonly unknown[] | undefined, addGenerationPrompt: boolean, numbers: NumberText = 'jinja'): string {
+    const vars = { ...this.templateVars, messages, ...(tools && tools.length ? { tools } : {}), add_generation_prompt: addGenerationPrompt };
+    return numbers === 'python' ? renderPythonNumbers(this.template, vars) : this.template.render(vars);
   }
 
   /** Tokens of the rendered conversation. */
@@ -159,7 +161,7 @@ export class TokenCounter {
       const n = this.countNative(messages as readonly Msg[], tools, addGenerationPrompt);
       if (n !== undefined) return n;
     }
-    return this.countText(this.render(messages, tools, addGenerationPrompt));
+    return this.countText(this.render(messages, tools, addGenerationPrompt, 'python'));
   }
 
   /**
@@ -398,12 +400,7 @@ export async function loadTokenCounter(spec: string): Promise<TokenCounter> {
         `${configFile}: chat_template: missing (and no chat_template.jinja beside it); a token count needs the model's chat template`,
       );
   }
-  let template: Template;
-  try {
-    template = new Template(templateText);
-  } catch (e) {
-    throw new UnreadableInputError(`${configFile}: chat_template: cannot be parsed as Jinja (${(e as Error).message})`);
-  }
+  const template = parseTemplate(configFile, templateText);
   const added = tokenizerJson.added_tokens ?? [];
   const specials = added.filter((t) => typeof t.content === 'string' && t.content.length > 0 && t.normalized !== true);
   const safe = lineSafe(tokenizerJson);

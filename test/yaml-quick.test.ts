@@ -5,7 +5,7 @@ import { isParseFailure, parseExactly, parseLocated, type LocatedDoc } from '../
 import { quickYaml } from '../src/util/yaml-quick.js';
 import { REPO } from './helpers/hsa.js';
 import { sameOrdered } from './helpers/quick-twin.js';
-import { document, rng } from './helpers/yaml-gen.js';
+import { document, jsonDocument, rng } from './helpers/yaml-gen.js';
 
 /**
  * The hand YAML reader (src/util/yaml-quick.ts) against the yaml package (parseExactly): wherever
@@ -50,13 +50,13 @@ function differences(text: string, label: string): string[] | null {
   return out;
 }
 
-/** YAML texts of the repository: .yaml/.yml files, SKILL.md front matter and the docs' ```yaml blocks. */
+/** YAML texts of the repository: .yaml/.yml/.json files, SKILL.md front matter and the docs' ```yaml blocks. */
 function repoTexts(): [string, string][] {
   const out: [string, string][] = [];
   for (const top of ['fixtures', 'words', 'integrations', 'test/fixtures', 'docs']) {
     for (const rel of readdirSync(path.join(REPO, top), { recursive: true }) as string[]) {
       const file = path.join(top, rel);
-      if (/\.ya?ml$/.test(rel)) out.push([file, readFileSync(path.join(REPO, file), 'utf8')]);
+      if (/\.(ya?ml|json)$/.test(rel)) out.push([file, readFileSync(path.join(REPO, file), 'utf8')]);
       else if (rel.endsWith('SKILL.md')) {
         const m = /^---\n([\s\S]*?)\n---/.exec(readFileSync(path.join(REPO, file), 'utf8'));
         if (m) out.push([`${file} front matter`, m[1] as string]);
@@ -79,8 +79,10 @@ describe('the hand YAML reader', () => {
   });
 
   it('answers on the harness, tools, hooks and plan files of the fixtures (the fast path is taken)', () => {
-    const common = texts.filter(([label]) => /^fixtures\/(?!bad\/|warnings\/).*(harness|tools|hooks|plan)\.ya?ml$/.test(label));
-    expect(common.length).toBeGreaterThan(15);
+    const common = texts.filter(([label]) =>
+      /^fixtures\/(?!bad\/|warnings\/).*(harness\.ya?ml|tools\/.*\.(ya?ml|json)|hooks\.(ya?ml|json)|plan\.ya?ml)$/.test(label),
+    );
+    expect(common.length).toBeGreaterThan(30);
     expect(common.filter(([, text]) => quickYaml(text) === undefined).map(([label]) => label)).toEqual([]);
     const answered = texts.filter(([, text]) => quickYaml(text) !== undefined).length;
     expect(answered / texts.length).toBeGreaterThan(0.8);
@@ -102,6 +104,22 @@ describe('the hand YAML reader', () => {
     // The generator must exercise the fast path (and its giving up).
     expect(answered).toBeGreaterThan(n * 0.25);
     expect(answered).toBeLessThan(n * 0.9);
+  });
+
+  it('reads generated JSON documents (over several lines) as yaml does, wherever it answers', () => {
+    const r = rng('yaml-quick json');
+    const failures: string[] = [];
+    let answered = 0;
+    const n = 3000;
+    for (let i = 0; i < n; i++) {
+      const d = differences(jsonDocument(r), `generated JSON #${i}`);
+      if (d) {
+        answered++;
+        failures.push(...d);
+      }
+    }
+    expect(failures.slice(0, 6)).toEqual([]);
+    expect(answered).toBeGreaterThan(n * 0.5);
   });
 
   it('reads the core-schema scalars and their near-misses as yaml does', () => {

@@ -7,6 +7,8 @@
  * keys of the same text, whatever looks odd) and parseLocated asks `yaml`. test/yaml-quick.test.ts.
  */
 
+import { fail, GIVE_UP, plainValue, quoted } from './yaml-quick-scalars.js';
+
 /** Where a node sits: its 1-based line, its keys' lines or items, and a number's text as written. */
 export interface QuickNode {
   line: number;
@@ -26,11 +28,6 @@ export interface QuickDoc {
   value: unknown;
   /** undefined for an empty document (only comments or nothing). */
   root: QuickNode | undefined;
-}
-
-const GIVE_UP = new Error('yaml-quick: not sure');
-function fail(): never {
-  throw GIVE_UP;
 }
 
 // Characters the reader gives up on anywhere: tabs, CR, other controls, NEL, the Unicode line and
@@ -71,13 +68,20 @@ const restIsEmpty = (s: string, p: number): boolean => {
 const isDash = (s: string, p: number): boolean => s[p] === '-' && (p + 1 === s.length || s[p + 1] === ' ');
 // Characters that cannot start a plain scalar here (YAML's indicators; `-` only before a space).
 const INDICATORS = '-?:,[]{}#&*!|>\'"%@`';
+const blank = (c: string | undefined): boolean => c === undefined || c === ' ' || c === '\n';
 const plainStarts = (s: string, p: number, flow: boolean): boolean => {
   const c = s[p];
-  if (c === undefined || c === ' ') return false;
-  if (c !== '-') return !INDICATORS.includes(c);
+  if (blank(c)) return false;
+  if (c !== '-') return !INDICATORS.includes(c as string);
   const d = s[p + 1];
-  return d !== undefined && d !== ' ' && !(flow && ',[]{}'.includes(d));
+  return !blank(d) && !(flow && ',[]{}'.includes(d as string));
 };
+/** Spaces and, in a flow collection over several lines, line breaks. */
+const gap = (s: string, p: number): number => {
+  while (s[p] === ' ' || s[p] === '\n') p++;
+  return p;
+};
+type LineAt = (p: number) => number;
 
 class Reader {
   constructor(private readonly lines: string[]) {}
@@ -91,9 +95,30 @@ class Reader {
     let read: Read;
     if (isDash(s, col) || this.key(s, col)) read = this.block(i, col);
     else if (s[col] === '|' || s[col] === '>') fail();
+    else if (s[col] === '[' || s[col] === '{') read = this.flowDoc(i, col);
     else read = this.inline(i, col);
     if (this.next(read[2]) < lines.length) fail();
     return { value: read[0], root: read[1] };
+  }
+
+  /** A flow collection from column col of line i that may go on over lines (JSON); next is the line after its end. */
+  private flowDoc(i: number, col: number): Read {
+    const text = this.lines.slice(i).join('\n');
+    const starts = [0];
+    for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) starts.push(k + 1);
+    const lineIndex = (p: number): number => {
+      let [lo, hi] = [0, starts.length - 1];
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if ((starts[mid] as number) <= p) lo = mid;
+        else hi = mid - 1;
+      }
+      return lo;
+    };
+    const [value, node, end] = flow(text, col, (p) => i + 1 + lineIndex(p));
+    const k = lineIndex(end);
+    if (!restIsEmpty(this.lines[i + k] as string, end - (starts[k] as number))) fail();
+    return [value, node, i + k + 1];
   }
 
   /** The first line from i on that is not blank or a comment. */
@@ -178,7 +203,8 @@ class Reader {
     if (c === '"' || c === "'") {
       const [text, end] = quoted(s, p);
       const q = skipSpaces(s, end);
-      return s[q] === ':' && (q + 1 === s.length || s[q + 1] === ' ') ? [text, q + 1] : undefined;
+      if (s[q] !== ':' || (q + 1 < s.length && s[q + 1] !== ' ')) return undefined;
+      return q - p > 1000 ? fail() : [text, q + 1];
     }
     if (!plainStarts(s, p, false)) return undefined;
     for (let j = p + 1; j < s.length; j++) {
@@ -202,7 +228,7 @@ class Reader {
       return this.blockScalar(i, p, parent);
     }
     if (c === '[' || c === '{') {
-      const [value, flowNode, end] = flow(s, p, i + 1);
+      const [value, flowNode, end] = flow(s, p, () => i + 1);
       if (!restIsEmpty(s, end)) fail();
       return [value, flowNode, i + 1];
     }
@@ -267,18 +293,23 @@ class Reader {
   }
 }
 
-/** A one-line flow collection from `[` or `{` at p: value, node and the column after its end. */
-function flow(s: string, p: number, line: number): [unknown, QuickNode, number] {
+/**
+ * A flow collection from `[` or `{` at p: value, node and the offset after its end. s is one line,
+ * or for a document that is one flow collection the text from its line on (lines are given by at);
+ * a key, its `:` and the start of its value are on one line, and a scalar is on one line.
+ */
+function flow(s: string, p: number, at: LineAt): [unknown, QuickNode, number] {
+  const line = at(p);
   if (s[p] === '[') {
     const value: unknown[] = [];
     const items: QuickNode[] = [];
     for (p++; ;) {
-      p = skipSpaces(s, p);
+      p = gap(s, p);
       if (s[p] === ']') return [value, { line, seq: items }, p + 1];
-      const [v, node, end] = flowNode(s, p, line);
+      const [v, node, end] = flowNode(s, p, at);
       value.push(v);
       items.push(node);
-      p = skipSpaces(s, end);
+      p = gap(s, end);
       if (s[p] === ',') p++;
       else if (s[p] !== ']') fail();
     }
@@ -286,8 +317,10 @@ function flow(s: string, p: number, line: number): [unknown, QuickNode, number] 
   const value: Record<string, unknown> = {};
   const keys = new Map<string, Pair>();
   for (p++; ;) {
-    p = skipSpaces(s, p);
+    p = gap(s, p);
     if (s[p] === '}') return [value, { line, map: keys }, p + 1];
+    const keyLine = at(p);
+    const keyStart = p;
     let key: unknown;
     const c = s[p];
     if (c === '"' || c === "'") {
@@ -300,11 +333,12 @@ function flow(s: string, p: number, line: number): [unknown, QuickNode, number] 
       key = plainValue(s.slice(p, end).trimEnd());
       p = end;
     }
+    if (p - keyStart > 1000) fail();
     p = skipSpaces(s, p + 1);
     if (s[p] === ',' || s[p] === '}') fail();
-    const [v, node, end] = flowNode(s, p, line);
-    addPair(value, keys, key, v, { line, node, key });
-    p = skipSpaces(s, end);
+    const [v, node, end] = flowNode(s, p, at);
+    addPair(value, keys, key, v, { line: keyLine, node, key });
+    p = gap(s, end);
     if (s[p] === ',') p++;
     else if (s[p] !== '}') fail();
   }
@@ -322,10 +356,10 @@ function addPair(value: Record<string, unknown>, keys: Map<string, Pair>, key: u
   keys.set(lookup, pair);
 }
 
-function flowNode(s: string, p: number, line: number): [unknown, QuickNode, number] {
+function flowNode(s: string, p: number, at: LineAt): [unknown, QuickNode, number] {
   const c = s[p];
-  if (c === '[' || c === '{') return flow(s, p, line);
-  const node: QuickNode = { line };
+  if (c === '[' || c === '{') return flow(s, p, at);
+  const node: QuickNode = { line: at(p) };
   if (c === '"' || c === "'") {
     const [v, end] = quoted(s, p);
     return [v, node, end];
@@ -340,68 +374,11 @@ function flowPlainEnd(s: string, p: number): number {
   let j = p + 1;
   for (; j < s.length; j++) {
     const d = s[j] as string;
-    if (',[]{}'.includes(d)) break;
-    if (d === ':' && (j + 1 === s.length || ' ,[]{}'.includes(s[j + 1] as string))) break;
+    if (',[]{}\n'.includes(d)) break;
+    if (d === ':' && (j + 1 === s.length || ' ,[]{}\n'.includes(s[j + 1] as string))) break;
     if (d === '#' && s[j - 1] === ' ') fail();
   }
   return j;
-}
-
-// The escapes of a double-quoted scalar (after the backslash) and what they stand for.
-const ESCAPE_FROM = '0abefnrtvN_LP "/\\';
-const ESCAPE_TO = '\0\x07\b\x1b\f\n\r\t\v\u0085\u00a0\u2028\u2029 "/\\';
-const HEX_LENGTH: Record<string, number> = { x: 2, u: 4, U: 8 };
-const DQ_STOP = /["\\]/g;
-
-/** A quoted scalar that starts at p and ends on this line: its text and the column after it. */
-function quoted(s: string, p: number): [string, number] {
-  if (s[p] === "'") {
-    let out = '';
-    for (let j = p + 1; ;) {
-      const q = s.indexOf("'", j);
-      if (q < 0) fail();
-      out += s.slice(j, q);
-      if (s[q + 1] !== "'") return [out, q + 1];
-      out += "'";
-      j = q + 2;
-    }
-  }
-  let out = '';
-  for (let j = p + 1; ;) {
-    DQ_STOP.lastIndex = j;
-    const q = DQ_STOP.exec(s)?.index ?? fail();
-    out += s.slice(j, q);
-    j = q;
-    if (s[j] === '"') return [out, j + 1];
-    const e = s[j + 1] as string;
-    const hex = HEX_LENGTH[e];
-    if (hex !== undefined) {
-      const digits = s.slice(j + 2, j + 2 + hex);
-      if (digits.length !== hex || !/^[0-9a-fA-F]+$/.test(digits)) fail();
-      const code = parseInt(digits, 16);
-      if (code > 0x10ffff) fail();
-      out += String.fromCodePoint(code);
-      j += 2 + hex;
-    } else {
-      const k = e === undefined ? -1 : ESCAPE_FROM.indexOf(e);
-      out += k < 0 ? fail() : ESCAPE_TO[k];
-      j += 2;
-    }
-  }
-}
-
-/** A plain scalar's value in the YAML 1.2 core schema, as the `yaml` package resolves it by default. */
-export function plainValue(s: string): unknown {
-  if (/^(?:~|[Nn]ull|NULL)?$/.test(s)) return null;
-  if (/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/.test(s)) return s[0] === 't' || s[0] === 'T';
-  if (/^0o[0-7]+$/.test(s)) return parseInt(s.slice(2), 8);
-  if (/^[-+]?[0-9]+$/.test(s)) return parseInt(s, 10);
-  if (/^0x[0-9a-fA-F]+$/.test(s)) return parseInt(s.slice(2), 16);
-  if (/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/.test(s)) {
-    return s.slice(-3).toLowerCase() === 'nan' ? NaN : s[0] === '-' ? -Infinity : Infinity;
-  }
-  if (/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/.test(s) || /^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/.test(s)) return parseFloat(s);
-  return s;
 }
 
 function typed(text: string, node: QuickNode): unknown {

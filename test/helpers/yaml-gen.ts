@@ -157,4 +157,27 @@ export function document(r: Rng): string {
   return lines.join('\n') + (end < 0.85 ? '\n' : end < 0.95 ? '' : '\n\n');
 }
 
+function jsonValue(r: Rng, depth: number): unknown {
+  const x = depth > 3 ? r() * 0.5 : r();
+  if (x < 0.1) return pick(r, [true, false, null]);
+  if (x < 0.25) return pick(r, [0, -1, 7, 1.5, -0.25, 1e21, 1e-7, 2 ** 53 + 2, 123456789012, 5e-5]);
+  if (x < 0.5) return pick(r, ['', 'x', 'two words', 'a: b', '# c', 'tab\there', 'q"uote', 'back\\', 'ünï', '😀', '\u0001', 'line\nbreak', '1', 'true']);
+  if (x < 0.75) return Array.from({ length: int(r, 0, 4) }, () => jsonValue(r, depth + 1));
+  const o: Record<string, unknown> = {};
+  for (let i = int(r, 0, 4); i > 0; i--)
+    o[pick(r, ['a', 'b', 'name', 'type', 'key with spaces', '1', '', 'x:y', 'properties', 'enum'])] = jsonValue(r, depth + 1);
+  return o;
+}
+
+/** A JSON document (tool files are JSON): JSON.stringify of a random value, sometimes edited. */
+export function jsonDocument(r: Rng): string {
+  let text = JSON.stringify(jsonValue(r, r() < 0.9 ? 3 : 0), null, pick(r, [0, 1, 2, 2, 4]));
+  if (r() < 0.3) {
+    const at = int(r, 0, text.length);
+    const edit = pick(r, ['\n', '\n  ', ' # c\n', ',', ':', '"', '\t', '\n---\n', '  ', '\n]', '- ', '{', '&a ']);
+    text = text.slice(0, at) + edit + text.slice(at + (r() < 0.5 ? 0 : 1));
+  }
+  return (r() < 0.1 ? '  ' : r() < 0.1 ? '# head\n' : '') + text + (r() < 0.8 ? '\n' : r() < 0.5 ? '' : '\n# tail\n');
+}
+
 export const rng = (seed: string): Rng => seedrandom(seed);

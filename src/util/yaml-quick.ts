@@ -65,6 +65,8 @@ const restIsEmpty = (s: string, p: number): boolean => {
   const q = skipSpaces(s, p);
   return q >= s.length || (s[q] === '#' && (q > p || q === 0));
 };
+/** Without trailing spaces (only spaces: String.prototype.trimEnd takes U+00A0 and others too, YAML does not). */
+const trimSpaces = (s: string): string => s.replace(/ +$/, '');
 const isDash = (s: string, p: number): boolean => s[p] === '-' && (p + 1 === s.length || s[p + 1] === ' ');
 // Characters that cannot start a plain scalar here (YAML's indicators; `-` only before a space).
 const INDICATORS = '-?:,[]{}#&*!|>\'"%@`';
@@ -212,7 +214,7 @@ class Reader {
       if (d === '#' && s[j - 1] === ' ') return undefined;
       if (d === ':' && (j + 1 === s.length || s[j + 1] === ' ')) {
         if (j - p > 1000) fail();
-        return [plainValue(s.slice(p, j).trimEnd()), j + 1];
+        return [plainValue(trimSpaces(s.slice(p, j))), j + 1];
       }
     }
     return undefined;
@@ -240,7 +242,7 @@ class Reader {
     if (!plainStarts(s, p, false)) fail();
     let end = s.indexOf(' #', p);
     if (end < 0) end = s.length;
-    const text = s.slice(p, end).trimEnd();
+    const text = trimSpaces(s.slice(p, end));
     if (text.includes(': ') || text.endsWith(':')) fail();
     return [typed(text, node), node, i + 1];
   }
@@ -330,7 +332,7 @@ function flow(s: string, p: number, at: LineAt): [unknown, QuickNode, number] {
     } else {
       const end = flowPlainEnd(s, p);
       if (s[end] !== ':' || s[end + 1] !== ' ') fail();
-      key = plainValue(s.slice(p, end).trimEnd());
+      key = plainValue(trimSpaces(s.slice(p, end)));
       p = end;
     }
     if (p - keyStart > 1000) fail();
@@ -365,7 +367,7 @@ function flowNode(s: string, p: number, at: LineAt): [unknown, QuickNode, number
     return [v, node, end];
   }
   const end = flowPlainEnd(s, p);
-  return [typed(s.slice(p, end).trimEnd(), node), node, end];
+  return [typed(trimSpaces(s.slice(p, end)), node), node, end];
 }
 
 /** Where a plain scalar inside a flow collection ends (gives up on a comment: the collection goes on below). */

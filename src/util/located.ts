@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Document, LineCounter } from 'yaml';
+import { quickLineOf, quickNumberSource, quickYaml } from './yaml-quick.js';
 
 // The YAML parser (a CommonJS package, ~0.1 s to load) is loaded on the first parse, not with this
 // module: a worker thread, and a run whose word packs are all compiled, never parse YAML here.
@@ -27,11 +28,26 @@ export interface ParseFailure {
   message: string;
 }
 
-/** Parse YAML (JSON is YAML too) keeping positions; syntax errors come back, never thrown. */
+/**
+ * Parse YAML (JSON is YAML too) keeping positions; syntax errors come back, never thrown. The hand
+ * reader (yaml-quick.ts) answers the common case without loading the yaml package; whatever it is
+ * not sure of, the yaml package reads.
+ */
 export function parseLocated(file: string, text: string): LocatedDoc | ParseFailure {
+  const bare = stripBom(text);
+  const quick = quickYaml(bare);
+  if (quick) {
+    const { value, root } = quick;
+    return { file, value, lineOf: (path) => quickLineOf(root, path), numberSource: (path) => quickNumberSource(root, path) };
+  }
+  return parseExactly(file, bare);
+}
+
+/** parseLocated by the yaml package alone (the spec the hand reader is held to). */
+export function parseExactly(file: string, text: string): LocatedDoc | ParseFailure {
   const { LineCounter, parseDocument } = yaml();
   const lineCounter = new LineCounter();
-  const doc = parseDocument(stripBom(text), { lineCounter, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false });
   const first = doc.errors[0];
   if (first) {
     const pos = first.pos[0];

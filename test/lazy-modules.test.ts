@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HSA_BIN, REPO } from './helpers/hsa.js';
 import { makeTmp } from './helpers/tmp.js';
 
-// Commands that only read valid input never load zod: its schemas stand behind hand readers
-// (src/util/zod.ts). Each run here records the packages the process loaded — ES modules through a
+// Commands that only read valid input never load zod or the yaml package: zod's schemas and yaml's
+// parser stand behind hand readers (src/util/zod.ts, src/util/yaml-quick.ts). Each run here records the packages the process loaded — ES modules through a
 // load hook, CommonJS ones from the require cache at exit — so a module that imports zod at its
 // top again (or a command that starts importing such a module) fails here.
 
@@ -46,8 +46,8 @@ function packagesLoaded(args: string[], name: string): { code: number | null; st
 
 const LIB = 'fixtures/migrate/library';
 
-describe('zod is loaded only when a hand reader gives up', () => {
-  it('`migrate apply` on a log with carried and rejected records does not load it', () => {
+describe('zod and yaml are loaded only when a hand reader gives up', () => {
+  it('`migrate apply` on a log with carried and rejected records does not load them', () => {
     const out = path.join(tmp.dir, 'migrated.jsonl');
     const r = packagesLoaded(['migrate', 'apply', '--plan', `${LIB}/plan.yaml`, '-t', `${LIB}/logs-v1.jsonl`, '-o', out, '--json'], 'migrate');
     expect(r.code, r.stderr).toBe(0);
@@ -56,12 +56,14 @@ describe('zod is loaded only when a hand reader gives up', () => {
     expect(summary.rejected).toBeGreaterThan(0);
     expect(r.packages.has('commander')).toBe(true); // the trace sees packages at all
     expect([...r.packages]).not.toContain('zod');
+    expect([...r.packages]).not.toContain('yaml');
   });
 
-  it('`validate` of a harness and its valid records does not load it', () => {
+  it('`validate` of a harness and its valid records does not load them', () => {
     const r = packagesLoaded(['validate', `${LIB}/v1`, '-t', `${LIB}/logs-v1.jsonl`], 'validate');
     expect(r.code, r.stderr).toBe(0);
     expect([...r.packages]).not.toContain('zod');
+    expect([...r.packages]).not.toContain('yaml');
   });
 
   it('a record the hand check refuses loads it, and its message is the schema’s', () => {
@@ -86,5 +88,15 @@ describe('zod is loaded only when a hand reader gives up', () => {
     const zodFiles = r.files.filter((f) => f.includes('node_modules/zod/'));
     expect(zodFiles.some((f) => f.endsWith('.js'))).toBe(true);
     expect(zodFiles.filter((f) => f.endsWith('.cjs'))).toEqual([]);
+  });
+
+  it('a harness file the hand YAML reader gives up on (an anchor) loads yaml and reads the same', () => {
+    const dir = path.join(tmp.dir, 'anchored');
+    cpSync(path.join(REPO, LIB, 'v1'), dir, { recursive: true });
+    const file = path.join(dir, 'harness.yaml');
+    writeFileSync(file, readFileSync(file, 'utf8').replace(/^description: (.*)$/m, 'description: &d $1'));
+    const r = packagesLoaded(['validate', dir, '-t', `${LIB}/logs-v1.jsonl`], 'anchored');
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.packages.has('yaml')).toBe(true);
   });
 });

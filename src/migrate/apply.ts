@@ -3,7 +3,7 @@ import { NO_CONTEXT, promptLayout, renderedSections, setPromptLayout } from '../
 import type { Harness } from '../harness/types.js';
 import { checkTrajectory, type SystemPromptMode } from '../trajectory/check.js';
 import { checkLeaks, leakFinder } from '../trajectory/invariants.js';
-import { canonicalJson } from '../util/canonical-json.js';
+import { jsonEqual } from '../util/json-equal.js';
 import { PREAMBLE_NAME, rewriteTrajectory } from '../trajectory/rewrite.js';
 import { applyArgOps } from '../transform/plan.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
@@ -206,13 +206,8 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
         if (w === null || typeof w !== 'object' || Array.isArray(w)) continue;
         inner = w as Record<string, unknown>;
       }
-      for (const [path, value] of leaves(inner, '')) {
-        if (m2.params[path] === null)
-          return { kind: 'no_value', reason: `calls "${name}" with parameter "${path}", which has no counterpart in "${mapping.to}"`, ...opt(where) };
-        const vm = m2.values[path];
-        if (vm && typeof value === 'string' && vm[value] === null)
-          return { kind: 'no_value', reason: `calls "${name}" with ${path} = "${value}", a value "${mapping.to}" has no counterpart for`, ...opt(where) };
-      }
+      const stop = firstLeafStop(inner, '', m2, name, mapping.to, where);
+      if (stop) return stop;
     }
   }
   return null;
@@ -222,15 +217,33 @@ function opt(entry: string | undefined): { entry?: string } {
   return entry === undefined ? {} : { entry };
 }
 
-/** Every key path of an arguments object with its value (objects descended, arrays not). */
-function leaves(obj: Record<string, unknown>, prefix: string): [string, unknown][] {
-  const out: [string, unknown][] = [];
-  for (const [k, v] of Object.entries(obj)) {
-    const p = prefix + k;
-    out.push([p, v]);
-    if (v !== null && typeof v === 'object' && !Array.isArray(v)) out.push(...leaves(v as Record<string, unknown>, `${p}.`));
+/**
+ * The first key path of an arguments object (objects descended, arrays not; in key order, a parent
+ * before its members) that the mapping has no counterpart for, or whose enum value it drops.
+ */
+function firstLeafStop(
+  obj: Record<string, unknown>,
+  prefix: string,
+  m2: CompiledMapping['mapping'],
+  name: string,
+  to: string,
+  where: string | undefined,
+): MigrateReject | null {
+  for (const k in obj) {
+    if (!Object.prototype.hasOwnProperty.call(obj, k)) continue;
+    const value = obj[k];
+    const path = prefix + k;
+    if (m2.params[path] === null)
+      return { kind: 'no_value', reason: `calls "${name}" with parameter "${path}", which has no counterpart in "${to}"`, ...opt(where) };
+    const vm = m2.values[path];
+    if (vm && typeof value === 'string' && vm[value] === null)
+      return { kind: 'no_value', reason: `calls "${name}" with ${path} = "${value}", a value "${to}" has no counterpart for`, ...opt(where) };
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      const stop = firstLeafStop(value as Record<string, unknown>, `${path}.`, m2, name, to, where);
+      if (stop) return stop;
+    }
   }
-  return out;
+  return null;
 }
 
 /** After the engine: split calls go to their case's tool; enum values and fills at B's paths. */
@@ -284,8 +297,8 @@ function carryCalls(rec: Trajectory, source: Trajectory, cp: CompiledPlan): Traj
  * and feedback wording are B's by construction and proved by the validation under B.)
  */
 function callsRoundTrip(source: Trajectory, migrated: Trajectory, cp: CompiledPlan, a: Harness, b: Harness): string | null {
-  const src = source.messages.filter((m) => !(m.role === 'user' && m.name === PREAMBLE_NAME));
-  const out = migrated.messages.filter((m) => !(m.role === 'user' && m.name === PREAMBLE_NAME));
+  const src = withoutPreamble(source.messages);
+  const out = withoutPreamble(migrated.messages);
   const hookBack = cp.hooksBack;
   const skillBack = cp.skillsBack;
   const bPrefix = b.hookMessages.namePrefix;
@@ -315,7 +328,7 @@ function callsRoundTrip(source: Trajectory, migrated: Trajectory, cp: CompiledPl
         back === null ||
         back.id !== want.id ||
         (back.name !== want.function.name && back.name !== mcpSource(a, want.function.name)) ||
-        canonicalJson(back.args) !== canonicalJson(wantArgs)
+        !jsonEqual(back.args, wantArgs)
       ) {
         return `messages.${i}.tool_calls.${k}: ${oc[k]!.function.name}(${oc[k]!.function.arguments}) maps back to ${back ? `${back.name}(${JSON.stringify(back.args)})` : 'nothing'}, not the source's ${want.function.name}(${want.function.arguments})`;
       }
@@ -359,12 +372,14 @@ export function callBack(
 /** Enum values mapped (or mapped back) and fills added (or taken away), at B's full paths. */
 function editValues(args: unknown, c: CompiledMapping, dir: 'forward' | 'back'): unknown {
   let out = args;
-  for (const [path, vm] of Object.entries(c.valuesB)) {
+  for (const path in c.valuesB) {
+    const vm = c.valuesB[path]!;
     const v = getPath(out, path);
     const table = dir === 'forward' ? vm.forward : vm.back;
     if (typeof v === 'string' && Object.prototype.hasOwnProperty.call(table, v)) out = putPath(out, path, table[v]!);
   }
-  for (const [path, value] of Object.entries(c.fillB)) {
+  for (const path in c.fillB) {
+    const value = c.fillB[path];
     if (dir === 'forward' && getPath(out, path) === undefined) out = putPath(out, path, value);
     if (dir === 'back') out = dropPath(out, path);
   }
@@ -390,13 +405,19 @@ function dropPath(value: unknown, path: string): unknown {
   return head in obj ? { ...obj, [head]: dropPath(obj[head], path.slice(dot + 1)) } : value;
 }
 
+/** The messages without the preamble turn (the same array when there is none, as in most records). */
+function withoutPreamble<M extends { role: string; name?: string }>(messages: readonly M[]): readonly M[] {
+  for (const m of messages) if (m.role === 'user' && m.name === PREAMBLE_NAME) return messages.filter((x) => !(x.role === 'user' && x.name === PREAMBLE_NAME));
+  return messages;
+}
+
 /**
  * User turns and tool results are data: they must come out as they went in, byte for byte — except
  * skill-load results and a tool-channel hook's feedback, which the target state re-renders.
  */
 function changedBytes(source: Trajectory, migrated: Trajectory, a: Harness): string | null {
-  const src = source.messages.filter((m) => !(m.role === 'user' && m.name === PREAMBLE_NAME));
-  const out = migrated.messages.filter((m) => !(m.role === 'user' && m.name === PREAMBLE_NAME));
+  const src = withoutPreamble(source.messages);
+  const out = withoutPreamble(migrated.messages);
   if (src.length !== out.length) return `${out.length} messages where the source has ${src.length}`;
   const loads = new Set<string>();
   const toolHooks = a.hooks.filter((k) => k.channel === 'tool');

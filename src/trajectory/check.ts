@@ -68,55 +68,60 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
   const seenCallIds = new Set<string>();
   let open = new Map<string, number>(); // call id → message index of the assistant that made it
 
-  rec.messages.forEach((m, i) => {
-    const mp = `messages.${i}`;
+  // (Plain loops, paths built only for a problem: every record of a run passes through here.)
+  const messages = rec.messages;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
     // A later system message that is not hook feedback is the record's own instruction text (OpenAI
     // logs carry them: "the following tools are now available"); the rewrite follows renames in it.
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(prefix)) {
       const hookId = m.name.slice(prefix.length);
-      if (!hooks.has(hookId)) add(`${mp}.name`, `hook feedback names hook "${hookId}", which does not exist`);
+      if (!hooks.has(hookId)) add(`messages.${i}.name`, `hook feedback names hook "${hookId}", which does not exist`);
     }
     if (m.role !== 'tool' && open.size > 0) {
       for (const [id, j] of open) add(`messages.${j}.tool_calls`, `tool call "${id}" has no tool message answering it`);
       open = new Map();
     }
     if (m.role === 'assistant') {
-      (m.tool_calls ?? []).forEach((call, k) => {
-        const cp = `${mp}.tool_calls.${k}`;
-        if (seenCallIds.has(call.id)) add(`${cp}.id`, `duplicate tool call id "${call.id}"`);
+      const calls = m.tool_calls ?? [];
+      for (let k = 0; k < calls.length; k++) {
+        const call = calls[k]!;
+        if (seenCallIds.has(call.id)) add(`messages.${i}.tool_calls.${k}.id`, `duplicate tool call id "${call.id}"`);
         seenCallIds.add(call.id);
         open.set(call.id, i);
         const name = call.function.name;
         const schema = recordTools ? recordTools.get(name) : harnessTools.get(name);
-        if (!harnessTools.has(name)) add(`${cp}.function.name`, `tool "${name}" does not exist in harness ${h.name}`);
-        else if (recordTools && !recordTools.has(name)) add(`${cp}.function.name`, `tool "${name}" is not in the record's tools`);
+        if (!harnessTools.has(name)) add(`messages.${i}.tool_calls.${k}.function.name`, `tool "${name}" does not exist in harness ${h.name}`);
+        else if (recordTools && !recordTools.has(name)) add(`messages.${i}.tool_calls.${k}.function.name`, `tool "${name}" is not in the record's tools`);
         const args = callArgs(call.function);
         if (args === NOT_JSON) {
-          add(`${cp}.function.arguments`, `not valid JSON: ${jsonError(call.function.arguments)}`);
-          return;
+          add(`messages.${i}.tool_calls.${k}.function.arguments`, `not valid JSON: ${jsonError(call.function.arguments)}`);
+          continue;
         }
         if (args === null || typeof args !== 'object' || Array.isArray(args)) {
-          add(`${cp}.function.arguments`, 'must be a JSON object');
-          return;
+          add(`messages.${i}.tool_calls.${k}.function.arguments`, 'must be a JSON object');
+          continue;
         }
-        if (schema) for (const msg of schemaErrors(schema, args)) add(`${cp}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
+        if (schema)
+          for (const msg of schemaErrors(schema, args)) add(`messages.${i}.tool_calls.${k}.function.${msg.split(':')[0]}`, msg.slice(msg.indexOf(':') + 2));
         if (h.skillLoader && name === h.skillLoader.tool) {
           const skill = getPath(args, h.skillLoader.argument);
-          if (typeof skill === 'string' && !skills.has(skill)) add(`${cp}.function.arguments.${h.skillLoader.argument}`, `skill "${skill}" does not exist`);
+          if (typeof skill === 'string' && !skills.has(skill))
+            add(`messages.${i}.tool_calls.${k}.function.arguments.${h.skillLoader.argument}`, `skill "${skill}" does not exist`);
         }
-      });
-      if (m.content === null && !(m.tool_calls && m.tool_calls.length > 0)) add(`${mp}.content`, 'an assistant message without tool calls needs content');
+      }
+      if (m.content === null && !(m.tool_calls && m.tool_calls.length > 0)) add(`messages.${i}.content`, 'an assistant message without tool calls needs content');
     }
     if (m.role === 'tool') {
       if (!open.has(m.tool_call_id)) {
         add(
-          `${mp}.tool_call_id`,
+          `messages.${i}.tool_call_id`,
           seenCallIds.has(m.tool_call_id) ? `tool call "${m.tool_call_id}" is answered twice` : `no tool call "${m.tool_call_id}" before this tool message`,
         );
       }
       open.delete(m.tool_call_id);
     }
-  });
+  }
   // A conversation may end with the assistant's calls and nothing after them: single-turn
   // function-calling sets are made of such records (the final calls are the target). Only calls of
   // the last message, none of them answered, are accepted open; anything else is a missing answer.

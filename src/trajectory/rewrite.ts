@@ -9,7 +9,7 @@ import { schemaPropertyNames } from '../transform/state.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
 import { getPath, setPath } from '../util/path.js';
 import { ownMemo, pairMemo } from '../util/derived.js';
-import { textOf, type Message, type TextContent, type Trajectory } from './types.js';
+import { textOf, type Message, type TextContent, type ToolCall, type Trajectory } from './types.js';
 
 /** The `name` that marks a preamble message (prompt sections moved out of the system message). */
 export const PREAMBLE_NAME = 'harness:preamble';
@@ -57,18 +57,27 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
     // system message that is not hook feedback, are read like a system prompt: their mentions follow
     // the renames, as the assistant's do (the leak check reads them).
     if (m.role === 'developer' || m.role === 'system') {
-      out.push({ ...m, content: rw(m.content) });
+      const content = rw(m.content);
+      out.push(content === m.content ? m : { ...m, content });
       return;
     }
     if (m.role === 'assistant') {
-      const next: Message = { ...m };
-      if (m.content !== null) next.content = rw(m.content);
+      // A message the plan leaves as it is (its text names nothing renamed, its calls' names and
+      // arguments, as written, unchanged) stays the same object: the checks compare it by identity
+      // and the writer encodes it once for every variant that shows it.
+      const content = m.content === null ? null : rw(m.content);
+      let same = content === m.content;
+      let calls: ToolCall[] | undefined;
       if (m.tool_calls) {
-        next.tool_calls = m.tool_calls.map((call) => {
+        calls = m.tool_calls.map((call) => {
           const oldName = call.function.name;
           callTools.set(call.id, oldName);
           let args = callArgs(call.function);
-          if (args === NOT_JSON) return { ...call, function: { ...call.function, name: mapId(plan.tools, oldName) } };
+          const name = mapId(plan.tools, oldName);
+          if (args === NOT_JSON) {
+            same = false;
+            return { ...call, function: { ...call.function, name } };
+          }
           if (from.skillLoader && oldName === from.skillLoader.tool) {
             const skill = getPath(args, from.skillLoader.argument);
             if (typeof skill === 'string') {
@@ -78,9 +87,19 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
           }
           const ops = plan.args[oldName];
           if (ops) args = applyArgOps(args, ops);
-          return { ...call, function: withArgs({ ...call.function, name: mapId(plan.tools, oldName), arguments: JSON.stringify(args) }, args) };
+          const text = JSON.stringify(args);
+          if (name === oldName && text === call.function.arguments) return call;
+          same = false;
+          return { ...call, function: withArgs({ ...call.function, name, arguments: text }, args) };
         });
       }
+      if (same) {
+        out.push(m);
+        return;
+      }
+      const next: Message = { ...m };
+      if (content !== null) next.content = content;
+      if (calls) next.tool_calls = calls;
       out.push(next);
       return;
     }
@@ -98,7 +117,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
     }
     if (m.role === 'tool') {
       // A result that names its tool (as OpenAI logs do) names it in the new state.
-      if (m.name !== undefined) m = { ...m, name: mapId(plan.tools, m.name) };
+      if (m.name !== undefined && mapId(plan.tools, m.name) !== m.name) m = { ...m, name: mapId(plan.tools, m.name) };
       const skill = loaderCalls.get(m.tool_call_id);
       if (skill !== undefined) {
         const fromSkill = from.skills.find((s) => s.id === skill);

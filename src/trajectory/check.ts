@@ -110,7 +110,8 @@ export function checkTrajectory(rec: Trajectory, h: Harness, at: CheckContext): 
             add(`messages.${i}.tool_calls.${k}.function.arguments.${h.skillLoader.argument}`, `skill "${skill}" does not exist`);
         }
       }
-      if (m.content === null && !(m.tool_calls && m.tool_calls.length > 0)) add(`messages.${i}.content`, 'an assistant message without tool calls needs content');
+      if (m.content === null && !(m.tool_calls && m.tool_calls.length > 0))
+        add(`messages.${i}.content`, 'an assistant message without tool calls needs content');
     }
     if (m.role === 'tool') {
       if (!open.has(m.tool_call_id)) {

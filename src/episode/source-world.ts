@@ -5,6 +5,7 @@ import { textOf, type Message, type ToolCall, type Trajectory } from '../traject
 import { invertPlan, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaErrors } from '../util/json-schema.js';
 import { getPath } from '../util/path.js';
+import { copyWith } from '../util/copy.js';
 import { BAD_JSON, type PolicyCall, type PolicyMessage } from './message.js';
 import type { ModelReply } from './model.js';
 import type { EpisodeOptions } from './options.js';
@@ -45,7 +46,7 @@ export function prepareEpisode(source: Trajectory, from: Harness, to: Harness, p
 export function sourceWorld(setup: EpisodeSetup, opts: EpisodeOptions): EpisodeWorld & { env: ReplayEnvironment } {
   const { source, from, to, inverse, rendered, turns } = setup;
   const prompt: Msg[] = [];
-  if (source.messages[0]?.role === 'system') prompt.push(promptMessage({ ...source.messages[0], content: rendered.system }, rendered));
+  if (source.messages[0]?.role === 'system') prompt.push(promptMessage(copyWith(source.messages[0], { content: rendered.system }), rendered));
   if (turns.length > 0) {
     if (rendered.preamble !== '') prompt.push(promptMessage({ role: 'user', name: 'harness:preamble', content: rendered.preamble }, rendered, true));
     prompt.push(turns[0]!.user);

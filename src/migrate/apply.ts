@@ -7,6 +7,7 @@ import { jsonEqual } from '../util/json-equal.js';
 import { PREAMBLE_NAME, rewriteTrajectory } from '../trajectory/rewrite.js';
 import { applyArgOps } from '../transform/plan.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
+import { copyWith } from '../util/copy.js';
 import { getPath, setPath } from '../util/path.js';
 import { textOf, type ToolCall, type Trajectory } from '../trajectory/types.js';
 import { mappingFor, type CompiledMapping, type CompiledPlan } from './compile.js';
@@ -280,7 +281,7 @@ function carryCalls(rec: Trajectory, source: Trajectory, cp: CompiledPlan): Traj
       args = editValues(args, target, 'forward');
       any = true;
       // The parsed arguments stay with the call: the checks after this read them without a parse.
-      return { ...call, function: withArgs({ ...call.function, name: target.to, arguments: JSON.stringify(args) }, args) };
+      return { ...call, function: withArgs(copyWith(call.function, { name: target.to, arguments: JSON.stringify(args) }), args) };
     });
     if (!any) return m;
     changed = true;

@@ -8,6 +8,7 @@ import { createRng } from '../transform/rng.js';
 import { callArgs, NOT_JSON } from '../util/call-args.js';
 import { getPath } from '../util/path.js';
 import { sharedText } from '../util/json-out.js';
+import { copyWith } from '../util/copy.js';
 
 /** Where an output record came from; carried by every record of every stage. */
 export interface Provenance {
@@ -101,7 +102,7 @@ export function sftRecord(x: StageInput, cfg: RunConfig): Record<string, unknown
     id: x.id,
     messages: trainerView(x.record.messages, cfg.arguments),
     tools: toolsField(x.state, cfg),
-    meta: { ...x.provenance, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
+    meta: x.record.meta ? copyWith(x.provenance, { source_meta: x.record.meta }) : { ...x.provenance },
   };
 }
 
@@ -122,7 +123,7 @@ export function opdRecords(x: StageInput, cfg: RunConfig, general: readonly Gene
       id,
       messages: messages.slice(0, j),
       tools,
-      meta: { ...x.provenance, turn: j, ...(x.record.meta ? { source_meta: x.record.meta } : {}) },
+      meta: copyWith(x.provenance, x.record.meta ? { turn: j, source_meta: x.record.meta } : { turn: j }),
     });
     if (general.length === 0 || perDomain <= 0) continue;
     const rng = createRng(cfg.seed, 'opd-general', id);

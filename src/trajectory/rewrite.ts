@@ -7,6 +7,7 @@ import { TextRewriter } from '../transform/text-rewriter.js';
 import { applyArgOps, dictionary, mapId, netParamRenames, type RewritePlan } from '../transform/plan.js';
 import { schemaPropertyNames } from '../transform/state.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
+import { copyWith } from '../util/copy.js';
 import { getPath, setPath } from '../util/path.js';
 import { ownMemo, pairMemo } from '../util/derived.js';
 import { textOf, type Message, type TextContent, type ToolCall, type Trajectory } from './types.js';
@@ -41,7 +42,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       preambleDone = true;
     }
     if (i === 0 && m.role === 'system' && !m.name?.startsWith(fromPrefix)) {
-      out.push(promptMessage({ ...m, content: rendered.system }, rendered));
+      out.push(promptMessage(copyWith(m, { content: rendered.system }), rendered));
       return;
     }
     if ((m.role === 'user' || m.role === 'system') && m.name?.startsWith(fromPrefix)) {
@@ -90,7 +91,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
           const text = JSON.stringify(args);
           if (name === oldName && text === call.function.arguments) return call;
           same = false;
-          return { ...call, function: withArgs({ ...call.function, name, arguments: text }, args) };
+          return { ...call, function: withArgs(copyWith(call.function, { name, arguments: text }), args) };
         });
       }
       if (same) {
@@ -109,7 +110,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       const layout = userTextLayout(m, m.content);
       if (layout) {
         const texts = layout.texts.map((t) => text.rewrite(t, 'record'));
-        const next = { ...m, content: joinUserText(layout.outer, texts) };
+        const next = copyWith(m, { content: joinUserText(layout.outer, texts) });
         setUserTextLayout(next, { ids: layout.ids, texts, outer: layout.outer });
         out.push(next);
         return;
@@ -130,7 +131,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
           // newline) is the record's own, kept as written, as around a logged system prompt.
           const lead = typeof m.content === 'string' ? logged.slice(0, logged.length - logged.trimStart().length) : '';
           const trail = typeof m.content === 'string' ? logged.slice(logged.trimEnd().length) : '';
-          out.push(lead === '' && trail === '' ? stateTextMessage({ ...m, content: toSkill.body }) : { ...m, content: lead + toSkill.body + trail });
+          out.push(lead === '' && trail === '' ? stateTextMessage(copyWith(m, { content: toSkill.body })) : { ...m, content: lead + toSkill.body + trail });
         } else {
           // Any other load result reads like a skill body: plain words only where it refers to them.
           const body = bodyRewriterFor(plan, from);

@@ -1,15 +1,15 @@
 import { setFlagsFromString } from 'node:v8';
 
 /**
- * How far V8 lets the heap grow past what the last full collection kept, in percent: 100 lets it
- * reach twice the live heap before the next one. Left to itself V8 picks a factor of up to 4 from
- * how fast the program allocates; hsa allocates fast and keeps little (tens of MB live while a run
- * holds per-record states and caches that die within a record or two), so the heap grew to 4x and
- * peak RSS with it: 290–500 MB on 20,000 records with their own tools, where the live heap after
- * each full collection stays under 90 MB. With 100, peak RSS on those runs is 180–230 MB and the
- * time the same within the machine's noise (docs/scale.md, "Memory").
+ * How far V8 lets the heap grow past what the last full collection kept, in percent: 50 lets it
+ * reach 1.5 times the live heap before the next one. Left to itself V8 picks a factor of up to 4
+ * from how fast the program allocates; hsa allocates fast and keeps little (tens of MB live while a
+ * run holds per-record states and caches that die within a record or two), so the heap grew to 4x
+ * and peak RSS with it: 290–500 MB on 20,000 records with their own tools, where the live heap
+ * after each full collection stays under 90 MB. With 50, peak RSS on those runs is 160–210 MB at
+ * the same CPU time (100 left 180–280 MB; docs/scale.md, "Memory").
  */
-export const HEAP_GROWING_PERCENT = 100;
+export const HEAP_GROWING_PERCENT = 50;
 
 let done = false;
 

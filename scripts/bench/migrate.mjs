@@ -66,10 +66,20 @@ export function writeMigrateInput(file, records, padBooks = 0) {
 }
 
 function passThrough(input, output) {
+  const t0 = process.hrtime.bigint();
   const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bench/passthrough.mjs'), input, output], { encoding: 'utf8' });
+  // Its whole process too (node's own start included), timed as hsa's is: the info row beside the target.
+  const whole = Number(process.hrtime.bigint() - t0) / 1e9;
   rmSync(output, { force: true });
   if (r.status !== 0) throw new Error(`passthrough failed: ${r.stderr}`);
-  return JSON.parse(r.stdout);
+  return { ...JSON.parse(r.stdout), whole };
+}
+
+/** Node's own start: `node -e ''`, timed as a whole process (what a whole-process rate pays before any work). */
+function nodeStart() {
+  const t0 = process.hrtime.bigint();
+  spawnSync(process.execPath, ['-e', ''], { encoding: 'utf8' });
+  return Number(process.hrtime.bigint() - t0) / 1e9;
 }
 
 function migrate(input, outDir) {
@@ -111,13 +121,16 @@ async function measure({ data, records, runs, log, padBooks }) {
   const outDir = path.join(data, 'out-migrate');
   mkdirSync(outDir, { recursive: true });
   // Interleaved runs, the fastest of each (a busy machine slows whichever runs when it is busy).
-  const pt = { seconds: Infinity, cpu: Infinity };
+  const pt = { seconds: Infinity, cpu: Infinity, whole: Infinity };
   const mg = { seconds: Infinity, cpu: Infinity, rssMb: 0 };
+  let boot = Infinity;
   let summary;
   for (let k = 0; k < runs; k++) {
+    boot = Math.min(boot, nodeStart());
     const p = passThrough(input, path.join(outDir, 'passthrough.jsonl'));
     pt.seconds = Math.min(pt.seconds, p.seconds);
     pt.cpu = Math.min(pt.cpu, p.cpu_seconds);
+    pt.whole = Math.min(pt.whole, p.whole);
     const m = migrate(input, outDir);
     mg.seconds = Math.min(mg.seconds, m.seconds);
     mg.cpu = Math.min(mg.cpu, m.cpu);
@@ -133,7 +146,7 @@ async function measure({ data, records, runs, log, padBooks }) {
   const label = padBooks
     ? `(info) migrate apply vs pass-through, the same log with catalogue answers of ${padBooks} books (${kb} KB a record)`
     : `migrate apply vs pass-through (${records.toLocaleString('en-US')} records of the library fixture, ${kb} KB a record; whole process)`;
-  return [
+  const rows = [
     [
       label,
       `${ratio.toFixed(2)}× wall, ${cpuRatio.toFixed(2)}× CPU (${(records / mg.seconds).toFixed(0)} records/s; ${summary.migrated} migrated, ${summary.rejected} rejected; peak RSS ${mg.rssMb.toFixed(0)} MB)`,
@@ -141,6 +154,16 @@ async function measure({ data, records, runs, log, padBooks }) {
       padBooks ? '' : Math.max(ratio, cpuRatio) >= TARGET ? 'ok' : 'MISSED',
     ],
   ];
+  // The target's ratio sets hsa's whole process against the pass-through's time inside its own; the
+  // same two as whole processes, and node's own start that only the first counts, are shown beside it.
+  if (!padBooks)
+    rows.push([
+      '(info) migrate apply vs pass-through, both timed as whole processes',
+      `${(pt.whole / mg.seconds).toFixed(2)}× wall (pass-through ${pt.whole.toFixed(2)} s whole, ${pt.seconds.toFixed(2)} s inside; node's own start ${boot.toFixed(2)} s)`,
+      '',
+      '',
+    ]);
+  return rows;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

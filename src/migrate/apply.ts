@@ -7,7 +7,7 @@ import { jsonEqual } from '../util/json-equal.js';
 import { PREAMBLE_NAME, rewriteTrajectory } from '../trajectory/rewrite.js';
 import { applyArgOps } from '../transform/plan.js';
 import { callArgs, NOT_JSON, withArgs } from '../util/call-args.js';
-import { copyWith } from '../util/copy.js';
+import { copyWith, put } from '../util/copy.js';
 import { getPath, setPath } from '../util/path.js';
 import { textOf, type ToolCall, type Trajectory } from '../trajectory/types.js';
 import { mappingFor, type CompiledMapping, type CompiledPlan } from './compile.js';
@@ -186,6 +186,8 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
       }
       let mapping: CompiledMapping;
       let inner = args as Record<string, unknown>;
+      // A split's case key is read here and left out of the walk below (its value chose the tool).
+      let skip: string | undefined;
       if (found.entry.split) {
         const split = cp.splits.get(name)!;
         const v = inner[split.by];
@@ -193,7 +195,7 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
         if (!c)
           return { kind: 'no_value', reason: `calls "${name}" with ${split.by} = ${JSON.stringify(v)}, a case the split has no tool of B for`, ...opt(where) };
         mapping = c;
-        inner = Object.fromEntries(Object.entries(inner).filter(([k]) => k !== split.by));
+        skip = split.by;
       } else mapping = found.mapping!;
       const m2 = mapping.mapping;
       if (m2.needs.length)
@@ -203,11 +205,12 @@ function blocking(rec: Trajectory, cp: CompiledPlan, a: Harness): MigrateReject 
           ...opt(where),
         };
       if (m2.shape && 'unwrap' in m2.shape) {
-        const w = inner[m2.shape.unwrap];
+        const w = skip === m2.shape.unwrap ? undefined : inner[m2.shape.unwrap];
         if (w === null || typeof w !== 'object' || Array.isArray(w)) continue;
         inner = w as Record<string, unknown>;
+        skip = undefined;
       }
-      const stop = firstLeafStop(inner, '', m2, name, mapping.to, where);
+      const stop = firstLeafStop(inner, '', m2, name, mapping.to, where, skip);
       if (stop) return stop;
     }
   }
@@ -229,9 +232,10 @@ function firstLeafStop(
   name: string,
   to: string,
   where: string | undefined,
+  skip?: string,
 ): MigrateReject | null {
   for (const k in obj) {
-    if (!Object.prototype.hasOwnProperty.call(obj, k)) continue;
+    if (k === skip || !Object.prototype.hasOwnProperty.call(obj, k)) continue;
     const value = obj[k];
     const path = prefix + k;
     if (m2.params[path] === null)
@@ -272,7 +276,7 @@ function carryCalls(rec: Trajectory, source: Trajectory, cp: CompiledPlan): Traj
         const inner = args as Record<string, unknown>;
         target = split.cases.get(String(inner[split.by])) ?? undefined;
         if (!target) return call;
-        args = applyArgOps(Object.fromEntries(Object.entries(inner).filter(([k]) => k !== split.by)), target.ops);
+        args = applyArgOps(without(inner, split.by), target.ops);
         renamedResults.set(call.id, target.to);
       } else {
         target = cp.byFrom.get(from)?.mapping;
@@ -362,7 +366,7 @@ export function callBack(
   if (!target) return null;
   if (dropNeeds) for (const p of target.mapping.needs) args = dropPath(args, target.wrapKey === null ? p : `${target.wrapKey}.${p}`);
   args = applyArgOps(editValues(args, target, 'back'), target.inverse);
-  if (target.split) args = { ...(args as Record<string, unknown>), [target.split.by]: target.split.value };
+  if (target.split) args = copyWith(args as Record<string, unknown>, { [target.split.by]: target.split.value });
   if (b.skillLoader && a.skillLoader && call.function.name === b.skillLoader.tool) {
     const skill = getPath(args, a.skillLoader.argument);
     if (typeof skill === 'string') args = setPath(args, a.skillLoader.argument, skillBack.get(skill) ?? skill);
@@ -392,18 +396,25 @@ function putPath(value: unknown, path: string, next: unknown): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const dot = path.indexOf('.');
   const obj = value as Record<string, unknown>;
-  if (dot < 0) return { ...obj, [path]: next };
+  if (dot < 0) return copyWith(obj, { [path]: next });
   const head = path.slice(0, dot);
-  return head in obj ? { ...obj, [head]: putPath(obj[head], path.slice(dot + 1), next) } : value;
+  return head in obj ? copyWith(obj, { [head]: putPath(obj[head], path.slice(dot + 1), next) }) : value;
 }
 
 function dropPath(value: unknown, path: string): unknown {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
   const dot = path.indexOf('.');
   const obj = value as Record<string, unknown>;
-  if (dot < 0) return Object.fromEntries(Object.entries(obj).filter(([k]) => k !== path));
+  if (dot < 0) return without(obj, path);
   const head = path.slice(0, dot);
-  return head in obj ? { ...obj, [head]: dropPath(obj[head], path.slice(dot + 1)) } : value;
+  return head in obj ? copyWith(obj, { [head]: dropPath(obj[head], path.slice(dot + 1)) }) : value;
+}
+
+/** A copy of `obj` without the key `key` (order kept), by assignment. */
+function without(obj: Record<string, unknown>, key: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k in obj) if (k !== key && Object.prototype.hasOwnProperty.call(obj, k)) put(out, k, obj[k]);
+  return out;
 }
 
 /** The messages without the preamble turn (the same array when there is none, as in most records). */

@@ -15,7 +15,8 @@ export function copyWith<T extends object, C extends object = Partial<T>>(value:
   return out as Omit<T, keyof C> & C;
 }
 
-function put(out: Record<string, unknown>, key: string, v: unknown): void {
+/** `out[key] = v` as a spread or JSON.parse would make it: `__proto__` becomes an own key, not the prototype. */
+export function put(out: Record<string, unknown>, key: string, v: unknown): void {
   // (Assigning `__proto__` would set the prototype; a spread makes it an own key, as JSON.parse does.)
   if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
   else out[key] = v;

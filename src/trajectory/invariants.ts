@@ -21,6 +21,8 @@ import { checkBodies } from './body-check.js';
 import { checkRules } from './rules-check.js';
 import { checkRoundTrip } from './round-trip.js';
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
  * The checks every augmented record passes (DESIGN §5): calls valid against the record's tools,
  * no leaked old identifier, exact round trip, prompt rules kept. Each returns human-readable
@@ -391,7 +393,9 @@ function walkDescriptions(s: unknown, out: string[]): void {
     return;
   }
   const o = s as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
+  // (for…in, not Object.keys: no key array per node; schema nodes have no inherited enumerable keys to skip.)
+  for (const k in o) {
+    if (!hasOwn.call(o, k)) continue;
     const v = o[k];
     if ((k === 'description' || k === 'title') && typeof v === 'string') out.push(v);
     else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') walkDescriptions(v, out);
@@ -412,7 +416,10 @@ function collectTitles(s: unknown, out: string[] = []): string[] {
     for (const x of s) collectTitles(x, out);
     return out;
   }
-  for (const [k, v] of Object.entries(s)) {
+  const o = s as Record<string, unknown>;
+  for (const k in o) {
+    if (!hasOwn.call(o, k)) continue;
+    const v = o[k];
     if (k === 'title' && typeof v === 'string') out.push(v);
     else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') collectTitles(v, out);
   }

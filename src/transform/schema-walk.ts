@@ -3,6 +3,8 @@ import { keyedObject } from '../util/dict.js';
 import { schemaMemo } from '../util/derived.js';
 import { declaredAt, expandBranches, itemSchemas, resolveLocalRef } from './schema-places.js';
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
  * Walk the object properties of a JSON Schema: `visit(path, propertySchema, parentSchema)` for
  * every property, with paths of key names joined by dots (array items are transparent, like
@@ -32,7 +34,9 @@ function walkFrom(
   const s = schema as Record<string, unknown>;
   const props = s.properties;
   if (props && typeof props === 'object') {
-    for (const [k, v] of Object.entries(props as Record<string, unknown>)) {
+    // (Object.keys, not entries: a renamed schema's `properties` is in dictionary mode, where entries cost most.)
+    for (const k of Object.keys(props)) {
+      const v = (props as Record<string, unknown>)[k];
       const path = prefix === '' ? k : `${prefix}.${k}`;
       if (v && typeof v === 'object') {
         if (--budget.left < 0) return;
@@ -66,10 +70,13 @@ function walkFrom(
  */
 export function renameSchemaProperties(schema: JsonSchema, paths: Record<string, string>, names: Record<string, string> = {}, prefix = ''): JsonSchema {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
+  for (const k in schema) {
+    if (!hasOwn.call(schema, k)) continue;
+    const v = (schema as Record<string, unknown>)[k];
     if (k === 'properties' && v && typeof v === 'object') {
       const props = keyedObject();
-      for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
+      for (const name of Object.keys(v)) {
+        const sub = (v as Record<string, unknown>)[name];
         const path = prefix === '' ? name : `${prefix}.${name}`;
         props[paths[path] ?? name] =
           sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, names, path) : sub;

@@ -5,6 +5,8 @@ import { dict } from '../util/dict.js';
 import { mapId, type IdMap } from './plan.js';
 import { ownMemo, schemaMemo } from '../util/derived.js';
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
  * A copy of a harness state that a transform may edit: every section, skill, tool and hook object
  * (and their lists) is new. JSON Schemas (`tool.parameters`) and annotations are shared between
@@ -220,7 +222,8 @@ function collectSchemaTexts(s: unknown, found: string[]): void {
     return;
   }
   const o = s as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
+  for (const k in o) {
+    if (!hasOwn.call(o, k)) continue;
     const v = o[k];
     if ((k === 'description' || k === 'title') && typeof v === 'string') found.push(v);
     else if (k !== 'enum' && k !== 'const' && k !== 'default' && k !== 'examples') collectSchemaTexts(v, found);
@@ -239,7 +242,9 @@ function rewriteSchemaNode(schema: unknown, t: (s: string) => string, title: (s:
   }
   if (schema === null || typeof schema !== 'object') return schema;
   let out: Record<string, unknown> | undefined;
-  for (const [k, v] of Object.entries(schema)) {
+  for (const k in schema) {
+    if (!hasOwn.call(schema, k)) continue;
+    const v = (schema as Record<string, unknown>)[k];
     let next = v;
     if (k === 'description' && typeof v === 'string') next = t(v);
     else if (k === 'title' && typeof v === 'string') next = title(v);

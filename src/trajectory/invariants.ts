@@ -247,7 +247,9 @@ function computeLeakContext(plan: RewritePlan, to: Harness): LeakContext {
   const keyRenamesByTool = new Map<string, Map<string, string>>();
   const leaves = leafRenamesByTool(plan);
   for (const original of Object.keys(leaves)) {
-    const renamed = new Map(Object.entries(leaves[original]!).filter(([a, b]) => a !== b));
+    const net = leaves[original]!;
+    const renamed = new Map<string, string>();
+    for (const a of Object.keys(net)) if (a !== net[a]) renamed.set(a, net[a]!);
     if (renamed.size > 0) keyRenamesByTool.set(mapId(plan.tools, original), renamed);
   }
   const oldTools = gone(plan.tools);

@@ -27,8 +27,9 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
     typeof c === 'string' ? text.rewrite(c, 'record') : c.map((p) => ({ ...p, text: text.rewrite(p.text, 'record') }));
   const fromPrefix = from.hookMessages.namePrefix;
   const toPrefix = to.hookMessages.namePrefix;
-  const loaderCalls = new Map<string, string>(); // call id → original skill id
-  const callTools = new Map<string, string>(); // call id → original tool name
+  // (Only a harness with a skill loader or tool-channel hooks reads these: no maps made for the others.)
+  const loaderCalls = from.skillLoader ? new Map<string, string>() : undefined; // call id → original skill id
+  const callTools = from.hooks.some((k) => k.channel === 'tool') ? new Map<string, string>() : undefined; // call id → original tool name
   const hasSystem = rec.messages[0]?.role === 'system';
   // Only a record that shows a prompt gets one rendered (a bare call mapped on its own has none).
   const rendered = hasSystem ? renderRecordPrompt(to, rec) : { system: '', preamble: '' };
@@ -72,7 +73,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
       if (m.tool_calls) {
         calls = m.tool_calls.map((call) => {
           const oldName = call.function.name;
-          callTools.set(call.id, oldName);
+          callTools?.set(call.id, oldName);
           let args = callArgs(call.function);
           const name = mapId(plan.tools, oldName);
           if (args === NOT_JSON) {
@@ -82,7 +83,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
           if (from.skillLoader && oldName === from.skillLoader.tool) {
             const skill = getPath(args, from.skillLoader.argument);
             if (typeof skill === 'string') {
-              loaderCalls.set(call.id, skill);
+              loaderCalls!.set(call.id, skill);
               args = setPath(args, from.skillLoader.argument, mapId(plan.skills, skill));
             }
           }
@@ -119,7 +120,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
     if (m.role === 'tool') {
       // A result that names its tool (as OpenAI logs do) names it in the new state.
       if (m.name !== undefined && mapId(plan.tools, m.name) !== m.name) m = { ...m, name: mapId(plan.tools, m.name) };
-      const skill = loaderCalls.get(m.tool_call_id);
+      const skill = loaderCalls?.get(m.tool_call_id);
       if (skill !== undefined) {
         const fromSkill = from.skills.find((s) => s.id === skill);
         const toId = mapId(plan.skills, skill);
@@ -140,7 +141,7 @@ export function rewriteTrajectory(rec: Trajectory, plan: RewritePlan, from: Harn
         }
         return;
       }
-      const tool = callTools.get(m.tool_call_id);
+      const tool = callTools?.get(m.tool_call_id);
       const hook = tool === undefined ? undefined : toolChannelHook(from, tool, textOf(m.content));
       if (hook) {
         const toHook = to.hooks.find((k) => k.id === mapId(plan.hooks, hook.id));
@@ -351,14 +352,15 @@ export function leafRenamesByTool(plan: RewritePlan): Record<string, Record<stri
     const m = dictionary();
     for (const op of plan.args[tool] ?? []) {
       if (op.op !== 'rename') continue;
-      for (const [path, leaf] of Object.entries(op.paths)) {
+      for (const path of Object.keys(op.paths)) {
+        const leaf = op.paths[path]!;
         const old = lastSegment(path);
         // A name renamed again (a → b, then b → c) keeps its first name as the key.
         const first = Object.keys(m).find((k) => m[k] === old) ?? old;
         m[first] = leaf;
       }
     }
-    for (const [a, b] of Object.entries(m)) if (a === b) delete m[a];
+    for (const a of Object.keys(m)) if (a === m[a]) delete m[a];
     if (Object.keys(m).length > 0) out[tool] = m;
   }
   return out;

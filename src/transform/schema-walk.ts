@@ -161,7 +161,10 @@ export function hasValueObjects(schema: object): boolean {
     const holdsObject = (v: unknown): boolean => v !== null && typeof v === 'object' && (!Array.isArray(v) || v.some(holdsObject));
     eachSchema(schema, (s) => {
       if (found) return;
-      for (const k of [...ONE_VALUE, ...VALUE_LISTS]) if (k in s && holdsObject(s[k])) found = true;
+      for (let i = 0; i < VALUE_KEYWORDS.length; i++) {
+        const k = VALUE_KEYWORDS[i]!;
+        if (k in s && holdsObject(s[k])) found = true;
+      }
     });
     return found;
   });
@@ -175,7 +178,10 @@ const SUBSCHEMA_ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'el
 /** Visit every schema object nested in `schema` (itself included), never the values of `default`/`examples`/`const`/`enum`. */
 export function eachSchema(schema: unknown, visit: (s: Record<string, unknown>) => void): void {
   if (schema === null || typeof schema !== 'object') return;
-  if (Array.isArray(schema)) return schema.forEach((x) => eachSchema(x, visit));
+  if (Array.isArray(schema)) {
+    for (let i = 0; i < schema.length; i++) eachSchema(schema[i], visit);
+    return;
+  }
   const s = schema as Record<string, unknown>;
   visit(s);
   for (const k of SUBSCHEMA_ONE) eachSchema(s[k], visit);
@@ -189,6 +195,8 @@ export function eachSchema(schema: unknown, visit: (s: Record<string, unknown>) 
 /** Keywords whose values are instances of the schema they stand on (one value, or a list of them). */
 export const ONE_VALUE = ['default', 'const'] as const;
 export const VALUE_LISTS = ['examples', 'enum'] as const;
+/** Both, in that order (made once: hasValueObjects reads them at every schema node). */
+const VALUE_KEYWORDS: readonly string[] = [...ONE_VALUE, ...VALUE_LISTS];
 
 /**
  * A renamed schema with the keys of the objects in its `default`, `const`, `examples` and `enum`

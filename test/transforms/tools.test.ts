@@ -102,6 +102,17 @@ describe('tools transforms, one by one', () => {
     expect(r.params.tools).toHaveLength(desk.harness.tools.filter((t) => Object.keys((t.parameters.properties as object) ?? {}).length > 1).length);
   });
 
+  it('tools.param-order keeps a property named __proto__ an own property, not the prototype', () => {
+    const parameters = JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"},"b":{"type":"integer"},"c":{"type":"boolean"}}}');
+    const h = { ...desk.harness, tools: [{ ...desk.harness.tools[0]!, parameters }] };
+    for (let seed = 1; seed <= 6; seed++) {
+      const props = applyOne(paramOrder, h, { intensity: 1 }, seed)!.state.tools[0]!.parameters.properties as Record<string, unknown>;
+      expect(Object.keys(props).sort()).toEqual(['__proto__', 'b', 'c']);
+      expect(Object.getOwnPropertyDescriptor(props, '__proto__')?.value).toEqual({ type: 'string' });
+      expect(Object.getPrototypeOf(props)).toBe(Object.prototype);
+    }
+  });
+
   it('tools.order and tools.distractors keep every original tool', () => {
     const o = applyOne(order, live.harness, {})!;
     expect(o.state.tools.map((t) => t.name).sort()).toEqual(live.harness.tools.map((t) => t.name).sort());

@@ -3,6 +3,7 @@ import type { JsonSchema } from '../../src/harness/types.js';
 import { defineTransform } from '../../src/transform/define.js';
 import type { Rng } from '../../src/transform/rng.js';
 import { shallowState } from '../../src/transform/state.js';
+import { put } from '../../src/util/copy.js';
 import { keyedObject } from '../../src/util/dict.js';
 
 /** Shuffle the order of parameters (`properties`) and of `required` in tool schemas. */
@@ -38,14 +39,15 @@ function shuffleSchema(schema: unknown, rng: Rng): unknown {
   // Nothing below to reorder (no draws either): kept as it is, shared — schemas are never changed in place.
   if (isLeaf(schema as Record<string, unknown>)) return schema;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
+  for (const k in schema) {
+    if (!Object.prototype.hasOwnProperty.call(schema, k)) continue;
+    const v = (schema as Record<string, unknown>)[k];
     if (k === 'properties' && v && typeof v === 'object') {
       const entries = rng.shuffle(Object.entries(v as Record<string, unknown>));
       // Each order of the names would be a hidden class of its own (see src/util/dict.ts).
       const props = keyedObject();
-      // Defined, not assigned, as Object.fromEntries would: a property named __proto__ stays a property.
-      for (const [name, sub] of entries)
-        Object.defineProperty(props, name, { value: shuffleSchema(sub, rng), writable: true, enumerable: true, configurable: true });
+      // As Object.fromEntries would make them: a property named __proto__ stays a property (put).
+      for (const [name, sub] of entries) put(props, name, shuffleSchema(sub, rng));
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) out[k] = rng.shuffle(v);
     else if (k === 'enum' || k === 'const' || k === 'default' || k === 'examples') out[k] = v;

@@ -93,9 +93,9 @@ function main() {
         .filter((n) => typeof n === 'string');
       const forward = new Map();
       for (const tab of [t.tools, t.params, t.skills, t.hooks]) for (const [old, nw] of Object.entries(tab)) if (old !== nw) forward.set(old, nw);
-      const invTools = Object.fromEntries(Object.entries(t.tools).map(([a, b]) => [b, a]));
-      const invParams = Object.fromEntries(Object.entries(t.params).map(([a, b]) => [b, a]));
-      const invSkills = Object.fromEntries(Object.entries(t.skills).map(([a, b]) => [b, a]));
+      const invTools = Object.assign(Object.create(null), Object.fromEntries(Object.entries(t.tools).map(([a, b]) => [b, a])));
+      const invParams = Object.assign(Object.create(null), Object.fromEntries(Object.entries(t.params).map(([a, b]) => [b, a])));
+      const invSkills = Object.assign(Object.create(null), Object.fromEntries(Object.entries(t.skills).map(([a, b]) => [b, a])));
 
       // (a) calls validate against the record's own tools
       const toolByName = new Map((r.tools ?? []).map((x) => [x.function?.name ?? x.name, x.function ?? x]));

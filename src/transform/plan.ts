@@ -1,4 +1,5 @@
 import { ownMemo } from '../util/derived.js';
+import { put } from '../util/copy.js';
 import { dict, keyedObject } from '../util/dict.js';
 
 /**
@@ -176,8 +177,12 @@ function renameKeys(value: unknown, paths: IdMap, prefix: string): unknown {
     const v = value[k];
     const path = prefix === '' ? k : `${prefix}.${k}`;
     // A value with no renamed path below it is taken as it is (values are never modified).
-    out[Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : k] =
-      v !== null && typeof v === 'object' && inner.has(path) ? renameKeys(v, paths, path) : v;
+    // (put: an argument named __proto__ stays an own key, as JSON.parse made it.)
+    put(
+      out,
+      Object.prototype.hasOwnProperty.call(paths, path) ? paths[path]! : k,
+      v !== null && typeof v === 'object' && inner.has(path) ? renameKeys(v, paths, path) : v,
+    );
   }
   return out;
 }

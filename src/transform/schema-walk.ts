@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../harness/types.js';
+import { put } from '../util/copy.js';
 import { keyedObject } from '../util/dict.js';
 import { schemaMemo } from '../util/derived.js';
 import { declaredAt, expandBranches, itemSchemas, resolveLocalRef } from './schema-places.js';
@@ -78,8 +79,11 @@ export function renameSchemaProperties(schema: JsonSchema, paths: Record<string,
       for (const name of Object.keys(v)) {
         const sub = (v as Record<string, unknown>)[name];
         const path = prefix === '' ? name : `${prefix}.${name}`;
-        props[paths[path] ?? name] =
-          sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, names, path) : sub;
+        put(
+          props,
+          paths[path] ?? name,
+          sub && typeof sub === 'object' && !Array.isArray(sub) && hasInnerNames(sub) ? renameSchemaProperties(sub as JsonSchema, paths, names, path) : sub,
+        );
       }
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) {
@@ -96,9 +100,9 @@ export function renameSchemaProperties(schema: JsonSchema, paths: Record<string,
       out[k] = withPropertyName(v, paths[at] ?? own(names, v.propertyName) ?? v.propertyName);
     } else if ((k === '$defs' || k === 'definitions') && v && typeof v === 'object' && !Array.isArray(v) && Object.keys(names).length > 0) {
       const defs = keyedObject();
-      for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
+      for (const [id, def] of Object.entries(v as Record<string, unknown>)) put(defs, id, renameDeclared(def, names));
       out[k] = defs;
-    } else out[k] = v;
+    } else put(out, k, v);
   }
   return out;
 }
@@ -111,20 +115,20 @@ function renameDeclared(schema: unknown, names: Record<string, string>): unknown
   for (const [k, v] of Object.entries(schema)) {
     if (k === 'properties' && v && typeof v === 'object' && !Array.isArray(v)) {
       const props = keyedObject();
-      for (const [name, sub] of Object.entries(v as Record<string, unknown>)) props[own(names, name) ?? name] = renameDeclared(sub, names);
+      for (const [name, sub] of Object.entries(v as Record<string, unknown>)) put(props, own(names, name) ?? name, renameDeclared(sub, names));
       out[k] = props;
     } else if (k === 'required' && Array.isArray(v)) out[k] = v.map((n) => (typeof n === 'string' ? (own(names, n) ?? n) : n));
     else if (k === 'discriminator' && isDiscriminator(v)) out[k] = withPropertyName(v, own(names, v.propertyName) ?? v.propertyName);
     else if ((k === '$defs' || k === 'definitions') && v && typeof v === 'object' && !Array.isArray(v)) {
       const defs = keyedObject();
-      for (const [id, def] of Object.entries(v as Record<string, unknown>)) defs[id] = renameDeclared(def, names);
+      for (const [id, def] of Object.entries(v as Record<string, unknown>)) put(defs, id, renameDeclared(def, names));
       out[k] = defs;
     } else if ((k === 'items' && v && typeof v === 'object' && !Array.isArray(v)) || ((k === 'anyOf' || k === 'oneOf' || k === 'allOf') && Array.isArray(v))) {
       // Only where walkProperties walks (so where a rename by path reaches the calls); other
       // keywords are kept as written here, and the keys inside values (enum, const, default,
       // examples) are renamed afterwards by renameSchemaValueKeys.
       out[k] = renameDeclared(v, names);
-    } else out[k] = v;
+    } else put(out, k, v);
   }
   return out;
 }

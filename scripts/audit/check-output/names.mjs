@@ -47,7 +47,10 @@ export function respell(text, spelled, forward) {
 export const safeName = (n) => (/^[a-zA-Z0-9_-]{1,64}$/.test(n) ? n : n.replace(/[^a-zA-Z0-9_-]/g, '_'));
 
 export function renameTables(meta) {
-  const t = { tools: {}, params: {}, skills: {}, hooks: {}, wrap: {}, flatten: {} };
+  // Tables without a prototype: a name such as `__proto__` is a key like any other (Object.assign
+  // onto a plain object would set the prototype instead, and lookups would find Object.prototype).
+  const table = () => Object.create(null);
+  const t = { tools: table(), params: table(), skills: table(), hooks: table(), wrap: table(), flatten: table() };
   for (const tr of meta?.transforms ?? []) {
     const r = tr.params?.renamed;
     if (tr.id === 'tools.rename' && r) Object.assign(t.tools, r);

@@ -13,7 +13,8 @@ export function canon(v) {
 }
 export function renameKeys(v, map) {
   if (Array.isArray(v)) return v.map((x) => renameKeys(x, map));
-  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [map[k] ?? k, renameKeys(x, map)]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [(Object.hasOwn(map, k) ? map[k] : undefined) ?? k, renameKeys(x, map)]));
   return v;
 }
 export function propertyNames(schema, out = new Set()) {

@@ -10,5 +10,6 @@ export const HSA_VERSION: string = (JSON.parse(readFileSync(new URL('../../packa
  * 2: OPD prompt selection (`opd.prompts`, default 1 per output record; CHANGELOG.md).
  * 3: the direct state builder of small inline harnesses (src/transform/direct.ts; CHANGELOG.md).
  * 4: OPD prompts cut before a run of assistant messages, never inside one (CHANGELOG.md).
+ * 5: argument and schema keys written as own keys, `__proto__` included (CHANGELOG.md).
  */
-export const ENGINE_VERSION = 4;
+export const ENGINE_VERSION = 5;

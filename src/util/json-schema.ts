@@ -6,6 +6,7 @@ import { schemaMemo } from './derived.js';
 import { TextKeyedCache } from './bounded-cache.js';
 import { distinctJson } from './canonical-json.js';
 import { quickCheck } from './quick-schema.js';
+import { put } from './copy.js';
 
 /**
  * JSON Schema compilation through ajv, cached by the schema's canonical JSON so a schema shared
@@ -227,14 +228,15 @@ function withoutKeywords(s: unknown, drop: (key: string, value: unknown) => bool
   if (Array.isArray(s)) return s.map((x) => withoutKeywords(x, drop));
   if (s === null || typeof s !== 'object') return s;
   const out: Record<string, unknown> = {};
+  // (put: a property named __proto__ stays an own key of the copy, as in the schema.)
   for (const [k, v] of Object.entries(s)) {
     if (drop(k, v)) continue;
-    if (k === 'enum' || k === 'const') out[k] = v;
+    if (k === 'enum' || k === 'const') put(out, k, v);
     else if (NAME_MAPS.has(k) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       const names: Record<string, unknown> = {};
-      for (const [name, sub] of Object.entries(v)) names[name] = withoutKeywords(sub, drop);
-      out[k] = names;
-    } else out[k] = withoutKeywords(v, drop);
+      for (const [name, sub] of Object.entries(v)) put(names, name, withoutKeywords(sub, drop));
+      put(out, k, names);
+    } else put(out, k, withoutKeywords(v, drop));
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO, runHsaAsync } from '../helpers/hsa.js';
@@ -53,5 +53,39 @@ describe('a parameter named __proto__', () => {
     const c = spawnSync(process.execPath, [path.join(REPO, 'scripts/audit/check-output.mjs'), '--out', out, '--sources', src], { encoding: 'utf8' });
     expect(c.stdout + c.stderr).toContain('all checks passed');
     expect(c.status).toBe(0);
+  });
+
+  it('in a harness folder (additionalProperties: false): validate accepts the calls, every variant is written, verify passes', async () => {
+    const dir = tempDir('hsa-proto-');
+    const harness = path.join(dir, 'harness');
+    cpSync(path.join(REPO, 'fixtures/live-commerce/harness'), harness, { recursive: true });
+    const faqFile = path.join(harness, 'tools/faq.json');
+    const faq = JSON.parse(readFileSync(faqFile, 'utf8')) as { function: { parameters: { properties: object; additionalProperties?: unknown } } };
+    expect(faq.function.parameters.additionalProperties).toBe(false);
+    // (defineProperty: assigning __proto__ would set the prototype.)
+    Object.defineProperty(faq.function.parameters.properties, '__proto__', {
+      value: { type: 'string', description: 'The language of the answer.' },
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+    writeFileSync(faqFile, JSON.stringify(faq));
+    // The fixture's records that ask the FAQ, each call given a __proto__ argument.
+    const lines = readFileSync(path.join(REPO, 'fixtures/live-commerce/trajectories.jsonl'), 'utf8')
+      .split('\n')
+      .filter((l) => l.includes('"name":"lookup_faq"'))
+      .map((l) => l.replaceAll('"arguments":"{\\"question\\":', '"arguments":"{\\"__proto__\\":\\"en\\",\\"question\\":'));
+    expect(lines.length).toBeGreaterThan(5);
+    expect(lines.every((l) => l.includes('__proto__'))).toBe(true);
+    const src = path.join(dir, 't.jsonl');
+    writeFileSync(src, `${lines.join('\n')}\n`);
+    const val = await runHsaAsync(['validate', harness, '-t', src]);
+    expect(val.stdout + val.stderr).toMatch(/^valid: .* 0 errors/m);
+    const out = path.join(dir, 'out');
+    const r = await runHsaAsync(['augment', '--harness', harness, '-t', src, '-o', out, '--stages', 'sft', '--no-gzip']);
+    expect(r.code).toBe(0);
+    expect(r.stdout + r.stderr).toMatch(new RegExp(`${lines.length * 4} of ${lines.length * 4} variants written \\(0 rejected\\)`));
+    const v = await runHsaAsync(['verify', out, '--sources', src]);
+    expect(v.stdout + v.stderr).toMatch(/^sound:/m);
   });
 });
